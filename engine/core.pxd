@@ -1,0 +1,27 @@
+# The state contract shared by every game (see engine/core.pyx for the Python face).
+#
+# A concrete game subclasses GameState and fills in the C-level methods below. Search code calls
+# them on typed references without the GIL and without creating Python objects per iteration:
+# copy a root into a preallocated scratch state (c_copy_from), list actions into a caller-owned
+# buffer of c_max_actions() ints (c_legal_actions), apply a listed action unchecked (c_apply).
+from libc.stdint cimport uint64_t
+
+cdef class GameState:
+    cdef readonly object game            # the Game object: configuration, shared rule tables
+
+    cdef int c_num_players(self) noexcept nogil
+    cdef int c_max_actions(self) noexcept nogil          # upper bound on len(legal actions)
+    cdef int c_current_player(self) noexcept nogil       # -1 once terminal
+    cdef bint c_is_terminal(self) noexcept nogil
+    cdef int c_legal_actions(self, int* out) noexcept nogil  # writes sorted actions, returns count
+    cdef int c_check(self, int action) noexcept nogil    # 0 if legal, else a game reason code > 0
+    cdef void c_apply(self, int action) noexcept nogil   # action must be legal (not re-checked)
+    cdef void c_returns(self, double* out) noexcept nogil    # rank-based; zeros before the end
+    cdef void c_copy_from(self, GameState other) noexcept nogil  # other: same class and game
+    # Make self a full state that `player` cannot tell from `source`, drawn from `seed` (same
+    # class and game). Depends only on what `player` sees in `source` and on `seed`.
+    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil
+    cdef GameState c_new_blank(self)                     # an uninitialised state of the same game
+
+
+cdef double rank_return(int me, int n, const int* scores) noexcept nogil

@@ -1,0 +1,17 @@
+"""Error types of metro-ai. They live at the bottom floor so engines, bots and the API share them."""
+
+
+class MetroAIError(Exception):
+    """Base class of every error metro-ai raises on purpose."""
+
+
+class IllegalActionError(MetroAIError, ValueError):
+    """An action that is not legal in the state it was applied to; the state is left unchanged."""
+
+
+class StateFormatError(MetroAIError, ValueError):
+    """A serialised state (JSON) that is malformed or inconsistent with the rules."""
+
+
+class DataError(MetroAIError, ValueError):
+    """A game data file (tiles, stations, charts, card set) that is malformed."""

@@ -1,0 +1,825 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10).
+
+Rules as this project plays them: ``shared/rules/metro.md``; board and tiles: ``data/*.csv``.
+
+Encoding (part of the public contract, shared with the reference engine in tests/)
+---------------------------------------------------------------------------------
+* Squares: ``row * 8 + col``, row 0 at the top. The central block (rows 3-4, cols 3-4) takes no
+  tile. Text form: columns A-H left to right, rows 1-8 top to bottom ("A1" is the top-left).
+* Ports 0-7 clockwise from the top-left: 0/1 top, 2/3 right, 4/5 bottom, 6/7 left. Every track
+  joins an even and an odd port, so trains enter a square at an even port and leave at an odd one.
+* Actions: ``kind * 256 + square * 4 + rot`` places tile kind ``kind`` (0 = T01 .. 23 = T24)
+  rotated ``rot`` quarter turns clockwise; ``6144`` draws the top supply tile (M4). With the
+  orientation rule on, rot is 0; under M9 the rotations that give the same track layout are
+  listed once, under the smallest rotation.
+* Seeds: splitmix64 (``rng.pxd``). ``new_state(seed)`` shuffles the 60 tiles, listed by kind in
+  ascending order, with Fisher-Yates from the end; the supply is drawn from the front; hands are
+  dealt one tile per player per round, player 0 first; player 0 starts.
+* ``determinize(player, seed)`` lists the tiles the player has not seen in ascending kind order,
+  shuffles them the same way and deals: the other players' hands in seat order, then the tile
+  an opponent has just drawn (if any), then the supply front first.
+* Returns: rank-based, (players strictly below + half the players tied) / (n - 1), at the end
+  only (M8).
+"""
+import json
+import re
+
+from libc.string cimport memcpy, memset
+from libc.stdint cimport uint64_t
+
+from .core cimport GameState, rank_return
+from .rng cimport rng_t, rng_shuffle_i8
+from .core import as_seed
+from .errors import StateFormatError
+from . import metro_data
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+# Board geometry: NEXT[s][q] is the square entered by leaving s through port q, or -1 (off the
+# board: an arrival station) or -2 (the central station). ENTER[q] is the port entered there.
+cdef signed char NEXT[64][8]
+cdef signed char ENTER[8]
+cdef uint64_t EDGE_MASK = 0
+cdef uint64_t CENTRE_MASK = 0
+cdef uint64_t COL0 = 0
+cdef uint64_t COL7 = 0
+CENTRE_SQUARES = (27, 28, 35, 36)
+
+
+cdef void _init_geometry():
+    global EDGE_MASK, CENTRE_MASK, COL0, COL7
+    cdef int s, q, r, c, nr, nc
+    cdef int enter[8]
+    enter[:] = [5, 4, 7, 6, 1, 0, 3, 2]
+    cdef int dr[4]
+    cdef int dc[4]
+    dr[:] = [-1, 0, 1, 0]
+    dc[:] = [0, 1, 0, -1]
+    for q in range(8):
+        ENTER[q] = enter[q]
+    for s in range(64):
+        r = s // 8
+        c = s % 8
+        if r == 0 or r == 7 or c == 0 or c == 7:
+            EDGE_MASK |= (<uint64_t>1) << s
+        if c == 0:
+            COL0 |= (<uint64_t>1) << s
+        if c == 7:
+            COL7 |= (<uint64_t>1) << s
+        if 3 <= r <= 4 and 3 <= c <= 4:
+            CENTRE_MASK |= (<uint64_t>1) << s
+        for q in range(8):
+            nr = r + dr[q // 2]
+            nc = c + dc[q // 2]
+            if nr < 0 or nr > 7 or nc < 0 or nc > 7:
+                NEXT[s][q] = -1
+            elif 3 <= nr <= 4 and 3 <= nc <= 4:
+                NEXT[s][q] = -2
+            else:
+                NEXT[s][q] = nr * 8 + nc
+
+_init_geometry()
+
+# Reason codes of c_check.
+cdef enum:
+    R_OVER = 1
+    R_RANGE = 2
+    R_PHASE_DRAW = 3
+    R_EMPTY_SUPPLY = 4
+    R_NOT_DRAWN = 5
+    R_NOT_IN_HAND = 6
+    R_ROTATION = 7
+    R_SQUARE = 8
+    R_ONE_TILE = 9
+
+_REASONS = {
+    R_OVER: "the game is over",
+    R_RANGE: "not a Metro action (placements are kind*256 + square*4 + rot, draw is 6144)",
+    R_PHASE_DRAW: "a tile was already drawn this turn: it must be placed",
+    R_EMPTY_SUPPLY: "the supply is empty (M4)",
+    R_NOT_DRAWN: "only the tile just drawn may be placed now (M4)",
+    R_NOT_IN_HAND: "that tile is not in the player's hand",
+    R_ROTATION: "that rotation is not allowed (orientation rule, or a duplicate layout under M9)",
+    R_SQUARE: "the square is taken, central, or neither on the edge nor next to a tile (M5)",
+    R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
+}
+
+_SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
+
+
+def square_name(int sq):
+    """Text name of a square: column letter A-H, row number 1-8 from the top."""
+    return "ABCDEFGH"[sq % 8] + str(sq // 8 + 1)
+
+
+cdef inline uint64_t _candidates(uint64_t placed) noexcept nogil:
+    """Squares a tile may go on (M5): empty, not central, on the edge or next to a tile."""
+    cdef uint64_t nb = (placed << 8) | (placed >> 8) | ((placed << 1) & ~COL0) | ((placed >> 1) & ~COL7)
+    return (EDGE_MASK | nb) & ~placed & ~CENTRE_MASK
+
+
+cdef class MetroGame:
+    """Metro for 2-6 players. Options: ``orientation`` (M9 when False), ``hand_size`` (M10)."""
+    cdef MetroTables tables
+    cdef readonly int players
+    cdef readonly bint orientation
+    cdef readonly int hand_size
+    cdef readonly object data            # metro_data.MetroData
+    cdef readonly tuple tile_ids
+    cdef readonly dict owners            # player -> tuple of station numbers
+
+    name = "metro"
+
+    def __init__(self, players=4, orientation=True, hand_size=1):
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
+            raise ValueError(f"metro: players must be an int from 2 to 6, got {players!r}")
+        if not isinstance(orientation, bool):
+            raise ValueError(f"metro: orientation must be True or False, got {orientation!r}")
+        if isinstance(hand_size, bool) or hand_size not in (1, 2, 3):
+            raise ValueError(f"metro: hand_size must be 1, 2 or 3 (M10), got {hand_size!r}")
+        self.players = players
+        self.orientation = orientation
+        self.hand_size = hand_size
+        self.data = metro_data.load()
+        self.tile_ids = tuple(t.id for t in self.data.tiles)
+        self._build_tables()
+
+    cdef _build_tables(self):
+        cdef MetroTables* t = &self.tables
+        memset(t, 0, sizeof(MetroTables))
+        cdef int k, r, p, i, s, l
+        t.players = self.players
+        t.hand_size = self.hand_size
+        tiles = self.data.tiles
+        for k in range(METRO_KINDS):
+            base = tiles[k].exits
+            t.count[k] = tiles[k].count
+            layouts = []
+            for r in range(4):
+                rotated = [0] * 8
+                for p in range(8):
+                    rotated[(p + 2 * r) % 8] = (base[p] + 2 * r) % 8
+                for p in range(8):
+                    t.exits[k][r][p] = rotated[p]
+                if (r == 0 or not self.orientation) and rotated not in layouts:
+                    layouts.append(rotated)
+                    t.rots[k][t.nrot[k]] = r
+                    t.nrot[k] += 1
+        stations = self.data.stations
+        for st in stations:
+            t.arrival[st.row * 8 + st.col][st.arrive_port] = st.number
+        self.owners = {}
+        owner_of = {}
+        for seat, (colour, numbers) in enumerate(self.data.charts[self.players]):
+            self.owners[seat] = tuple(sorted(numbers))
+            for n in numbers:
+                owner_of[n] = seat
+        l = 0
+        for n in sorted(owner_of):
+            st = stations[n - 1]
+            t.line_station[l] = n
+            t.line_owner[l] = owner_of[n]
+            t.line_square[l] = st.row * 8 + st.col
+            t.line_port[l] = st.depart_port
+            l += 1
+        t.nlines = l
+        # One-tile rule (M6): (kind, rot) on square s breaks it if an owned station of s has its
+        # departure track leave the board straight through that tile.
+        for k in range(METRO_KINDS):
+            for r in range(4):
+                for l in range(t.nlines):
+                    s = t.line_square[l]
+                    if NEXT[s][t.exits[k][r][t.line_port[l]]] == -1:
+                        t.viol[k][r] |= (<uint64_t>1) << s
+
+    @property
+    def num_players(self):
+        return self.players
+
+    @property
+    def options(self):
+        return {"players": self.players, "orientation": self.orientation, "hand_size": self.hand_size}
+
+    @property
+    def max_actions(self):
+        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1
+
+    def __repr__(self):
+        return f"MetroGame(players={self.players}, orientation={self.orientation}, hand_size={self.hand_size})"
+
+    def __reduce__(self):
+        return (MetroGame, (self.players, self.orientation, self.hand_size))
+
+    cdef MetroState _blank(self):
+        cdef MetroState st = MetroState.__new__(MetroState)
+        st.game = self
+        st.t = &self.tables
+        return st
+
+    def new_state(self, seed=0):
+        """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move."""
+        cdef rng_t rng = as_seed(seed)
+        cdef MetroState st = self._blank()
+        cdef MetroData* d = &st.d
+        cdef int k, i, p, rnd
+        cdef signed char tiles[60]
+        i = 0
+        for k in range(METRO_KINDS):
+            for _ in range(self.tables.count[k]):
+                tiles[i] = k
+                i += 1
+        rng_shuffle_i8(&rng, tiles, METRO_TILES)
+        _clear(d, &self.tables)
+        memcpy(d.supply, tiles, 60)
+        for rnd in range(self.hand_size):
+            for p in range(self.players):
+                _hand_add(d, p, _draw(d))
+        d.current = 0
+        d.phase = PHASE_TURN
+        return st
+
+    def state_from_json(self, text):
+        """Rebuild a state from `to_json()` output, checking it against the rules.
+
+        Malformed or inconsistent input raises StateFormatError saying what is wrong.
+        """
+        return _state_from_json(self, text)
+
+    def kind_index(self, tile_id):
+        try:
+            return self.tile_ids.index(str(tile_id).upper() if len(str(tile_id)) == 3 else "T%02d" % int(str(tile_id)[1:]))
+        except (ValueError, IndexError):
+            raise ValueError(f"unknown tile kind {tile_id!r}; kinds are T01..T24") from None
+
+    def action_to_string(self, int action):
+        """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1"."""
+        if action == METRO_DRAW:
+            return "draw"
+        if not 0 <= action < METRO_DRAW:
+            raise ValueError(f"not a Metro action: {action}")
+        k, sq, r = action >> 8, (action >> 2) & 63, action & 3
+        text = f"place {self.tile_ids[k]} at {square_name(sq)}"
+        return text + (f" rot {r}" if r else "")
+
+    def string_to_action(self, text):
+        """Parse the text of `action_to_string` (case and spacing are free). ValueError if unreadable."""
+        if not isinstance(text, str):
+            raise ValueError(f"action text must be a str, got {text!r}")
+        if text.strip().lower() == "draw":
+            return METRO_DRAW
+        m = _SQ_RE.match(text)
+        if not m:
+            raise ValueError(f"cannot read Metro action {text!r}: expected 'draw' or 'place T05 at C1 [rot 1]'")
+        k = self.kind_index(m.group(1))
+        sq = (int(m.group(3)) - 1) * 8 + "abcdefgh".index(m.group(2).lower())
+        return k * 256 + sq * 4 + int(m.group(4) or 0)
+
+
+# ---- state mechanics (C level) ----
+
+cdef void _clear(MetroData* d, const MetroTables* t) noexcept nogil:
+    """Empty board, empty hands, every owned line open and waiting on its station's square."""
+    cdef int l
+    memset(d, 0, sizeof(MetroData))
+    memset(d.cell, METRO_EMPTY, 64)
+    memset(d.hand, -1, sizeof(d.hand))
+    d.drawn = -1
+    for l in range(t.nlines):
+        d.line_sq[l] = t.line_square[l]
+        d.line_port[l] = t.line_port[l]
+        d.line_arr[l] = -1
+        d.waiting[t.line_square[l]] |= (<unsigned int>1) << l
+
+
+cdef inline signed char _draw(MetroData* d) noexcept nogil:
+    cdef signed char k = d.supply[d.top]
+    d.supply[d.top] = -1          # drawn entries are wiped: a state holds no trace of past draws
+    d.top += 1
+    return k
+
+
+cdef void _hand_add(MetroData* d, int p, signed char k) noexcept nogil:
+    cdef int i = d.hand_n[p]
+    while i > 0 and d.hand[p][i - 1] > k:
+        d.hand[p][i] = d.hand[p][i - 1]
+        i -= 1
+    d.hand[p][i] = k
+    d.hand_n[p] += 1
+
+
+cdef void _hand_remove(MetroData* d, int p, signed char k) noexcept nogil:
+    cdef int i, j
+    for i in range(d.hand_n[p]):
+        if d.hand[p][i] == k:
+            for j in range(i, d.hand_n[p] - 1):
+                d.hand[p][j] = d.hand[p][j + 1]
+            d.hand_n[p] -= 1
+            d.hand[p][d.hand_n[p]] = -1
+            return
+
+
+cdef void _advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil:
+    """Follow open line l from its frontier until an empty square or an arrival (M7)."""
+    cdef int sq = d.line_sq[l]
+    cdef int p = d.line_port[l]
+    cdef int c, q, nx
+    while True:
+        c = d.cell[sq]
+        if c == METRO_EMPTY:
+            d.line_sq[l] = sq
+            d.line_port[l] = p
+            d.waiting[sq] |= (<unsigned int>1) << l
+            return
+        d.line_len[l] += 1
+        q = t.exits[c >> 2][c & 3][p]
+        nx = NEXT[sq][q]
+        if nx >= 0:
+            sq = nx
+            p = ENTER[q]
+            continue
+        d.line_sq[l] = -1
+        if nx == -1:
+            d.line_arr[l] = t.arrival[sq][q]
+            d.score[t.line_owner[l]] += d.line_len[l]
+        else:                      # the central station: doubled (M7)
+            d.line_arr[l] = 0
+            d.score[t.line_owner[l]] += 2 * d.line_len[l]
+        return
+
+
+cdef void _place(MetroData* d, const MetroTables* t, int k, int sq, int r) noexcept nogil:
+    d.cell[sq] = <unsigned char>(k * 4 + r)
+    d.placed |= (<uint64_t>1) << sq
+    d.nplaced += 1
+    cdef unsigned int m = d.waiting[sq]
+    cdef int l
+    d.waiting[sq] = 0
+    while m:
+        l = __builtin_ctzll(m)
+        m &= m - 1
+        _advance_line(d, t, l)
+
+
+cdef inline uint64_t _allowed_mask(const MetroTables* t, uint64_t cand, int k, int r) noexcept nogil:
+    """Squares where (k, r) may go now: M5 candidates minus M6 breaches, unless every placement
+    of kind k breaches M6, in which case all candidates are allowed (the M6 exception)."""
+    cdef int i
+    for i in range(t.nrot[k]):
+        if cand & ~t.viol[k][t.rots[k][i]]:
+            return cand & ~t.viol[k][r]
+    return cand
+
+
+cdef int _placements(const MetroTables* t, uint64_t cand, int k, int* out) noexcept nogil:
+    cdef uint64_t masks[4]
+    cdef uint64_t any_ok = 0, m
+    cdef int i, n = 0, sq, nr = t.nrot[k]
+    for i in range(nr):
+        masks[i] = cand & ~t.viol[k][t.rots[k][i]]
+        any_ok |= masks[i]
+    if any_ok == 0:
+        for i in range(nr):
+            masks[i] = cand
+        any_ok = cand
+    m = any_ok
+    while m:
+        sq = __builtin_ctzll(m)
+        m &= m - 1
+        for i in range(nr):
+            if (masks[i] >> sq) & 1:
+                out[n] = k * 256 + sq * 4 + t.rots[k][i]
+                n += 1
+    return n
+
+
+cdef class MetroState(GameState):
+    """A Metro position, hidden parts included. Make one with ``MetroGame.new_state(seed)``."""
+
+    # ---- the C-level contract ----
+    cdef int c_num_players(self) noexcept nogil:
+        return self.t.players
+
+    cdef int c_max_actions(self) noexcept nogil:
+        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1
+
+    cdef int c_current_player(self) noexcept nogil:
+        return self.d.current
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.d.phase == PHASE_OVER
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        cdef MetroData* d = &self.d
+        cdef int n = 0, i, p = d.current
+        cdef uint64_t cand
+        if d.phase == PHASE_OVER:
+            return 0
+        cand = _candidates(d.placed)
+        if d.phase == PHASE_PLACE_DRAWN:
+            return _placements(self.t, cand, d.drawn, out)
+        for i in range(d.hand_n[p]):
+            if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
+                n += _placements(self.t, cand, d.hand[p][i], out + n)
+        if d.top < METRO_TILES:
+            out[n] = METRO_DRAW
+            n += 1
+        return n
+
+    cdef int c_check(self, int action) noexcept nogil:
+        cdef MetroData* d = &self.d
+        cdef const MetroTables* t = self.t
+        cdef int k, sq, r, i
+        cdef bint found
+        if d.phase == PHASE_OVER:
+            return R_OVER
+        if action == METRO_DRAW:
+            if d.phase != PHASE_TURN:
+                return R_PHASE_DRAW
+            return R_EMPTY_SUPPLY if d.top >= METRO_TILES else 0
+        if action < 0 or action > METRO_DRAW:
+            return R_RANGE
+        k = action >> 8
+        sq = (action >> 2) & 63
+        r = action & 3
+        if d.phase == PHASE_PLACE_DRAWN:
+            if k != d.drawn:
+                return R_NOT_DRAWN
+        else:
+            found = False
+            for i in range(d.hand_n[d.current]):
+                if d.hand[d.current][i] == k:
+                    found = True
+            if not found:
+                return R_NOT_IN_HAND
+        found = False
+        for i in range(t.nrot[k]):
+            if t.rots[k][i] == r:
+                found = True
+        if not found:
+            return R_ROTATION
+        cdef uint64_t cand = _candidates(d.placed)
+        if not (cand >> sq) & 1:
+            return R_SQUARE
+        if not (_allowed_mask(t, cand, k, r) >> sq) & 1:
+            return R_ONE_TILE
+        return 0
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        cdef MetroData* d = &self.d
+        cdef int p = d.current, i, n
+        if action == METRO_DRAW:
+            d.drawn = _draw(d)
+            d.phase = PHASE_PLACE_DRAWN
+            return
+        _place(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
+        if d.phase == PHASE_PLACE_DRAWN:
+            d.drawn = -1          # the hand tile stays in hand (M4)
+            d.phase = PHASE_TURN
+        else:
+            _hand_remove(d, p, action >> 8)
+            if d.top < METRO_TILES:
+                _hand_add(d, p, _draw(d))
+        n = self.t.players
+        for i in range(1, n + 1):
+            if d.hand_n[(p + i) % n] > 0:
+                d.current = (p + i) % n
+                return
+        d.current = -1            # every tile is placed (M8)
+        d.phase = PHASE_OVER
+
+    cdef void c_returns(self, double* out) noexcept nogil:
+        cdef int i, n = self.t.players
+        for i in range(n):
+            out[i] = rank_return(i, n, self.d.score) if self.d.phase == PHASE_OVER else 0.0
+
+    cdef void c_copy_from(self, GameState other) noexcept nogil:
+        self.d = (<MetroState>other).d
+
+    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
+        cdef MetroData* d = &self.d
+        cdef const MetroTables* t = self.t
+        cdef int counts[24]
+        cdef signed char pool[60]
+        cdef int k, i, p, n = 0, c
+        cdef rng_t rng = seed
+        self.d = (<MetroState>source).d
+        # What the player has not seen: all tiles less the board, their own hand, their own draw.
+        for k in range(METRO_KINDS):
+            counts[k] = t.count[k]
+        for i in range(64):
+            c = d.cell[i]
+            if c != METRO_EMPTY:
+                counts[c >> 2] -= 1
+        for i in range(d.hand_n[player]):
+            counts[d.hand[player][i]] -= 1
+        if d.drawn >= 0 and d.current == player:
+            counts[d.drawn] -= 1
+        for k in range(METRO_KINDS):
+            for i in range(counts[k]):
+                pool[n] = k
+                n += 1
+        rng_shuffle_i8(&rng, pool, n)
+        n = 0
+        for p in range(t.players):
+            if p != player:
+                c = d.hand_n[p]
+                d.hand_n[p] = 0
+                for i in range(c):
+                    _hand_add(d, p, pool[n])
+                    n += 1
+        if d.drawn >= 0 and d.current != player:
+            d.drawn = pool[n]
+            n += 1
+        for i in range(d.top, METRO_TILES):
+            d.supply[i] = pool[n]
+            n += 1
+
+    cdef GameState c_new_blank(self):
+        return (<MetroGame>self.game)._blank()
+
+    # ---- Python face ----
+    def _reason(self, int code):
+        return _REASONS.get(code, f"reason code {code}")
+
+    def _summary(self):
+        d = self.d
+        return (f"metro {self.t.players} players, {d.nplaced} tiles placed, phase {_PHASES[d.phase]}, "
+                f"player {d.current} to move with hand {[self.game.tile_ids[k] for k in self.hand(d.current)] if d.current >= 0 else []}"
+                + (f", drawn {self.game.tile_ids[d.drawn]}" if d.drawn >= 0 else ""))
+
+    def __repr__(self):
+        return f"<MetroState {self._summary()}>"
+
+    def __eq__(self, other):
+        if not isinstance(other, MetroState):
+            return NotImplemented
+        return self.game.options == other.game.options and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    @property
+    def phase(self):
+        """'turn' (place a hand tile or draw), 'place_drawn' (place the drawn tile) or 'over'."""
+        return _PHASES[self.d.phase]
+
+    @property
+    def tiles_placed(self):
+        return self.d.nplaced
+
+    @property
+    def supply_size(self):
+        return METRO_TILES - self.d.top
+
+    def hand(self, int player):
+        """Kind indices in `player`'s hand, sorted (hidden from the others)."""
+        self._check_player(player)
+        return [self.d.hand[player][i] for i in range(self.d.hand_n[player])]
+
+    def drawn_tile(self):
+        """Kind index of the tile drawn this turn (seen by the current player only), or None."""
+        return self.d.drawn if self.d.drawn >= 0 else None
+
+    def supply(self):
+        """Kind indices of the face-down supply, front (next draw) first. Hidden from everyone."""
+        return [self.d.supply[i] for i in range(self.d.top, METRO_TILES)]
+
+    def board(self):
+        """64 entries, square = row * 8 + col: None or (kind index, rotation)."""
+        return [None if c == METRO_EMPTY else (c >> 2, c & 3) for c in self.d.cell[:64]]
+
+    def scores(self):
+        """Points per player so far (M7)."""
+        return [self.d.score[i] for i in range(self.t.players)]
+
+    def lines(self):
+        """Every owned line that has scored: station, owner, tiles passed, arrival (0 = centre),
+        whether doubled, points. In station order."""
+        out = []
+        for l in range(self.t.nlines):
+            if self.d.line_arr[l] >= 0:
+                central = self.d.line_arr[l] == 0
+                out.append({"station": self.t.line_station[l], "owner": self.t.line_owner[l],
+                            "tiles": self.d.line_len[l], "arrival": self.d.line_arr[l],
+                            "central": central, "points": self.d.line_len[l] * (2 if central else 1)})
+        return out
+
+    def action_to_string(self, action):
+        return self.game.action_to_string(action)
+
+    def string_to_action(self, text):
+        return self.game.string_to_action(text)
+
+    def _check_player(self, player):
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.t.players:
+            raise ValueError(f"player must be an int in 0..{self.t.players - 1}, got {player!r}")
+
+    def _board_json(self):
+        ids = self.game.tile_ids
+        return [[None if self.d.cell[r * 8 + c] == METRO_EMPTY else
+                 {"tile": ids[self.d.cell[r * 8 + c] >> 2], "rotation": self.d.cell[r * 8 + c] & 3}
+                 for c in range(8)] for r in range(8)]
+
+    def _public(self):
+        g = self.game
+        return {
+            "game": "metro",
+            "options": g.options,
+            "current_player": self.d.current,
+            "phase": self.phase,
+            "tiles_placed": self.d.nplaced,
+            "board": self._board_json(),
+            "stations": [list(g.owners[p]) for p in range(self.t.players)],
+            "scores": self.scores(),
+            "lines": self.lines(),
+            "hand_sizes": [self.d.hand_n[p] for p in range(self.t.players)],
+            "supply_size": self.supply_size,
+        }
+
+    def observation(self, player):
+        """What `player` sees, as a JSON-ready dict: the board, stations, scores, scored lines,
+        their own hand, the sizes of the others' hands and of the supply, and the drawn tile if
+        they drew it (M3). Nothing hidden from them."""
+        self._check_player(player)
+        obs = self._public()
+        ids = self.game.tile_ids
+        obs["player"] = player
+        obs["hand"] = [ids[k] for k in self.hand(player)]
+        obs["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 and self.d.current == player else None
+        return obs
+
+    def to_json(self):
+        """The full state (hidden parts included) as JSON text; ``game.state_from_json`` reads it."""
+        obj = {"format": "metro-ai-state", "version": 1}
+        obj.update(self._public())
+        ids = self.game.tile_ids
+        obj["hands"] = [[ids[k] for k in self.hand(p)] for p in range(self.t.players)]
+        obj["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 else None
+        obj["supply"] = [ids[k] for k in self.supply()]
+        return json.dumps(obj, separators=(",", ":"))
+
+    def render(self, player=None):
+        """A text drawing of the board for terminals: tile ids (with rotation after a slash),
+        station numbers round the edge, scores, and the hand of `player` if given."""
+        ids = self.game.tile_ids
+        top = "      " + "".join(f"{n:>5}" for n in range(1, 9))
+        rows = [top, "      " + "".join(f"{c:>5}" for c in "ABCDEFGH")]
+        for r in range(8):
+            cells = []
+            for c in range(8):
+                s = r * 8 + c
+                v = self.d.cell[s]
+                if s in CENTRE_SQUARES:
+                    cells.append("  ## ")
+                elif v == METRO_EMPTY:
+                    cells.append("   . ")
+                else:
+                    cells.append(f" {ids[v >> 2]}" + (f"/{v & 3}" if v & 3 else "  "))
+            rows.append(f"{32 - r:>3} {r + 1:>1} " + "".join(cells) + f"  {9 + r:<3}")
+        rows.append("      " + "".join(f"{n:>5}" for n in range(24, 16, -1)))
+        owner = {n: p for p, ns in self.game.owners.items() for n in ns}
+        rows.append("scores: " + "  ".join(f"P{p}={s}" for p, s in enumerate(self.scores()))
+                    + f"   supply: {self.supply_size}   placed: {self.d.nplaced}/60")
+        if self.d.current >= 0:
+            rows.append(f"to move: P{self.d.current} ({self.phase})")
+        else:
+            rows.append("game over")
+        if player is not None:
+            self._check_player(player)
+            rows.append(f"P{player} hand: " + " ".join(ids[k] for k in self.hand(player))
+                        + (f"  drawn: {ids[self.d.drawn]}" if self.d.drawn >= 0 and self.d.current == player else ""))
+        return "\n".join(rows)
+
+    def __str__(self):
+        return self.render()
+
+    def __reduce__(self):
+        return (_unpickle, (self.game, self.to_json()))
+
+
+def _unpickle(game, text):
+    return game.state_from_json(text)
+
+
+_PHASES = ("turn", "place_drawn", "over")
+
+
+cdef void _retrace(MetroData* d, const MetroTables* t) noexcept nogil:
+    """Recompute every line, the waiting lists and the scores from the board alone."""
+    cdef int l
+    memset(d.waiting, 0, sizeof(d.waiting))
+    memset(d.score, 0, sizeof(d.score))
+    for l in range(t.nlines):
+        d.line_sq[l] = t.line_square[l]
+        d.line_port[l] = t.line_port[l]
+        d.line_len[l] = 0
+        d.line_arr[l] = -1
+        _advance_line(d, t, l)
+
+
+def _state_from_json(MetroGame game, text):
+    def bad(msg):
+        raise StateFormatError(f"metro state: {msg}")
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "replace")
+    if isinstance(text, str):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            bad(f"not valid JSON ({exc})")
+    elif isinstance(text, dict):
+        obj = text
+    else:
+        bad(f"expected JSON text, got {type(text).__name__}")
+    if not isinstance(obj, dict):
+        bad("the top level must be an object")
+    for key in ("game", "options", "current_player", "phase", "board", "hands", "supply", "drawn"):
+        if key not in obj:
+            bad(f"missing field {key!r}")
+    if obj["game"] != "metro":
+        bad(f"this is a {obj['game']!r} state, not metro")
+    if obj["options"] != game.options:
+        bad(f"options {obj['options']!r} differ from the game's {game.options!r}")
+    ids = game.tile_ids
+    cdef MetroState st = game._blank()
+    cdef MetroData* d = &st.d
+    cdef const MetroTables* t = &game.tables
+    _clear(d, t)
+    counts = [0] * METRO_KINDS
+
+    def kind(v, where):
+        if not isinstance(v, str) or v not in ids:
+            bad(f"{where}: unknown tile {v!r} (kinds are T01..T24)")
+        k = ids.index(v)
+        counts[k] += 1
+        return k
+
+    board = obj["board"]
+    if not isinstance(board, list) or len(board) != 8 or any(not isinstance(r, list) or len(r) != 8 for r in board):
+        bad("board must be 8 rows of 8 cells")
+    for r in range(8):
+        for c in range(8):
+            cell = board[r][c]
+            if cell is None:
+                continue
+            where = f"board cell {square_name(r * 8 + c)}"
+            if r * 8 + c in CENTRE_SQUARES:
+                bad(f"{where} is part of the central station and cannot hold a tile")
+            if not isinstance(cell, dict) or set(cell) != {"tile", "rotation"}:
+                bad(f"{where} must be null or {{\"tile\": ..., \"rotation\": ...}}")
+            k = kind(cell["tile"], where)
+            rot = cell["rotation"]
+            if isinstance(rot, bool) or not isinstance(rot, int) or rot not in [t.rots[k][i] for i in range(t.nrot[k])]:
+                bad(f"{where}: rotation {rot!r} is not allowed for {ids[k]} under these options")
+            d.cell[r * 8 + c] = k * 4 + rot
+            d.placed |= (<uint64_t>1) << (r * 8 + c)
+            d.nplaced += 1
+    hands = obj["hands"]
+    if not isinstance(hands, list) or len(hands) != t.players:
+        bad(f"hands must be a list of {t.players} lists")
+    for p, hand in enumerate(hands):
+        if not isinstance(hand, list) or len(hand) > t.hand_size:
+            bad(f"hand of player {p} must be a list of at most {t.hand_size} tiles")
+        for v in hand:
+            _hand_add(d, p, kind(v, f"hand of player {p}"))
+    supply = obj["supply"]
+    if not isinstance(supply, list):
+        bad("supply must be a list")
+    d.top = METRO_TILES - len(supply)
+    if d.top < 0:
+        bad("supply has more than 60 tiles")
+    for i, v in enumerate(supply):
+        d.supply[d.top + i] = kind(v, f"supply[{i}]")
+    if obj["drawn"] is not None:
+        d.drawn = kind(obj["drawn"], "drawn")
+    for k in range(METRO_KINDS):
+        if counts[k] != t.count[k]:
+            bad(f"{counts[k]} tiles of {ids[k]} across board, hands, drawn and supply; the game has {t.count[k]}")
+    if supply and any(d.hand_n[p] != t.hand_size for p in range(t.players)):
+        bad(f"while the supply lasts every hand holds {t.hand_size} tile(s)")
+    phase, cur = obj["phase"], obj["current_player"]
+    if phase not in _PHASES:
+        bad(f"phase must be one of {_PHASES}, got {phase!r}")
+    if isinstance(cur, bool) or not isinstance(cur, int) or not -1 <= cur < t.players:
+        bad(f"current_player must be -1..{t.players - 1}, got {cur!r}")
+    if phase == "over":
+        if d.nplaced != METRO_TILES or cur != -1:
+            bad("phase 'over' needs all 60 tiles placed and current_player -1")
+    else:
+        if cur < 0:
+            bad("current_player is -1 but the game is not over")
+        if phase == "place_drawn" and d.drawn < 0:
+            bad("phase 'place_drawn' needs a drawn tile")
+        if phase == "turn" and d.drawn >= 0:
+            bad("a drawn tile is only held in phase 'place_drawn'")
+        if phase == "turn" and d.hand_n[cur] == 0:
+            bad(f"player {cur} is to move but holds no tile")
+    d.current = cur
+    d.phase = _PHASES.index(phase)
+    _retrace(d, t)
+    if "scores" in obj and obj["scores"] != st.scores():
+        bad(f"scores {obj['scores']!r} do not match the board, which gives {st.scores()!r}")
+    if "lines" in obj and obj["lines"] != st.lines():
+        bad("the scored lines listed do not match the board")
+    return st

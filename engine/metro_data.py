@@ -1,0 +1,147 @@
+"""Load and validate the Metro board and tile data shipped in `data/` (rules M1, M2).
+
+The files are public facts about the game: the 24 tile kinds and their counts
+(`metro_tiles.csv`), the 32 edge stations (`metro_stations.csv`) and which stations each colour
+owns for 2-6 players (`metro_lines.csv`). Every check that fails raises `DataError` naming the
+file, the line and what is wrong.
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import DataError
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+TOTAL_TILES = 60
+NUM_STATIONS = 32
+#: Stations without wagons when 3, 5 or 6 play (M1).
+UNUSED_WITH_ODD_CHARTS = (16, 17)
+
+
+@dataclass(frozen=True)
+class TileKind:
+    id: str            # "T01" .. "T24"
+    exits: tuple       # exits[p]: the port joined to port p (ports as in metro_tiles.csv)
+    count: int
+
+
+@dataclass(frozen=True)
+class Station:
+    number: int        # 1..32, clockwise from the top-left corner
+    row: int
+    col: int
+    depart_port: int   # the train enters its square here
+    arrive_port: int   # a line leaving the square through this port ends at this station
+
+
+@dataclass(frozen=True)
+class MetroData:
+    tiles: tuple       # TileKind, in file order (kind index = position)
+    stations: tuple    # Station, index = number - 1
+    charts: dict       # players -> tuple of (colour, tuple of station numbers), seat order
+
+
+def _rows(path: Path):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc}") from None
+    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.startswith("#")]
+    if not lines:
+        raise DataError(f"{path.name}: no data rows")
+    reader = csv.DictReader([ln for _, ln in lines])
+    for (lineno, _), row in zip(lines[1:], reader):
+        if None in row or None in row.values():
+            raise DataError(f"{path.name} line {lineno}: wrong number of fields")
+        yield lineno, row
+
+
+def _int(path, lineno, row, field, lo, hi):
+    try:
+        value = int(row[field])
+    except (KeyError, ValueError):
+        raise DataError(f"{path.name} line {lineno}: field {field!r} must be an integer, got {row.get(field)!r}") from None
+    if not lo <= value <= hi:
+        raise DataError(f"{path.name} line {lineno}: field {field!r} = {value} is outside {lo}..{hi}")
+    return value
+
+
+def load_tiles(path: Path) -> tuple:
+    tiles = []
+    for lineno, row in _rows(path):
+        exits_text = row.get("exits", "")
+        if len(exits_text) != 8 or not exits_text.isdigit():
+            raise DataError(f"{path.name} line {lineno}: exits {exits_text!r} must be 8 port digits")
+        exits = tuple(int(c) for c in exits_text)
+        for p, q in enumerate(exits):
+            if q > 7 or q == p or exits[q] != p:
+                raise DataError(f"{path.name} line {lineno}: exits {exits_text!r} is not a pairing of ports 0-7")
+            if (p + q) % 2 != 1:
+                raise DataError(f"{path.name} line {lineno}: track {p}-{q} must join an even and an odd port")
+        count = _int(path, lineno, row, "count", 1, TOTAL_TILES)
+        tiles.append(TileKind(row["kind"], exits, count))
+    ids = [t.id for t in tiles]
+    if len(set(ids)) != len(ids):
+        raise DataError(f"{path.name}: duplicate tile kinds")
+    total = sum(t.count for t in tiles)
+    if total != TOTAL_TILES:
+        raise DataError(f"{path.name}: {total} tiles in all, expected {TOTAL_TILES} (M2)")
+    return tuple(tiles)
+
+
+def _on_boundary(row: int, col: int, port: int) -> bool:
+    side = port // 2
+    return (side == 0 and row == 0) or (side == 1 and col == 7) or (side == 2 and row == 7) or (side == 3 and col == 0)
+
+
+def load_stations(path: Path) -> tuple:
+    stations = {}
+    for lineno, row in _rows(path):
+        number = _int(path, lineno, row, "station", 1, NUM_STATIONS)
+        st = Station(number, *(_int(path, lineno, row, f, 0, 7) for f in ("row", "col", "depart_port", "arrive_port")))
+        if number in stations:
+            raise DataError(f"{path.name} line {lineno}: station {number} listed twice")
+        if st.depart_port % 2 != 0 or st.arrive_port % 2 != 1 or st.depart_port // 2 != st.arrive_port // 2:
+            raise DataError(f"{path.name} line {lineno}: station {number} needs an even departure and odd arrival port on one side")
+        if not _on_boundary(st.row, st.col, st.depart_port):
+            raise DataError(f"{path.name} line {lineno}: station {number} ports do not face the board edge")
+        stations[number] = st
+    if sorted(stations) != list(range(1, NUM_STATIONS + 1)):
+        raise DataError(f"{path.name}: expected stations 1..{NUM_STATIONS}, got {len(stations)}")
+    sides = {(s.row, s.col, s.depart_port // 2) for s in stations.values()}
+    if len(sides) != NUM_STATIONS:
+        raise DataError(f"{path.name}: two stations share one square side")
+    return tuple(stations[n] for n in range(1, NUM_STATIONS + 1))
+
+
+def load_charts(path: Path) -> dict:
+    charts: dict = {}
+    for lineno, row in _rows(path):
+        players = _int(path, lineno, row, "players", 2, 6)
+        try:
+            numbers = tuple(int(x) for x in row["stations"].split())
+        except ValueError:
+            raise DataError(f"{path.name} line {lineno}: stations must be integers") from None
+        charts.setdefault(players, []).append((row["colour"], numbers))
+    for players in range(2, 7):
+        seats = charts.get(players)
+        if seats is None or len(seats) != players:
+            raise DataError(f"{path.name}: need {players} colours for {players} players")
+        owned = [n for _, nums in seats for n in nums]
+        expected = set(range(1, NUM_STATIONS + 1))
+        if players in (3, 5, 6):
+            expected -= set(UNUSED_WITH_ODD_CHARTS)
+        if len(owned) != len(set(owned)) or set(owned) != expected:
+            raise DataError(f"{path.name}: the chart for {players} players is not a partition of stations {sorted(expected)[0]}..{NUM_STATIONS}"
+                            + (" without 16 and 17" if players in (3, 5, 6) else ""))
+    return {p: tuple((c, nums) for c, nums in seats) for p, seats in charts.items()}
+
+
+@lru_cache(maxsize=None)
+def load(data_dir: str = str(DATA_DIR)) -> MetroData:
+    """Load and validate the three Metro data files from `data_dir` (cached)."""
+    d = Path(data_dir)
+    return MetroData(load_tiles(d / "metro_tiles.csv"), load_stations(d / "metro_stations.csv"), load_charts(d / "metro_lines.csv"))

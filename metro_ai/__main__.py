@@ -1,0 +1,5 @@
+import sys
+
+from metro_ai.cli import main
+
+sys.exit(main())

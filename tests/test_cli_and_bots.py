@@ -1,0 +1,63 @@
+"""The random bot, play_match and the command line."""
+import json
+
+import pytest
+
+import metro_ai
+from metro_ai.cli import main
+
+
+def test_random_bot_is_legal_and_reproducible():
+    game = metro_ai.load_game("metro", players=3)
+    records = [metro_ai.play_match(game, [metro_ai.make_bot("random", seed=s) for s in (1, 2, 3)], seed=8)
+               for _ in range(2)]
+    strip = [[(m["player"], m["action"]) for m in r["actions"]] for r in records]
+    assert strip[0] == strip[1]
+    assert records[0]["scores"] == records[1]["scores"]
+    json.dumps(records[0])
+    other = metro_ai.play_match(game, [metro_ai.make_bot("random", seed=s) for s in (4, 5, 6)], seed=8)
+    assert [m["action"] for m in other["actions"]] != [a for _, a in strip[0]]
+
+
+def test_make_bot_errors():
+    with pytest.raises(ValueError, match="unknown bot 'oracle'"):
+        metro_ai.make_bot("oracle")
+    with pytest.raises(ValueError, match="needs 4 bots"):
+        metro_ai.play_match(metro_ai.load_game("metro"), [metro_ai.make_bot("random")])
+    with pytest.raises(ValueError, match="iterations"):
+        metro_ai.Limit(iterations=0)
+    with pytest.raises(ValueError, match="time"):
+        metro_ai.Limit(time=-1)
+
+
+def test_cli_match_prints_final_scores(capsys):
+    assert main(["match", "--game", "metro", "--players", "4", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "game over" in out and "1. player" in out and "4. player" in out
+
+
+def test_cli_match_json_and_options(capsys):
+    assert main(["match", "--players", "2", "--seed", "3", "--option", "hand_size=2",
+                 "--option", "orientation=false", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["options"] == {"players": 2, "orientation": False, "hand_size": 2}
+    assert len(rec["scores"]) == 2
+
+
+@pytest.mark.parametrize("argv,code,err", [
+    (["match", "--players", "9"], 2, "players must be"),
+    (["match", "--bots", "oracle"], 2, "unknown bot"),
+    (["match", "--option", "colour=red"], 2, "unknown option"),
+    (["match", "--game", "chess"], 2, "unknown game"),
+])
+def test_cli_bad_usage(argv, code, err, capsys):
+    assert main(argv) == code
+    assert err in capsys.readouterr().err
+
+
+def test_cli_lists(capsys):
+    assert main(["games"]) == 0 and "metro" in capsys.readouterr().out
+    assert main(["bots", "--json"]) == 0 and "random" in json.loads(capsys.readouterr().out)
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
