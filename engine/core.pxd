@@ -11,12 +11,20 @@ cdef class GameState:
 
     cdef int c_num_players(self) noexcept nogil
     cdef int c_max_actions(self) noexcept nogil          # upper bound on len(legal actions)
+    cdef int c_num_actions(self) noexcept nogil          # every action is an int in [0, this)
     cdef int c_current_player(self) noexcept nogil       # -1 once terminal
     cdef bint c_is_terminal(self) noexcept nogil
     cdef int c_legal_actions(self, int* out) noexcept nogil  # writes sorted actions, returns count
     cdef int c_check(self, int action) noexcept nogil    # 0 if legal, else a game reason code > 0
     cdef void c_apply(self, int action) noexcept nogil   # action must be legal (not re-checked)
     cdef void c_returns(self, double* out) noexcept nogil    # rank-based; zeros before the end
+    cdef void c_scores(self, double* out) noexcept nogil     # the game's score per player now
+    # A cheap estimate of each player's final score from public information only (for greedy
+    # bots and rollout cut-offs); defaults to c_scores.
+    cdef void c_heuristic(self, double* out) noexcept nogil
+    # How `player` sees `action` when another player takes it (MO-ISMCTS); identity by default,
+    # for games whose moves are public.
+    cdef int c_observed_action(self, int action, int player) noexcept nogil
     cdef void c_copy_from(self, GameState other) noexcept nogil  # other: same class and game
     # Make self a full state that `player` cannot tell from `source`, drawn from `seed` (same
     # class and game). Depends only on what `player` sees in `source` and on `seed`.
@@ -24,4 +32,4 @@ cdef class GameState:
     cdef GameState c_new_blank(self)                     # an uninitialised state of the same game
 
 
-cdef double rank_return(int me, int n, const int* scores) noexcept nogil
+cdef double rank_return(int me, int n, const double* scores) noexcept nogil

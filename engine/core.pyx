@@ -25,7 +25,7 @@ def as_seed(seed):
     return seed & _SEED_MASK
 
 
-cdef double rank_return(int me, int n, const int* scores) noexcept nogil:
+cdef double rank_return(int me, int n, const double* scores) noexcept nogil:
     """Rank-based return: (players strictly below + half of those tied) / (n - 1).
 
     Two players: win 1, loss 0, tie 0.5. More players: first 1, last 0, ties share the places.
@@ -51,6 +51,9 @@ cdef class GameState:
     cdef int c_max_actions(self) noexcept nogil:
         return 0
 
+    cdef int c_num_actions(self) noexcept nogil:
+        return 0
+
     cdef int c_current_player(self) noexcept nogil:
         return -1
 
@@ -68,6 +71,15 @@ cdef class GameState:
 
     cdef void c_returns(self, double* out) noexcept nogil:
         pass
+
+    cdef void c_scores(self, double* out) noexcept nogil:
+        pass
+
+    cdef void c_heuristic(self, double* out) noexcept nogil:
+        self.c_scores(out)
+
+    cdef int c_observed_action(self, int action, int player) noexcept nogil:
+        return action
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         pass
@@ -134,6 +146,13 @@ cdef class GameState:
 
     def is_terminal(self):
         return self.c_is_terminal()
+
+    def heuristic(self):
+        """The game's cheap estimate of each player's final score, from public information."""
+        cdef int n = self.c_num_players()
+        cdef double out[16]
+        self.c_heuristic(out)
+        return [out[i] for i in range(n)]
 
     def returns(self):
         """One float per player, rank-based (win 1, loss 0, ties shared); zeros before the end."""

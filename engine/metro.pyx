@@ -82,6 +82,12 @@ cdef void _init_geometry():
 
 _init_geometry()
 
+# Weight of an open line's tiles in the heuristic (c_heuristic): an open line keeps growing until
+# it closes, so its current length undervalues it. Tuned by a one-ply greedy against random play,
+# 2 players, 100-200 games each: weight 0.5 won 13%, 1.2 won 76%, 1.5 won 93%, 2 won 98%, 3 won
+# 99.5% (and flat Monte Carlo with 1,000 play-outs beat that greedy in 77.5% of 100 games).
+cdef double METRO_OPEN_LINE_WEIGHT = 3.0
+
 # Reason codes of c_check.
 cdef enum:
     R_OVER = 1
@@ -489,10 +495,29 @@ cdef class MetroState(GameState):
         d.current = -1            # every tile is placed (M8)
         d.phase = PHASE_OVER
 
+    cdef int c_num_actions(self) noexcept nogil:
+        return METRO_DRAW + 1
+
     cdef void c_returns(self, double* out) noexcept nogil:
         cdef int i, n = self.t.players
+        cdef double sc[METRO_MAX_PLAYERS]
+        self.c_scores(sc)
         for i in range(n):
-            out[i] = rank_return(i, n, self.d.score) if self.d.phase == PHASE_OVER else 0.0
+            out[i] = rank_return(i, n, sc) if self.d.phase == PHASE_OVER else 0.0
+
+    cdef void c_scores(self, double* out) noexcept nogil:
+        cdef int i
+        for i in range(self.t.players):
+            out[i] = self.d.score[i]
+
+    cdef void c_heuristic(self, double* out) noexcept nogil:
+        """Score plus three times the tiles each player's open lines already pass (public
+        information only): open lines keep growing until they close (see the weight's note)."""
+        cdef int l
+        self.c_scores(out)
+        for l in range(self.t.nlines):
+            if self.d.line_arr[l] < 0:
+                out[self.t.line_owner[l]] += METRO_OPEN_LINE_WEIGHT * self.d.line_len[l]
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<MetroState>other).d

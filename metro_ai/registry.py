@@ -31,6 +31,19 @@ GAMES = {
             "hand_size": (1, "tiles held in hand, 1-3 (variant M10)"),
         },
     ),
+    "breakthrough": GameInfo(
+        "breakthrough", "Metro 2033: Breakthrough (card game)", "metro_ai.engine.breakthrough",
+        "BreakthroughGame",
+        {
+            "players": (2, "number of players, 2-5"),
+            "full_protection_required": (False, "survival mode 1: repel a monster only with protection against all its icons (B9, R13)"),
+            "failed_defence_tokens_down": (False, "survival mode 2: a failed defence puts all tokens above below the faction card (B9, R14)"),
+            "quest_tokens_stay_down": (False, "survival mode 3: completing a quest does not move the tokens below up (B9, R15)"),
+            "factions": ("random", "'random' or one faction name per player, e.g. ['Hansa', 'Polis'] (R22)"),
+            "turn_limit": (1000, "turns after which a game without winner ends, ranked by tokens (B8, R18)"),
+            "card_set": (None, "path of a card-set JSON file (schema in engine/cards.py); default the shipped reconstructed set"),
+        },
+    ),
 }
 
 
@@ -59,26 +72,53 @@ def load_game(name, **options):
 # ---- bots ----
 
 from metro_ai.bots.baselines import Bot, RandomBot  # noqa: E402
+from metro_ai.bots.limit import Limit  # noqa: E402
+from metro_ai.bots.mcts import FlatMCBot, GreedyBot, ISMCTSBot, PIMCBot  # noqa: E402
 
 BOTS = {
     "random": (RandomBot, "uniformly random legal actions"),
+    "greedy": (GreedyBot, "one-ply look-ahead on the game's public heuristic, hidden outcomes averaged over determinisations"),
+    "flat-mc": (FlatMCBot, "flat Monte Carlo: root actions in turn, a fresh determinisation and random play-out each"),
+    "pimc": (PIMCBot, "determinised UCT: a UCT tree per sampled world (worlds=8), votes combined"),
+    "ismcts": (ISMCTSBot, "single-observer ISMCTS: one tree over information sets, a new world every iteration"),
+}
+
+# Difficulty presets for people embedding opponents: an ISMCTS budget in iterations (so strength
+# does not depend on the machine) and a choice temperature (visits^(1/T); 0 = always the best).
+PRESETS = {
+    "easy": (dict(temperature=1.0), Limit(iterations=100), "ismcts, 100 iterations, temperature 1"),
+    "medium": (dict(temperature=0.3), Limit(iterations=1_000), "ismcts, 1,000 iterations, temperature 0.3"),
+    "hard": (dict(), Limit(iterations=10_000), "ismcts, 10,000 iterations, best action"),
+    "max": (dict(workers=2), Limit(iterations=100_000), "ismcts, 100,000 iterations on 2 threads, best action"),
 }
 
 
 def list_bots():
-    """Names of the available bots."""
-    return sorted(BOTS)
+    """Names of the available bots and presets."""
+    return sorted(BOTS) + sorted(PRESETS)
 
 
 def describe_bots():
-    """Bot name -> one-line description."""
-    return {name: desc for name, (_, desc) in sorted(BOTS.items())}
+    """Bot or preset name -> one-line description."""
+    out = {name: desc for name, (_, desc) in sorted(BOTS.items())}
+    out.update({name: f"preset: {desc}" for name, (_, _, desc) in sorted(PRESETS.items())})
+    return out
 
 
 def make_bot(name, seed=0, **options) -> Bot:
-    """Create a bot by name, e.g. ``make_bot("random", seed=3)``. Unknown names raise ValueError."""
+    """Create a bot by name with its options, e.g. ``make_bot("ismcts", seed=3, c=1.0)`` or a
+    preset ``make_bot("hard")``. Unknown names or options raise ValueError."""
+    if name in PRESETS:
+        preset, limit, _ = PRESETS[name]
+        bot = ISMCTSBot(seed=seed, **{**preset, **options})
+        bot.default_limit = limit
+        bot.preset = name
+        return bot
     try:
         cls, _ = BOTS[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown bot {name!r}; bots are {', '.join(list_bots())}") from None
-    return cls(seed=seed, **options)
+    try:
+        return cls(seed=seed, **options)
+    except TypeError as exc:
+        raise ValueError(f"bad option for bot {name!r}: {exc}") from None

@@ -1,0 +1,177 @@
+"""Bots: legal choices, reproducibility, budgets, analysis consistency, parallel search, and the
+rule that a bot never peeks at what its player cannot see."""
+import random
+
+import pytest
+
+import metro_ai
+from metro_ai.bots.search import NODE_BYTES, SearchCore
+
+SEARCH_BOTS = ["flat-mc", "pimc", "ismcts"]
+ALL_BOTS = ["random", "greedy"] + SEARCH_BOTS + ["easy", "medium"]
+LIMIT = metro_ai.Limit(iterations=300)
+
+
+def midgame(players=2, seed=4, steps=11, **options):
+    s = metro_ai.load_game("metro", players=players, **options).new_state(seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        s.apply(rng.choice(s.legal_actions()))
+    return s
+
+
+def twins(state):
+    """The state and one its current player cannot tell from it, with other hidden tiles."""
+    p = state.current_player
+    twin = state.determinize(p, 12345)
+    assert twin.observation(p) == state.observation(p) and twin.to_json() != state.to_json()
+    return state, twin
+
+
+@pytest.mark.parametrize("name", ALL_BOTS)
+@pytest.mark.parametrize("players", [2, 4])
+def test_bots_choose_legal_actions_and_never_peek(name, players):
+    state, twin = twins(midgame(players))
+    a = metro_ai.make_bot(name, seed=9).choose(state, LIMIT)
+    b = metro_ai.make_bot(name, seed=9).choose(twin, LIMIT)
+    assert a in state.legal_actions()
+    assert a == b
+
+
+@pytest.mark.parametrize("name", SEARCH_BOTS)
+def test_analysis_is_identical_for_states_the_player_cannot_tell_apart(name):
+    state, twin = twins(midgame(4, seed=6, steps=17))
+    ra = metro_ai.make_bot(name, seed=2).analyse(state, LIMIT).to_dict()
+    rb = metro_ai.make_bot(name, seed=2).analyse(twin, LIMIT).to_dict()
+    ra.pop("seconds"), rb.pop("seconds")
+    assert ra == rb
+
+
+@pytest.mark.parametrize("name", SEARCH_BOTS)
+def test_same_seed_same_analysis_bit_for_bit(name):
+    state = midgame(2, orientation=False, hand_size=2)
+    runs = []
+    for _ in range(2):
+        r = metro_ai.make_bot(name, seed=5).analyse(state, metro_ai.Limit(iterations=500)).to_dict()
+        r.pop("seconds")
+        runs.append(r)
+    assert runs[0] == runs[1]
+    other = metro_ai.make_bot(name, seed=6).analyse(state, metro_ai.Limit(iterations=500)).to_dict()
+    assert [a["visits"] for a in other["actions"]] != [a["visits"] for a in runs[0]["actions"]]
+
+
+@pytest.mark.parametrize("name", SEARCH_BOTS)
+def test_root_visits_sum_to_iterations(name):
+    state = midgame(3)
+    r = metro_ai.make_bot(name, seed=1).analyse(state, metro_ai.Limit(iterations=777))
+    assert r.iterations == 777
+    assert sum(a.visits for a in r.actions) == 777
+    assert sum(a.share for a in r.actions) == pytest.approx(1.0)
+    legal = set(state.legal_actions())
+    assert {a.action for a in r.actions} <= legal
+    assert all(0.0 <= a.mean <= 1.0 for a in r.actions)
+    assert r.chosen in legal and r.chosen_text == state.action_to_string(r.chosen)
+    assert r.worlds == (777 if name != "pimc" else 0)        # pimc searches 8 fixed worlds
+
+
+def test_ismcts_chooses_the_most_visited_action_and_reports_a_line():
+    state = midgame(2)
+    r = metro_ai.make_bot("ismcts", seed=3).analyse(state, metro_ai.Limit(iterations=2000))
+    top = max(r.actions, key=lambda a: a.visits)
+    assert r.chosen == top.action
+    assert r.line and r.line[0][1] == r.chosen and r.line[0][0] == state.current_player
+    assert r.nodes > 1000 and "visits" in r.table()
+
+
+def test_parallel_workers_are_reproducible_and_merge_root_statistics():
+    state = midgame(2)
+    limit = metro_ai.Limit(iterations=1000)
+    threads = [metro_ai.make_bot("ismcts", seed=4, workers=2).analyse(state, limit).to_dict() for _ in range(2)]
+    procs = metro_ai.make_bot("ismcts", seed=4, workers=2, backend="processes").analyse(state, limit).to_dict()
+    for r in threads + [procs]:
+        r.pop("seconds")
+    assert threads[0] == threads[1] == procs
+    assert threads[0]["iterations"] == 1000 and threads[0]["workers"] == 2
+    assert sum(a["visits"] for a in threads[0]["actions"]) == 1000
+    # Two workers run two independent searches: not the same as one worker's 1,000 iterations.
+    single = metro_ai.make_bot("ismcts", seed=4).analyse(state, limit).to_dict()
+    assert [a["visits"] for a in single["actions"]] != [a["visits"] for a in threads[0]["actions"]]
+
+
+def test_time_budget_is_kept():
+    state = midgame(2)
+    for workers in (1, 2):
+        r = metro_ai.make_bot("ismcts", seed=1, workers=workers).analyse(state, metro_ai.Limit(time=0.2))
+        assert r.iterations > 0
+        assert r.seconds < 0.2 + 1.0        # generous: the margin itself is measured in benches/
+    r = metro_ai.make_bot("ismcts", seed=1).analyse(state, metro_ai.Limit(iterations=50, time=30))
+    assert r.iterations == 50               # whichever ends first
+
+
+def test_temperature_samples_by_visits_reproducibly():
+    state = midgame(2)
+    picks = [metro_ai.make_bot("ismcts", seed=s, temperature=1.0).choose(state, metro_ai.Limit(iterations=200))
+             for s in range(12)]
+    assert len(set(picks)) > 1
+    again = [metro_ai.make_bot("ismcts", seed=s, temperature=1.0).choose(state, metro_ai.Limit(iterations=200))
+             for s in range(12)]
+    assert picks == again
+
+
+def test_options_and_errors():
+    for bad in [dict(c=-1), dict(final="mean"), dict(workers=0), dict(backend="gpu"), dict(rollout="smart"),
+                dict(temperature=-0.5)]:
+        with pytest.raises(ValueError):
+            metro_ai.make_bot("ismcts", **bad)
+    with pytest.raises(ValueError, match="bad option"):
+        metro_ai.make_bot("ismcts", colour="red")
+    with pytest.raises(ValueError, match="worlds"):
+        metro_ai.make_bot("pimc", worlds=0)
+    done = midgame(2, steps=0)
+    while not done.is_terminal():
+        done.apply(done.legal_actions()[0])
+    with pytest.raises(ValueError, match="over"):
+        metro_ai.make_bot("ismcts").choose(done)
+
+
+@pytest.mark.parametrize("rollout,depth", [("heuristic", None), ("random", 6), ("heuristic", 0)])
+def test_rollout_policies_and_cutoff(rollout, depth):
+    state = midgame(4)
+    bot = metro_ai.make_bot("ismcts", seed=1, rollout=rollout, rollout_depth=depth, final="value")
+    r = bot.analyse(state, metro_ai.Limit(iterations=300))
+    assert r.iterations == 300 and r.chosen in state.legal_actions()
+
+
+def test_search_core_memory_and_growth():
+    state = midgame(2)
+    core = SearchCore(state, state.current_player, 1)
+    core.run(iterations=1000)
+    assert NODE_BYTES == core.bytes_per_node <= 48
+    assert core.node_count == 1001 and core.root_visits == 1000      # one node per iteration
+    capped = SearchCore(state, state.current_player, 1, max_nodes=50)
+    capped.run(iterations=1000)
+    assert capped.node_count == 50 and capped.root_visits == 1000
+    with pytest.raises(ValueError, match="iterations, seconds"):
+        core.run()
+
+
+def test_presets_and_listing():
+    names = metro_ai.list_bots()
+    for n in ["random", "greedy", "flat-mc", "pimc", "ismcts", "easy", "medium", "hard", "max"]:
+        assert n in names
+    hard = metro_ai.make_bot("hard", seed=1)
+    assert hard.default_limit.iterations == 10_000 and hard.temperature == 0
+    assert metro_ai.make_bot("easy").temperature > metro_ai.make_bot("medium").temperature > 0
+
+
+def test_ismcts_beats_random_in_a_short_match():
+    """A smoke test of strength (the real figures are in benches/): 6 games, 2 players."""
+    game = metro_ai.load_game("metro", players=2)
+    wins = 0
+    for g in range(6):
+        seat = g % 2
+        bots = [metro_ai.make_bot("random", seed=g), metro_ai.make_bot("random", seed=g)]
+        bots[seat] = metro_ai.make_bot("ismcts", seed=g)
+        rec = metro_ai.play_match(game, bots, seed=g, limit=metro_ai.Limit(iterations=200))
+        wins += rec["returns"][seat] == 1.0
+    assert wins >= 5
