@@ -1,0 +1,158 @@
+"""Strength of bots, measured by matches with seats rotated over duplicate deals.
+
+Each deal (seed) is played once with the tested bot in every seat, the other seats taken by the
+opponent bot, so the luck of the tiles cancels out. Reports the tested bot's first-place rate
+(a shared first place counts as 1/k), mean rank-based return, and 95% Wilson intervals.
+
+Usage:
+    python benches/strength.py --game metro --players 2 --bot ismcts --opponent greedy \
+        --time 0.5 --games 200 --jobs 2 [--opponent-time 0.5] [--json out.json]
+
+Bot options go with --bot-option/--opponent-option NAME=VALUE. Budgets: --time seconds per move
+or --iterations per move (reproducible on any machine), for each side.
+"""
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+from joblib import Parallel, delayed
+
+import metro_ai
+from metro_ai.bots.seeding import derive
+
+
+def wilson(p, n, z=1.96):
+    """95% Wilson score interval for a proportion p observed over n trials."""
+    if n == 0:
+        return (0.0, 1.0)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def limit_of(seconds, iterations):
+    if seconds is None and iterations is None:
+        return None
+    return metro_ai.Limit(iterations=iterations, time=seconds)
+
+
+def _value(text):
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None}.get(text.lower(), text)
+
+
+def parse_options(pairs):
+    return {k: _value(v) for k, v in (p.split("=", 1) for p in pairs)}
+
+
+class Budgeted:
+    """A bot with its own budget, whatever limit the match passes."""
+
+    def __init__(self, bot, limit):
+        self.bot, self.limit, self.name = bot, limit, bot.name
+
+    def choose(self, state, limit=None):
+        return self.bot.choose(state, self.limit)
+
+
+def play_one(spec, game_index):
+    game = metro_ai.load_game(spec["game"], **spec["options"])
+    n = game.num_players
+    deal, seat = divmod(game_index, n)
+    seed = derive(spec["seed"], deal)
+    bots = []
+    for p in range(n):
+        bseed = derive(spec["seed"], deal, p, 1)
+        if p == seat:
+            bot = metro_ai.make_bot(spec["bot"], seed=bseed, **spec["bot_options"])
+            bots.append(Budgeted(bot, limit_of(spec["time"], spec["iterations"])))
+        else:
+            bot = metro_ai.make_bot(spec["opponent"], seed=bseed, **spec["opponent_options"])
+            bots.append(Budgeted(bot, limit_of(spec["opponent_time"], spec["opponent_iterations"])))
+    t0 = time.perf_counter()
+    rec = metro_ai.play_match(game, bots, seed=seed)
+    scores = rec["scores"]
+    top = max(scores)
+    leaders = [p for p in range(n) if scores[p] == top]
+    return {"deal": deal, "seat": seat, "scores": scores, "return": rec["returns"][seat],
+            "first": (1.0 / len(leaders)) if seat in leaders else 0.0, "seconds": time.perf_counter() - t0,
+            "bot_seconds": sum(m["seconds"] for m in rec["actions"] if m["player"] == seat),
+            "bot_moves": sum(1 for m in rec["actions"] if m["player"] == seat)}
+
+
+def run(spec, games, jobs, progress=True):
+    out = []
+    results = Parallel(n_jobs=jobs, return_as="generator")(delayed(play_one)(spec, g) for g in range(games))
+    t0 = time.perf_counter()
+    for i, r in enumerate(results, 1):
+        out.append(r)
+        if progress and (i % max(1, games // 20) == 0 or i == games):
+            first = sum(x["first"] for x in out) / len(out)
+            print(f"  {i}/{games} games, first {first:.1%}, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return summarise(spec, out)
+
+
+def summarise(spec, out):
+    n = len(out)
+    first = sum(r["first"] for r in out) / n
+    mean_return = sum(r["return"] for r in out) / n
+    wins = sum(1 for r in out if r["first"] == 1.0)
+    ties = sum(1 for r in out if 0 < r["first"] < 1.0)
+    lo, hi = wilson(first, n)
+    moves = sum(r["bot_moves"] for r in out)
+    return {**{k: v for k, v in spec.items()}, "games_played": n, "first_rate": first, "first_ci95": [lo, hi],
+            "wins": wins, "shared_firsts": ties, "mean_return": mean_return,
+            "bot_seconds_per_move": sum(r["bot_seconds"] for r in out) / max(1, moves), "results": out}
+
+
+def describe(s):
+    b = f"{s['bot']}" + (f" {s['bot_options']}" if s["bot_options"] else "")
+    o = f"{s['opponent']}" + (f" {s['opponent_options']}" if s["opponent_options"] else "")
+    budget = f"{s['time']} s" if s["time"] else f"{s['iterations']} it"
+    return (f"{s['game']} {s['options']}: {b} ({budget}/move) vs {o}: first {s['first_rate']:.1%} "
+            f"[95% {s['first_ci95'][0]:.1%}-{s['first_ci95'][1]:.1%}], {s['wins']} wins, {s['shared_firsts']} shared, "
+            f"mean return {s['mean_return']:.3f}, {s['games_played']} games, "
+            f"{s['bot_seconds_per_move']:.3f} s/move")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Strength of a bot against an opponent bot, seats rotated.")
+    ap.add_argument("--game", default="metro")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--option", action="append", default=[], help="game option NAME=VALUE")
+    ap.add_argument("--bot", default="ismcts")
+    ap.add_argument("--bot-option", action="append", default=[])
+    ap.add_argument("--opponent", default="greedy")
+    ap.add_argument("--opponent-option", action="append", default=[])
+    ap.add_argument("--time", type=float, help="seconds per move for the bot")
+    ap.add_argument("--iterations", type=int, help="iterations per move for the bot")
+    ap.add_argument("--opponent-time", type=float)
+    ap.add_argument("--opponent-iterations", type=int)
+    ap.add_argument("--games", type=int, default=200, help="games (a multiple of the player count)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--json", help="append the summary (one JSON line) to this file")
+    args = ap.parse_args(argv)
+    spec = {"game": args.game, "options": {"players": args.players, **parse_options(args.option)},
+            "bot": args.bot, "bot_options": parse_options(args.bot_option), "opponent": args.opponent,
+            "opponent_options": parse_options(args.opponent_option), "time": args.time,
+            "iterations": args.iterations, "opponent_time": args.opponent_time,
+            "opponent_iterations": args.opponent_iterations, "seed": args.seed,
+            "machine": platform.platform(), "jobs": args.jobs}
+    s = run(spec, args.games, args.jobs)
+    print(describe(s))
+    if args.json:
+        with open(args.json, "a") as fh:
+            fh.write(json.dumps(s) + "\n")
+
+
+if __name__ == "__main__":
+    main()
