@@ -251,6 +251,20 @@ class ISMCTSBot(SearchBot):
         return [SearchCore(state, player, derive(seed, i), **self._core_kwargs()) for i in range(n)]
 
 
+class MOISMCTSBot(ISMCTSBot):
+    """Multi-observer ISMCTS: one tree per player. The player to move selects in their own tree;
+    the other trees follow the move as each of those players observes it (the game's
+    ``c_observed_action``), so opponents decide on what they could have seen rather than on the
+    searching player's information. Where every move is public, as in Metro and in this
+    project's Breakthrough encoding, the trees coincide and it chooses exactly as ``ismcts``
+    does (a test checks this) at n times the memory. Options as ``ismcts``."""
+    name = "mo-ismcts"
+
+    def _cores(self, state, player, seed, n):
+        return [SearchCore(state, player, derive(seed, i), multi_observer=True, **self._core_kwargs())
+                for i in range(n)]
+
+
 class FlatMCBot(SearchBot):
     """Flat Monte Carlo over determinisations: no tree below the root; root actions are tried in
     turn (least visited first), each iteration in a fresh world with a play-out to the end."""

@@ -14,8 +14,13 @@ cdef struct Node:
     signed char mover       # the player who took `action` (-1 at the root)
 
 cdef class SearchCore:
-    cdef Node* nodes
-    cdef int size, cap, max_nodes
+    cdef Node** trees                   # one node array per tree: 1 (SO-ISMCTS) or one per player (MO)
+    cdef int* sizes
+    cdef int* caps
+    cdef int* cur                       # per tree: the node the current iteration has reached
+    cdef int ntrees
+    cdef bint multi                     # MO-ISMCTS: select in the mover's tree
+    cdef int size, max_nodes            # nodes in all trees together
     cdef GameState root                 # the position searched: read only through determinize
     cdef GameState fixed                # a fixed world (determinised UCT), or None
     cdef bint use_fixed
@@ -37,8 +42,10 @@ cdef class SearchCore:
     cdef double* ret
     cdef double* heur
 
-    cdef int _grow(self) noexcept nogil
-    cdef int _add_child(self, int parent, int action, int mover) noexcept nogil
+    cdef int _grow(self, int t) noexcept nogil
+    cdef int _add_child(self, int t, int parent, int action, int mover) noexcept nogil
+    cdef int _child_for(self, int t, int parent, int action, int mover) noexcept nogil
     cdef void _iterate(self) noexcept nogil
     cdef int _rollout_action(self, int n) noexcept nogil
     cdef void _evaluate(self, double* out) noexcept nogil
+    cdef Node* _own(self)

@@ -14,10 +14,16 @@ and creates no Python object. Each iteration:
    game's public heuristic is turned into rank-based returns;
 5. backs up each node's value for the player who moved into it (max^n for n players).
 
+With ``multi_observer=True`` (MO-ISMCTS) there is one tree per player: the player to move selects
+and expands in their own tree, while every other tree follows the move as that player observes
+it (``c_observed_action``), so each player's decisions are made on what they could have seen.
+When every move is public (the observed action is the action itself) all trees coincide and
+MO-ISMCTS makes the same choices as SO-ISMCTS, at n times the memory.
+
 Everything random comes from the core's own seeded generator: the same seed and iteration budget
 give the same tree, bit for bit.
 """
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.math cimport log, sqrt
 from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -50,18 +56,24 @@ cdef class SearchCore:
     Parameters: ``seed``; ``c`` exploration constant; ``selection`` "ucb" or "uniform";
     ``rollout`` "random" or "heuristic"; ``rollout_depth`` (None: play to the end);
     ``tree_depth`` (None: unlimited); ``max_nodes`` (the tree stops growing there);
-    ``fixed_world``: search this one full state instead of a fresh determinisation per iteration.
+    ``fixed_world``: search this one full state instead of a fresh determinisation per iteration;
+    ``multi_observer``: one tree per player (MO-ISMCTS).
     """
 
     def __cinit__(self):
-        self.nodes = NULL
+        self.trees = NULL
+        self.sizes = NULL
+        self.caps = NULL
+        self.cur = NULL
+        self.ntrees = 0
         self.legal = NULL
         self.mark = NULL
         self.ret = NULL
         self.heur = NULL
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", rollout="random",
-                 rollout_depth=None, tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None):
+                 rollout_depth=None, tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
+                 bint multi_observer=False):
         if root.c_is_terminal():
             raise ValueError("cannot search a finished game")
         if not 0 <= player < root.c_num_players():
@@ -95,55 +107,87 @@ cdef class SearchCore:
         self.mark = <int*>malloc(max(self.num_actions, 1) * sizeof(int))
         self.ret = <double*>malloc(self.nplayers * sizeof(double))
         self.heur = <double*>malloc(self.nplayers * sizeof(double))
-        self.cap = 1024
-        self.nodes = <Node*>malloc(self.cap * sizeof(Node))
-        if not (self.legal and self.mark and self.ret and self.heur and self.nodes):
+        self.multi = multi_observer
+        self.ntrees = self.nplayers if multi_observer else 1
+        self.trees = <Node**>calloc(self.ntrees, sizeof(Node*))
+        self.sizes = <int*>calloc(self.ntrees, sizeof(int))
+        self.caps = <int*>calloc(self.ntrees, sizeof(int))
+        self.cur = <int*>calloc(self.ntrees, sizeof(int))
+        if not (self.legal and self.mark and self.ret and self.heur and self.trees and self.sizes and self.caps and self.cur):
             raise MemoryError()
+        for t in range(self.ntrees):
+            self.caps[t] = 1024
+            self.trees[t] = <Node*>malloc(self.caps[t] * sizeof(Node))
+            if self.trees[t] == NULL:
+                raise MemoryError()
+            self.sizes[t] = 1
+            root_node = &self.trees[t][0]
+            root_node.value = 0
+            root_node.parent = -1
+            root_node.action = -1
+            root_node.first_child = -1
+            root_node.next_sibling = -1
+            root_node.visits = 0
+            root_node.avail = 0
+            root_node.mover = -1
+        self.size = self.ntrees
         for i in range(self.num_actions):
             self.mark[i] = 0
         self.stamp = 0
-        self.size = 1
-        self.nodes[0].value = 0
-        self.nodes[0].parent = -1
-        self.nodes[0].action = -1
-        self.nodes[0].first_child = -1
-        self.nodes[0].next_sibling = -1
-        self.nodes[0].visits = 0
-        self.nodes[0].avail = 0
-        self.nodes[0].mover = -1
 
     def __dealloc__(self):
-        free(self.nodes)
+        if self.trees != NULL:
+            for t in range(self.ntrees):
+                free(self.trees[t])
+        free(self.trees)
+        free(self.sizes)
+        free(self.caps)
+        free(self.cur)
         free(self.legal)
         free(self.mark)
         free(self.ret)
         free(self.heur)
 
-    cdef int _grow(self) noexcept nogil:
-        cdef int cap = self.cap * 2
-        cdef Node* p = <Node*>realloc(self.nodes, cap * sizeof(Node))
+    cdef int _grow(self, int t) noexcept nogil:
+        cdef int cap = self.caps[t] * 2
+        cdef Node* p = <Node*>realloc(self.trees[t], cap * sizeof(Node))
         if p == NULL:
             return -1
-        self.nodes = p
-        self.cap = cap
+        self.trees[t] = p
+        self.caps[t] = cap
         return 0
 
-    cdef int _add_child(self, int parent, int action, int mover) noexcept nogil:
-        if self.size == self.cap and self._grow() != 0:
+    cdef int _add_child(self, int t, int parent, int action, int mover) noexcept nogil:
+        """A new child of `parent` in tree t; -1 if memory ran out."""
+        if self.sizes[t] == self.caps[t] and self._grow(t) != 0:
             return -1
-        cdef int i = self.size
-        cdef Node* n = &self.nodes[i]
+        cdef Node* nodes = self.trees[t]
+        cdef int i = self.sizes[t]
+        cdef Node* n = &nodes[i]
+        self.sizes[t] += 1
         self.size += 1
         n.value = 0
         n.parent = parent
         n.action = action
         n.first_child = -1
-        n.next_sibling = self.nodes[parent].first_child
+        n.next_sibling = nodes[parent].first_child
         n.visits = 0
         n.avail = 1
         n.mover = mover
-        self.nodes[parent].first_child = i
+        nodes[parent].first_child = i
         return i
+
+    cdef int _child_for(self, int t, int parent, int action, int mover) noexcept nogil:
+        """The child of `parent` in tree t reached by `action` (as that tree's player saw it),
+        made if new; -1 if memory ran out."""
+        cdef Node* nodes = self.trees[t]
+        cdef int ch = nodes[parent].first_child
+        while ch != -1:
+            if nodes[ch].action == action:
+                nodes[ch].avail += 1
+                return ch
+            ch = nodes[ch].next_sibling
+        return self._add_child(t, parent, action, mover)
 
     cdef void _evaluate(self, double* out) noexcept nogil:
         """Rank-based returns at the end, or of the public heuristic at a cut-off."""
@@ -180,20 +224,26 @@ cdef class SearchCore:
 
     cdef void _iterate(self) noexcept nogil:
         cdef Node* nodes
-        cdef int node = 0, depth = 0, n, i, a, ch, navail, untried, k, best, mover, steps
-        cdef double u, bu, lg
+        cdef int node, depth = 0, n, i, a, ch, navail, untried, k, best, mover, steps, t, ts
+        cdef bint expanded = False
+        cdef double u, bu
         if self.use_fixed:
             self.world.c_copy_from(self.fixed)
         else:
             self.world.c_determinize_from(self.root, self.player, rng_next(&self.rng))
             self.worlds += 1
-        # Selection and expansion.
+        for t in range(self.ntrees):
+            self.cur[t] = 0
+        # Selection and expansion, in the tree of the player to move (the only tree in SO-ISMCTS).
         while not self.world.c_is_terminal() and depth < self.tree_depth:
+            mover = self.world.c_current_player()
+            ts = mover if self.multi else 0
+            node = self.cur[ts]
             n = self.world.c_legal_actions(self.legal)
             self.stamp += 1
             for i in range(n):
                 self.mark[self.legal[i]] = self.stamp
-            nodes = self.nodes
+            nodes = self.trees[ts]
             navail = 0
             ch = nodes[node].first_child
             while ch != -1:
@@ -210,34 +260,41 @@ cdef class SearchCore:
                         if k == 0:
                             break
                         k -= 1
-                mover = self.world.c_current_player()
-                ch = self._add_child(node, a, mover)
-                if ch < 0:          # out of memory: stop growing, play out from here
-                    self.max_nodes = self.size
-                    break
-                self.world.c_apply(a)
-                node = ch
-                depth += 1
+                best = self._add_child(ts, node, a, mover)
+                expanded = True
+            elif navail == 0:
                 break
-            if navail == 0:
+            else:
+                best = -1
+                bu = -1e300
+                ch = nodes[node].first_child
+                while ch != -1:
+                    if self.mark[nodes[ch].action] == -self.stamp:
+                        nodes[ch].avail += 1
+                        if self.selection == SEL_UCB:
+                            u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
+                        else:
+                            u = -<double>nodes[ch].visits
+                        if u > bu:
+                            bu = u
+                            best = ch
+                    ch = nodes[ch].next_sibling
+            if best < 0:              # out of memory: stop growing, play out from here
+                self.max_nodes = self.size
                 break
-            best = -1
-            bu = -1e300
-            ch = nodes[node].first_child
-            while ch != -1:
-                if self.mark[nodes[ch].action] == -self.stamp:
-                    nodes[ch].avail += 1
-                    if self.selection == SEL_UCB:
-                        u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
-                    else:
-                        u = -<double>nodes[ch].visits
-                    if u > bu:
-                        bu = u
-                        best = ch
-                ch = nodes[ch].next_sibling
-            self.world.c_apply(nodes[best].action)
-            node = best
+            a = self.trees[ts][best].action
+            self.cur[ts] = best
+            for t in range(self.ntrees):      # the other players' trees follow what they observe
+                if t != ts:
+                    ch = self._child_for(t, self.cur[t], self.world.c_observed_action(a, t), mover)
+                    if ch < 0:
+                        self.max_nodes = self.size
+                        break
+                    self.cur[t] = ch
+            self.world.c_apply(a)
             depth += 1
+            if expanded:
+                break
         # Play-out.
         steps = 0
         while not self.world.c_is_terminal() and (self.rollout_depth < 0 or steps < self.rollout_depth):
@@ -245,13 +302,15 @@ cdef class SearchCore:
             self.world.c_apply(self._rollout_action(n))
             steps += 1
         self._evaluate(self.ret)
-        # Back-up: each node keeps the value of the player who moved into it.
-        nodes = self.nodes
-        while node != 0:
-            nodes[node].visits += 1
-            nodes[node].value += self.ret[nodes[node].mover]
-            node = nodes[node].parent
-        nodes[0].visits += 1
+        # Back-up, in every tree: each node keeps the value of the player who moved into it.
+        for t in range(self.ntrees):
+            nodes = self.trees[t]
+            node = self.cur[t]
+            while node != 0:
+                nodes[node].visits += 1
+                nodes[node].value += self.ret[nodes[node].mover]
+                node = nodes[node].parent
+            nodes[0].visits += 1
         self.iterations += 1
 
     def run(self, iterations=None, seconds=None):
@@ -272,39 +331,46 @@ cdef class SearchCore:
                     break
         return done
 
+    cdef Node* _own(self):
+        return self.trees[self.player if self.multi else 0]
+
     def root_stats(self):
         """[(action, visits, value_sum, avail)] for every child of the root, by action."""
+        cdef Node* nodes = self._own()
         out = []
-        ch = self.nodes[0].first_child
+        ch = nodes[0].first_child
         while ch != -1:
-            out.append((self.nodes[ch].action, self.nodes[ch].visits, self.nodes[ch].value, self.nodes[ch].avail))
-            ch = self.nodes[ch].next_sibling
+            out.append((nodes[ch].action, nodes[ch].visits, nodes[ch].value, nodes[ch].avail))
+            ch = nodes[ch].next_sibling
         return sorted(out)
 
     def principal_variation(self, int max_len=12):
-        """Actions along the most-visited path from the root: the expected line of play."""
+        """(action, player) along the most-visited path of the searching player's tree: the
+        expected line of play (other players' moves as that player observes them)."""
+        cdef Node* nodes = self._own()
         line = []
         cdef int node = 0, ch, best, bv
         while len(line) < max_len:
             best, bv = -1, 0
-            ch = self.nodes[node].first_child
+            ch = nodes[node].first_child
             while ch != -1:
-                if self.nodes[ch].visits > bv or (self.nodes[ch].visits == bv and best >= 0 and self.nodes[ch].action < self.nodes[best].action):
-                    best, bv = ch, self.nodes[ch].visits
-                ch = self.nodes[ch].next_sibling
+                if nodes[ch].visits > bv or (nodes[ch].visits == bv and best >= 0 and nodes[ch].action < nodes[best].action):
+                    best, bv = ch, nodes[ch].visits
+                ch = nodes[ch].next_sibling
             if best < 0:
                 break
-            line.append((self.nodes[best].action, int(self.nodes[best].mover)))
+            line.append((nodes[best].action, int(nodes[best].mover)))
             node = best
         return line
 
     @property
     def node_count(self):
+        """Nodes in all trees together."""
         return self.size
 
     @property
     def root_visits(self):
-        return self.nodes[0].visits
+        return self._own()[0].visits
 
     @property
     def bytes_per_node(self):
@@ -312,5 +378,5 @@ cdef class SearchCore:
 
     @property
     def memory_bytes(self):
-        """Bytes held by the node array (capacity, not just the nodes in use)."""
-        return self.cap * sizeof(Node)
+        """Bytes held by the node arrays (capacity, not just the nodes in use)."""
+        return sum(self.caps[t] for t in range(self.ntrees)) * sizeof(Node)

@@ -73,7 +73,7 @@ def load_game(name, **options):
 
 from metro_ai.bots.baselines import Bot, RandomBot  # noqa: E402
 from metro_ai.bots.limit import Limit  # noqa: E402
-from metro_ai.bots.mcts import FlatMCBot, GreedyBot, ISMCTSBot, PIMCBot  # noqa: E402
+from metro_ai.bots.mcts import FlatMCBot, GreedyBot, ISMCTSBot, MOISMCTSBot, PIMCBot  # noqa: E402
 
 BOTS = {
     "random": (RandomBot, "uniformly random legal actions"),
@@ -81,6 +81,7 @@ BOTS = {
     "flat-mc": (FlatMCBot, "flat Monte Carlo: root actions in turn, a fresh determinisation and random play-out each"),
     "pimc": (PIMCBot, "determinised UCT: a UCT tree per sampled world (worlds=8), votes combined"),
     "ismcts": (ISMCTSBot, "single-observer ISMCTS: one tree over information sets, a new world every iteration"),
+    "mo-ismcts": (MOISMCTSBot, "multi-observer ISMCTS: one tree per player, each following the moves as that player sees them"),
 }
 
 # Difficulty presets for people embedding opponents: an ISMCTS budget in iterations (so strength

@@ -7,7 +7,7 @@ import pytest
 import metro_ai
 from metro_ai.bots.search import NODE_BYTES, SearchCore
 
-SEARCH_BOTS = ["flat-mc", "pimc", "ismcts"]
+SEARCH_BOTS = ["flat-mc", "pimc", "ismcts", "mo-ismcts"]
 ALL_BOTS = ["random", "greedy"] + SEARCH_BOTS + ["easy", "medium"]
 LIMIT = metro_ai.Limit(iterations=300)
 
@@ -175,3 +175,14 @@ def test_ismcts_beats_random_in_a_short_match():
         rec = metro_ai.play_match(game, bots, seed=g, limit=metro_ai.Limit(iterations=200))
         wins += rec["returns"][seat] == 1.0
     assert wins >= 5
+
+
+def test_mo_ismcts_equals_ismcts_when_every_move_is_public():
+    """In Metro every move is public (the observed action is the action), so the per-player
+    trees of MO-ISMCTS coincide and its analysis equals SO-ISMCTS's, with n trees of nodes."""
+    state = midgame(3, steps=10)
+    so = metro_ai.make_bot("ismcts", seed=5).analyse(state, metro_ai.Limit(iterations=1500))
+    mo = metro_ai.make_bot("mo-ismcts", seed=5).analyse(state, metro_ai.Limit(iterations=1500))
+    assert [(a.action, a.visits, a.mean) for a in so.actions] == [(a.action, a.visits, a.mean) for a in mo.actions]
+    assert so.line == mo.line and so.chosen == mo.chosen
+    assert mo.nodes == 3 * so.nodes

@@ -137,6 +137,8 @@ R4  Tokens from the supply (B5): quest token then the extra token, each only if 
     is always legal.  A completed station keeps its tokens; its quest cannot be done again.
 R5  Discard three (B2): three DISCARD3 actions with strictly increasing card ids, so that each set
     of three is reached once; each pick goes to the discard pile at once; needs >= 3 cards.
+    The pending ``last`` pick is public, so everyone knows that >= ``left`` larger ids remain in
+    the hand; ``determinize`` respects that (by rejection, see its docstring).
 R6  A player with an empty hand (only possible when all cards are out) may END_TURN without a
     main action.
 R7  Draw after a main action: PLAY and DISCARD draw one card and DISCARD3 three, right away,
@@ -1224,6 +1226,13 @@ class RefBreakthroughState:
         (element 0 = top).  Hands are re-sorted.  The new state's RNG state is ``rng``'s state
         after dealing.  Everything else (known cards, discard pile, market, tableaux, tokens,
         phase) is kept.
+
+        One public constraint needs more (R5): in phase ``discard3`` everyone knows that the
+        active player still holds at least ``left`` cards with ids above ``last``.  When another
+        player determinizes there, the whole deal above is repeated (the RNG running on) until
+        the active player's new hand satisfies it: rejection sampling, so the result stays
+        uniform over the states the player cannot tell apart, and it is always playable.
+        (Fix made with the Cython engine: without it such a world could have no legal action.)
         """
         s = self.clone()
         rng = SplitMix64(seed)
@@ -1235,33 +1244,38 @@ class RefBreakthroughState:
                         gens.add(self.hand_gen[q][c])
         if self.deck:
             gens.add(self.deck_generation)
-        new_hidden = {q: [] for q in range(self.n)}
-        for g in sorted(gens):
-            pool = []
-            slots = []
+        constrained = self.phase == "discard3" and player != self.active
+        while True:
+            new_hidden = {q: [] for q in range(self.n)}
+            for g in sorted(gens):
+                pool = []
+                slots = []
+                for q in range(self.n):
+                    if q == player:
+                        continue
+                    hid = [c for c in self.hands[q]
+                           if c not in self.known[q] and self.hand_gen[q][c] == g]
+                    pool.extend(hid)
+                    slots.append((q, len(hid)))
+                if g == self.deck_generation:
+                    pool.extend(self.deck)
+                pool.sort()
+                rng.shuffle(pool)
+                i = 0
+                for q, k in slots:
+                    new_hidden[q].extend((c, g) for c in pool[i:i + k])
+                    i += k
+                if g == self.deck_generation:
+                    s.deck = pool[i:]
             for q in range(self.n):
                 if q == player:
                     continue
-                hid = [c for c in self.hands[q]
-                       if c not in self.known[q] and self.hand_gen[q][c] == g]
-                pool.extend(hid)
-                slots.append((q, len(hid)))
-            if g == self.deck_generation:
-                pool.extend(self.deck)
-            pool.sort()
-            rng.shuffle(pool)
-            i = 0
-            for q, k in slots:
-                new_hidden[q].extend((c, g) for c in pool[i:i + k])
-                i += k
-            if g == self.deck_generation:
-                s.deck = pool[i:]
-        for q in range(self.n):
-            if q == player:
-                continue
-            keep = [c for c in self.hands[q] if c in self.known[q]]
-            s.hands[q] = sorted(keep + [c for c, _ in new_hidden[q]])
-            s.hand_gen[q] = {c: g for c, g in new_hidden[q]}
+                keep = [c for c in self.hands[q] if c in self.known[q]]
+                s.hands[q] = sorted(keep + [c for c, _ in new_hidden[q]])
+                s.hand_gen[q] = {c: g for c, g in new_hidden[q]}
+            if not constrained or sum(1 for c in s.hands[self.active]
+                                      if c > self.pending["last"]) >= self.pending["left"]:
+                break
         s.rng_state = rng.state
         s.history = []
         return s
