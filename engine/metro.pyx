@@ -137,6 +137,8 @@ cdef class MetroGame:
     cdef readonly dict owners            # player -> tuple of station numbers
 
     name = "metro"
+    # Play-out settings the search bots use unless told otherwise: uniform random to the end.
+    search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
 
     def __init__(self, players=4, orientation=True, hand_size=1):
         if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:

@@ -186,3 +186,49 @@ def test_mo_ismcts_equals_ismcts_when_every_move_is_public():
     assert [(a.action, a.visits, a.mean) for a in so.actions] == [(a.action, a.visits, a.mean) for a in mo.actions]
     assert so.line == mo.line and so.chosen == mo.chosen
     assert mo.nodes == 3 * so.nodes
+
+
+def bt_midgame(players=2, seed=3, steps=40):
+    s = metro_ai.load_game("breakthrough", players=players).new_state(seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        s.apply(rng.choice(s.legal_actions()))
+    while len(s.legal_actions()) < 2:
+        s.apply(s.legal_actions()[0])
+    return s
+
+
+@pytest.mark.parametrize("name", ALL_BOTS + ["mo-ismcts"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_breakthrough_bots_never_peek(name, players):
+    """Other hands and the deck order redealt: the choice and the analysis stay the same."""
+    state, twin = twins(bt_midgame(players))
+    limit = metro_ai.Limit(iterations=200)
+    a = metro_ai.make_bot(name, seed=9).choose(state, limit)
+    b = metro_ai.make_bot(name, seed=9).choose(twin, limit)
+    assert a in state.legal_actions() and a == b
+    if name in SEARCH_BOTS:
+        ra = metro_ai.make_bot(name, seed=2).analyse(state, limit).to_dict()
+        rb = metro_ai.make_bot(name, seed=2).analyse(twin, limit).to_dict()
+        ra.pop("seconds"), rb.pop("seconds")
+        assert ra == rb
+
+
+def test_breakthrough_search_uses_the_games_playout_defaults():
+    state = bt_midgame(3)
+    default = metro_ai.make_bot("ismcts", seed=1).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
+    explicit = metro_ai.make_bot("ismcts", seed=1, rollout="heuristic", rollout_depth=10,
+                                 cutoff_scale=1.0).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
+    other = metro_ai.make_bot("ismcts", seed=1, rollout="random", rollout_depth=3,
+                              cutoff_scale=0).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
+    for r in (default, explicit, other):
+        r.pop("seconds")
+    assert default == explicit and default != other
+
+
+def test_mo_ismcts_equals_ismcts_on_breakthrough():
+    """Breakthrough's actions are public too (c_observed_action is the identity)."""
+    state = bt_midgame(3)
+    so = metro_ai.make_bot("ismcts", seed=5).analyse(state, metro_ai.Limit(iterations=600))
+    mo = metro_ai.make_bot("mo-ismcts", seed=5).analyse(state, metro_ai.Limit(iterations=600))
+    assert [(a.action, a.visits) for a in so.actions] == [(a.action, a.visits) for a in mo.actions]
