@@ -87,10 +87,10 @@ BOTS = {
 # Difficulty presets for people embedding opponents: an ISMCTS budget in iterations (so strength
 # does not depend on the machine) and a choice temperature (visits^(1/T); 0 = always the best).
 PRESETS = {
-    "easy": (dict(temperature=1.0), Limit(iterations=100), "ismcts, 100 iterations, temperature 1"),
-    "medium": (dict(temperature=0.3), Limit(iterations=1_000), "ismcts, 1,000 iterations, temperature 0.3"),
-    "hard": (dict(), Limit(iterations=10_000), "ismcts, 10,000 iterations, best action"),
-    "max": (dict(workers=2), Limit(iterations=100_000), "ismcts, 100,000 iterations on 2 threads, best action"),
+    "easy": (dict(temperature=1.0), Limit(iterations=50), "ismcts, 50 iterations, temperature 1"),
+    "medium": (dict(temperature=0.3), Limit(iterations=500), "ismcts, 500 iterations, temperature 0.3"),
+    "hard": (dict(), Limit(iterations=5_000), "ismcts, 5,000 iterations, best action"),
+    "max": (dict(workers=2), Limit(iterations=50_000), "ismcts, 50,000 iterations on 2 threads, best action"),
 }
 
 

@@ -160,7 +160,7 @@ def test_presets_and_listing():
     for n in ["random", "greedy", "flat-mc", "pimc", "ismcts", "easy", "medium", "hard", "max"]:
         assert n in names
     hard = metro_ai.make_bot("hard", seed=1)
-    assert hard.default_limit.iterations == 10_000 and hard.temperature == 0
+    assert hard.default_limit.iterations == 5_000 and hard.temperature == 0
     assert metro_ai.make_bot("easy").temperature > metro_ai.make_bot("medium").temperature > 0
 
 
