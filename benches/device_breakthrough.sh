@@ -2,14 +2,7 @@
 # One prepared run for a lent 16-core machine: Breakthrough strength matches, 200 games each,
 # most important first (a run cut short still leaves the finished lines in $OUT/strength.md).
 set -uo pipefail
-OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
-REPO=$PWD
-export PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-build-isolation --no-deps --no-index --target /tmp/site . > "$OUT/install.log" 2>&1 \
-  || { tail -30 "$OUT/install.log"; exit 1; }
-export PYTHONPATH=/tmp/site
-cd /tmp
-J=$(python3 -c "import os; print(os.cpu_count())")
+source "$(dirname "$0")/device_setup.sh"
 T=${T:-0.05}
 S="$REPO/benches/strength.py --game breakthrough --games 200 --jobs $J --json $OUT/strength.jsonl"
 python3 $S --players 2 --bot ismcts --opponent greedy --time $T 2>&1 | tail -1 | tee -a "$OUT/strength.md"

@@ -35,8 +35,8 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t
 
 from .core cimport GameState, rank_return
-from .rng cimport rng_t, rng_bounded
-from .core import as_seed
+from .rng cimport rng_t, rng_bounded, rng_shuffle
+from .core import as_seed, parse_state_json
 from .errors import StateFormatError
 from . import cards as cards_mod
 
@@ -155,17 +155,6 @@ cdef inline void _bclr(uint64_t* m, int c) noexcept nogil:
 
 cdef inline int _ctz(uint64_t x) noexcept nogil:
     return __builtin_ctzll(x)
-
-
-cdef void _shuffle_u8(rng_t* s, unsigned char* a, int n) noexcept nogil:
-    """Fisher-Yates from the end (as rng_shuffle_i8, for card ids up to 255)."""
-    cdef int i, j
-    cdef unsigned char tmp
-    for i in range(n - 1, 0, -1):
-        j = <int>rng_bounded(s, <uint64_t>(i + 1))
-        tmp = a[i]
-        a[i] = a[j]
-        a[j] = tmp
 
 
 cdef inline int _cls_of(int rtype) noexcept nogil:
@@ -407,14 +396,14 @@ cdef class BreakthroughGame:
         _clear(d, t)
         if t.fixed_factions[0] < 0:
             memcpy(order, t.faction_ids, t.nfactions)
-            _shuffle_u8(&rng, order, t.nfactions)
+            rng_shuffle(&rng, order, t.nfactions)
             for p in range(n):
                 d.faction[p] = order[p]
         else:
             for p in range(n):
                 d.faction[p] = t.fixed_factions[p]
         memcpy(order, t.deck_ids, t.ndeck)
-        _shuffle_u8(&rng, order, t.ndeck)
+        rng_shuffle(&rng, order, t.ndeck)
         pos = 0
         for r in range(BT_HAND):
             for p in range(n):
@@ -514,7 +503,7 @@ cdef int _draw_from_deck(BtData* d, const BtTables* t) noexcept nogil:
                 pile[m] = <unsigned char>(w * 64 + _ctz(x))
                 x &= x - 1
                 m += 1
-        _shuffle_u8(&d.rng, pile, m)
+        rng_shuffle(&d.rng, pile, m)
         for i in range(m):
             d.deck[i] = pile[m - 1 - i]
         d.deck_n = m
@@ -1389,7 +1378,7 @@ cdef class BreakthroughState(GameState):
                         pool[m] = <unsigned char>(j * 64 + _ctz(x))
                         x &= x - 1
                         m += 1
-                _shuffle_u8(&rng, pool, m)
+                rng_shuffle(&rng, pool, m)
                 pos = 0
                 for q in range(t.players):
                     if q == player:
@@ -1808,30 +1797,11 @@ def _names(tuple_, int mask):
 def _state_from_json(BreakthroughGame game, text):
     def bad(msg):
         raise StateFormatError(f"breakthrough state: {msg}")
-    if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8", "replace")
-    if isinstance(text, str):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            bad(f"not valid JSON ({exc})")
-    elif isinstance(text, dict):
-        obj = text
-    else:
-        bad(f"expected JSON text, got {type(text).__name__}")
-    if not isinstance(obj, dict):
-        bad("the top level must be an object")
-    keys = ("game", "options", "turn", "active", "current_player", "phase", "main_done", "pending",
-            "agenda", "winner", "factions", "faction_done", "above", "below", "supply", "hands",
-            "known", "hand_gen", "tableaux", "market", "deck", "deck_generation", "discard",
-            "rng_state")
-    for key in keys:
-        if key not in obj:
-            bad(f"missing field {key!r}")
-    if obj["game"] != "breakthrough":
-        bad(f"this is a {obj['game']!r} state, not breakthrough")
-    if obj["options"] != game.options:
-        bad(f"options {obj['options']!r} differ from the game's {game.options!r}")
+    obj = parse_state_json(text, "breakthrough", game.options, (
+        "game", "options", "turn", "active", "current_player", "phase", "main_done", "pending",
+        "agenda", "winner", "factions", "faction_done", "above", "below", "supply", "hands",
+        "known", "hand_gen", "tableaux", "market", "deck", "deck_generation", "discard",
+        "rng_state"))
     cdef const BtTables* t = &game.tables
     cdef BreakthroughState st = game._blank()
     cdef BtData* d = &st.d
@@ -2235,7 +2205,7 @@ def _setup(BreakthroughGame game, hands, *, tableaux=None, factions=None, factio
     cdef unsigned char buf[BT_MAX_CARDS]
     for i, c in enumerate(rest):
         buf[i] = c
-    _shuffle_u8(&rng, buf, len(rest))
+    rng_shuffle(&rng, buf, len(rest))
     deck = top + [buf[i] for i in range(len(rest))]
     while len(mk) < BT_MARKET and deck:
         mk.append(deck.pop(0))

@@ -11,7 +11,9 @@ from libc.stdint cimport uint64_t
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from .errors import IllegalActionError
+import json
+
+from .errors import IllegalActionError, StateFormatError
 
 from .rng cimport rng_t, rng_bounded
 
@@ -23,6 +25,35 @@ def as_seed(seed):
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
     return seed & _SEED_MASK
+
+
+def parse_state_json(text, game_name, options, required):
+    """Parse a serialised state (JSON text, bytes or an already-parsed dict) of game `game_name`
+    played with `options`, and check the top-level fields in `required` are there. Raises
+    StateFormatError saying what is wrong; returns the dict."""
+    def bad(msg):
+        raise StateFormatError(f"{game_name} state: {msg}")
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "replace")
+    if isinstance(text, str):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            bad(f"not valid JSON ({exc})")
+    elif isinstance(text, dict):
+        obj = text
+    else:
+        bad(f"expected JSON text, got {type(text).__name__}")
+    if not isinstance(obj, dict):
+        bad("the top level must be an object")
+    for key in required:
+        if key not in obj:
+            bad(f"missing field {key!r}")
+    if obj["game"] != game_name:
+        bad(f"this is a {obj['game']!r} state, not {game_name}")
+    if obj["options"] != options:
+        bad(f"options {obj['options']!r} differ from the game's {options!r}")
+    return obj
 
 
 cdef double rank_return(int me, int n, const double* scores) noexcept nogil:

@@ -29,8 +29,8 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t
 
 from .core cimport GameState, rank_return
-from .rng cimport rng_t, rng_shuffle_i8
-from .core import as_seed
+from .rng cimport rng_t, rng_shuffle
+from .core import as_seed, parse_state_json
 from .errors import StateFormatError
 from . import metro_data
 
@@ -238,7 +238,7 @@ cdef class MetroGame:
             for _ in range(self.tables.count[k]):
                 tiles[i] = k
                 i += 1
-        rng_shuffle_i8(&rng, tiles, METRO_TILES)
+        rng_shuffle(&rng, tiles, METRO_TILES)
         _clear(d, &self.tables)
         memcpy(d.supply, tiles, 60)
         for rnd in range(self.hand_size):
@@ -547,7 +547,7 @@ cdef class MetroState(GameState):
             for i in range(counts[k]):
                 pool[n] = k
                 n += 1
-        rng_shuffle_i8(&rng, pool, n)
+        rng_shuffle(&rng, pool, n)
         n = 0
         for p in range(t.players):
             if p != player:
@@ -748,26 +748,8 @@ cdef void _retrace(MetroData* d, const MetroTables* t) noexcept nogil:
 def _state_from_json(MetroGame game, text):
     def bad(msg):
         raise StateFormatError(f"metro state: {msg}")
-    if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8", "replace")
-    if isinstance(text, str):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            bad(f"not valid JSON ({exc})")
-    elif isinstance(text, dict):
-        obj = text
-    else:
-        bad(f"expected JSON text, got {type(text).__name__}")
-    if not isinstance(obj, dict):
-        bad("the top level must be an object")
-    for key in ("game", "options", "current_player", "phase", "board", "hands", "supply", "drawn"):
-        if key not in obj:
-            bad(f"missing field {key!r}")
-    if obj["game"] != "metro":
-        bad(f"this is a {obj['game']!r} state, not metro")
-    if obj["options"] != game.options:
-        bad(f"options {obj['options']!r} differ from the game's {game.options!r}")
+    obj = parse_state_json(text, "metro", game.options, ("game", "options", "current_player", "phase", "board", "hands",
+                                           "supply", "drawn"))
     ids = game.tile_ids
     cdef MetroState st = game._blank()
     cdef MetroData* d = &st.d

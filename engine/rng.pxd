@@ -31,10 +31,15 @@ cdef inline double rng_uniform(rng_t* s) noexcept nogil:
     return (rng_next(s) >> 11) * (1.0 / 9007199254740992.0)
 
 
-cdef inline void rng_shuffle_i8(rng_t* s, signed char* a, int n) noexcept nogil:
+ctypedef fused byte_t:
+    signed char
+    unsigned char
+
+
+cdef inline void rng_shuffle(rng_t* s, byte_t* a, int n) noexcept nogil:
     """Fisher-Yates from the end: for i = n-1 .. 1, swap a[i] with a[bounded(i + 1)]."""
     cdef int i, j
-    cdef signed char t
+    cdef byte_t t
     for i in range(n - 1, 0, -1):
         j = <int>rng_bounded(s, <uint64_t>(i + 1))
         t = a[i]
