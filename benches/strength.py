@@ -116,8 +116,8 @@ def summarise(spec, out):
 def describe(s):
     b = f"{s['bot']}" + (f" {s['bot_options']}" if s["bot_options"] else "")
     o = f"{s['opponent']}" + (f" {s['opponent_options']}" if s["opponent_options"] else "")
-    budget = f"{s['time']} s" if s["time"] else f"{s['iterations']} it"
-    return (f"{s['game']} {s['options']}: {b} ({budget}/move) vs {o}: first {s['first_rate']:.1%} "
+    budget = f"{s['time']} s" if s["time"] else f"{s['iterations']} it" if s["iterations"] else "preset budget"
+    return (f"{s['game']} {s['options']}: {b} ({budget} a move) vs {o}: first {s['first_rate']:.1%} "
             f"[95% {s['first_ci95'][0]:.1%}-{s['first_ci95'][1]:.1%}], {s['wins']} wins, {s['shared_firsts']} shared, "
             f"mean return {s['mean_return']:.3f}, {s['games_played']} games, "
             f"{s['bot_seconds_per_move']:.3f} s/move")

@@ -1,52 +1,137 @@
-"""The ``metro-ai`` command line.
+"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play.
 
-Exit codes: 0 success, 1 failure, 2 bad usage.
+Exit codes: 0 success, 1 failure (including an interrupted tournament or failed games), 2 bad usage
+(unknown game, bot or option, a bad bot spec, a tournament file that holds another tournament).
+Every command has ``--help``; the listing and result commands have ``--json``.
 """
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import os
+import shutil
 import sys
+import textwrap
 
 import metro_ai
-from metro_ai.registry import GAMES
+from metro_ai.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
+from metro_ai.bots.seeding import derive
+from metro_ai.registry import BOTS, GAMES, PRESETS
+
+BOT_SPEC_HELP = """\
+bot specs: NAME[:KEY=VALUE,...] where NAME is a bot or preset (metro-ai bots) and the keys are
+its options plus iterations=N (budget per move, reproducible), time=S (seconds per move, not
+reproducible) and label=TEXT (its name in tables); e.g. ismcts:c=1.0,iterations=500 or hard or
+medium:time=0.5,label=quick. In a list, commas separate bots and KEY=VALUE items continue the bot
+before them: ismcts:c=1.0,time=0.1,greedy,random is three bots."""
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _add_game_args(p, players_default):
+    p.add_argument("--game", default=None, help="game name (default: metro)")
+    p.add_argument("--players", type=int, default=None, help=f"number of players (default: {players_default})")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a game option, e.g. --option hand_size=2 --option orientation=false (metro-ai games)")
+
+
+def _add_budget_args(p, what):
+    p.add_argument("--iterations", type=int, default=None, metavar="N",
+                   help=f"search iterations per move for {what} (reproducible)")
+    p.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                   help=f"seconds per move for {what} (wall clock: not reproducible)")
 
 
 def _parser():
-    p = argparse.ArgumentParser(prog="metro-ai", description="AI opponents for the Metro family of games.")
+    p = argparse.ArgumentParser(prog="metro-ai", description="AI opponents for the Metro family of games.",
+                                epilog="exit codes: 0 success, 1 failure, 2 bad usage")
+    p.add_argument("--version", action="version", version=f"metro-ai {metro_ai.__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     g = sub.add_parser("games", help="list the games and their options")
     g.add_argument("--json", action="store_true", help="machine-readable output")
 
-    b = sub.add_parser("bots", help="list the bots")
+    b = sub.add_parser("bots", help="list the bots, their options and the presets", epilog=BOT_SPEC_HELP,
+                       formatter_class=_Formatter)
     b.add_argument("--json", action="store_true", help="machine-readable output")
 
-    m = sub.add_parser("match", help="play one game between bots and print the result")
-    m.add_argument("--game", default="metro", help="game name (default: metro)")
-    m.add_argument("--players", type=int, default=4, help="number of players (default: 4)")
-    m.add_argument("--bots", default="random",
-                   help="comma-separated bot names, one per seat, or one name for every seat (default: random)")
-    m.add_argument("--seed", type=int, default=1, help="deal and bot seed (default: 1)")
-    m.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="a game option, e.g. --option hand_size=2 --option orientation=false")
+    m = sub.add_parser("match", help="play one game between bots and print the result", epilog=BOT_SPEC_HELP,
+                       formatter_class=_Formatter)
+    _add_game_args(m, 4)
+    m.add_argument("--bots", nargs="+", default=["random"], metavar="SPEC",
+                   help="one bot spec per seat, or one for every seat (default: random)")
+    _add_budget_args(m, "search bots whose spec has no budget")
+    m.add_argument("--seed", type=int, default=1, help="deal seed; bot seeds derive from it (default: 1)")
+    m.add_argument("--save", metavar="FILE", help="write the match record (JSON) to FILE; metro_ai.replay reads it")
     m.add_argument("--quiet", action="store_true", help="print only the result, not the final board")
     m.add_argument("--json", action="store_true", help="print the match record as JSON")
+
+    t = sub.add_parser(
+        "tournament", help="a round robin or gauntlet between bots, with ratings", formatter_class=_Formatter,
+        description=textwrap.dedent("""\
+            Play a tournament: every table of bots (round robin: every set of --players bots;
+            gauntlet: the first bot against copies of each other) on --deals deals, each deal in
+            every seating (duplicate deals: the same seed with the seats rotated, so luck cancels).
+            Results go into an SQLite file (--db) as each game finishes. Run the same command again,
+            or --resume, to continue an interrupted tournament; Ctrl-C stops cleanly.
+            Ratings on the Elo scale with 95% bootstrap intervals: Bradley-Terry for 2 players,
+            Plackett-Luce (pairwise composite likelihood; openskill as a cross-check) for more.
+            With iteration budgets the same --seed gives the same results anywhere; time budgets
+            are not reproducible."""),
+        epilog=BOT_SPEC_HELP + "\n\nexit codes: 0 done, 1 interrupted or games failed, 2 bad usage")
+    _add_game_args(t, 2)
+    t.add_argument("--bots", nargs="+", default=None, metavar="SPEC",
+                   help="the bots (default: ismcts,greedy,random)")
+    t.add_argument("--mode", choices=("round-robin", "gauntlet"), default=None,
+                   help="round-robin (default) or gauntlet (the first bot against each other bot)")
+    t.add_argument("--deals", type=int, default=None, help="deals per table (default: 30)")
+    t.add_argument("--seatings", choices=("rotate", "all"), default=None,
+                   help="rotate: each bot in each seat once per deal (default); all: every permutation")
+    t.add_argument("--seed", type=int, default=None, help="tournament seed; every game's seeds derive from it (default: 1)")
+    _add_budget_args(t, "search bots whose spec has no budget (default: the bot's own, 1,000 iterations)")
+    t.add_argument("--db", default="metro-ai-tournament.sqlite", metavar="FILE",
+                   help="SQLite file for the results (default: metro-ai-tournament.sqlite)")
+    t.add_argument("--resume", action="store_true",
+                   help="continue the tournament in --db with its stored settings (and just report if it is done)")
+    t.add_argument("--overwrite", action="store_true", help="discard what --db holds and start afresh")
+    t.add_argument("--jobs", type=int, default=-1, help="local worker processes (default: -1, one per core; 1: no pool)")
+    t.add_argument("--dask", metavar="tcp://HOST:PORT", help="run the games on this Dask scheduler instead (extra: dask)")
+    t.add_argument("--max-games", type=int, default=None, metavar="N", help="stop after N games this run (resume later)")
+    t.add_argument("--anchor", metavar="BOT", help="fix this bot's Elo at 1500 (default: the mean is 1500)")
+    t.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the Elo intervals (default: 1000)")
+    t.add_argument("--csv", metavar="FILE", help="write the standings as CSV")
+    t.add_argument("--games-csv", metavar="FILE", help="write every game as CSV (one row per seat)")
+    t.add_argument("--plot", metavar="DIR", help="write ratings.png and winrate.png into DIR (extra: plot)")
+    t.add_argument("--quiet", action="store_true", help="no progress line")
+    t.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    a = sub.add_parser("analyse", aliases=["analyze"], help="a search bot's analysis of a saved position",
+                       epilog=BOT_SPEC_HELP, formatter_class=_Formatter)
+    a.add_argument("state", metavar="STATE.json", help="a saved state: the JSON of state.to_json()")
+    a.add_argument("--bot", default="ismcts", metavar="SPEC", help="a search bot or preset (default: ismcts)")
+    _add_budget_args(a, "the bot (default: the spec's, else the bot's own)")
+    a.add_argument("--seed", type=int, default=1, help="bot seed (default: 1)")
+    a.add_argument("--top", type=int, default=10, help="actions to show (default: 10)")
+    a.add_argument("--json", action="store_true", help="print the analysis as JSON")
+
+    pl = sub.add_parser("play", help="play against bots in the terminal", epilog=BOT_SPEC_HELP,
+                        formatter_class=_Formatter)
+    _add_game_args(pl, 2)
+    pl.add_argument("--bots", nargs="+", default=["medium"], metavar="SPEC",
+                    help="the opponents: one spec for every other seat, or one per other seat (default: medium)")
+    pl.add_argument("--seat", type=int, default=0, help="your seat, 0 moves first (default: 0)")
+    pl.add_argument("--seed", type=int, default=1, help="deal seed (default: 1)")
+    pl.add_argument("--hint-bot", default="ismcts:time=1", metavar="SPEC",
+                    help="the bot that answers 'hint' (default: ismcts:time=1)")
+    _add_budget_args(pl, "opponents whose spec has no budget")
     return p
 
 
-def _parse_value(text):
-    low = text.lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
+# ---- helpers ----
 
 def _options(pairs):
     out = {}
@@ -54,9 +139,52 @@ def _options(pairs):
         if "=" not in pair:
             raise ValueError(f"--option expects NAME=VALUE, got {pair!r}")
         name, value = pair.split("=", 1)
-        out[name.strip()] = _parse_value(value.strip())
+        out[name.strip()] = parse_value(value)
     return out
 
+
+def _limit(args):
+    if args.iterations is None and args.time is None:
+        return None
+    return metro_ai.Limit(iterations=args.iterations, time=args.time)
+
+
+def _game(args, players_default):
+    options = _options(args.option)
+    options["players"] = args.players if args.players is not None else players_default
+    return metro_ai.load_game(args.game or "metro", **options)
+
+
+def _bot_options(cls):
+    out = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        for name, p in inspect.signature(init).parameters.items():
+            if name in ("self", "seed") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or name in out:
+                continue
+            out[name] = p.default if p.default is not p.empty else None
+        if not any(p.kind == p.VAR_KEYWORD for p in inspect.signature(init).parameters.values()):
+            break
+    return out
+
+
+def _catalogue():
+    from metro_ai.bots.mcts import SearchBot
+    bots = {}
+    for name, (cls, desc) in sorted(BOTS.items()):
+        searches = issubclass(cls, SearchBot)
+        default = getattr(cls, "default_limit", None) if searches else None
+        bots[name] = {"description": desc, "options": _bot_options(cls), "searches": searches,
+                      "default_budget": None if default is None else {"iterations": default.iterations, "time": default.time}}
+    presets = {name: {"description": desc, "bot": "ismcts", "options": opts,
+                      "budget": {"iterations": lim.iterations, "time": lim.time}}
+               for name, (opts, lim, desc) in sorted(PRESETS.items())}
+    return {"bots": bots, "presets": presets}
+
+
+# ---- commands ----
 
 def _cmd_games(args):
     info = {name: {"title": g.title, "options": {k: {"default": d, "help": h} for k, (d, h) in g.options.items()}}
@@ -72,27 +200,48 @@ def _cmd_games(args):
 
 
 def _cmd_bots(args):
-    info = metro_ai.describe_bots()
+    cat = _catalogue()
     if args.json:
-        print(json.dumps(info, indent=2))
+        out = dict(metro_ai.describe_bots())          # name -> description (kept for scripts)
+        out.update({"bots": cat["bots"], "presets": cat["presets"]})
+        print(json.dumps(out, indent=2))
         return 0
-    for name, desc in info.items():
-        print(f"{name}: {desc}")
+    print("bots:")
+    for name, b in cat["bots"].items():
+        print(f"  {name}: {b['description']}")
+        if b["options"]:
+            print("      options: " + ", ".join(f"{k}={format_value(v)}" for k, v in b["options"].items()))
+        if b["default_budget"]:
+            it, tm = b["default_budget"]["iterations"], b["default_budget"]["time"]
+            print("      default budget: " + (f"{it} iterations" if it else f"{tm} s") + " per move")
+        elif not b["searches"]:
+            print("      no budget: it does not search")
+    print("presets (ismcts with options and a budget; options can be overridden, e.g. hard:time=2):")
+    for name, pr in cat["presets"].items():
+        print(f"  {name}: {pr['description']}")
+    print()
+    print(BOT_SPEC_HELP)
     return 0
 
 
+def _seat_specs(items, seats, what):
+    specs = parse_specs(items)
+    if len(specs) == 1:
+        specs = specs * seats
+    if len(specs) != seats:
+        raise BotSpecError(f"{what} names {len(specs)} bots for {seats} seats: give one spec, or one per seat")
+    return specs
+
+
 def _cmd_match(args):
-    options = _options(args.option)
-    options["players"] = args.players
-    game = metro_ai.load_game(args.game, **options)
-    names = [n.strip() for n in args.bots.split(",") if n.strip()]
-    if len(names) == 1:
-        names = names * game.num_players
-    if len(names) != game.num_players:
-        raise ValueError(f"--bots names {len(names)} bots for {game.num_players} seats")
-    bots = [metro_ai.make_bot(n, seed=args.seed * 1000 + i) for i, n in enumerate(names)]
+    game = _game(args, 4)
+    specs = _seat_specs(args.bots, game.num_players, "--bots")
     final = []
-    record = metro_ai.play_match(game, bots, seed=args.seed, on_action=lambda s, p, a: final.__setitem__(slice(None), [s]))
+    record = metro_ai.play_match(game, specs, seed=args.seed, limit=_limit(args),
+                                 on_action=lambda s, p, a: final.__setitem__(slice(None), [s]))
+    if args.save:
+        with open(args.save, "w") as fh:
+            json.dump(record, fh)
     if args.json:
         print(json.dumps(record))
         return 0
@@ -100,13 +249,254 @@ def _cmd_match(args):
         print(final[0].render())
         print()
     ranked = sorted(range(game.num_players), key=lambda p: -record["scores"][p])
-    print(f"{args.game}, {game.num_players} players, seed {args.seed}, {len(record['actions'])} actions")
+    print(f"{game.name}, {game.num_players} players, seed {args.seed}, {len(record['actions'])} actions, "
+          f"{record['seconds']:.2f} s")
     for place, p in enumerate(ranked, 1):
-        print(f"  {place}. player {p} ({names[p]}): {record['scores'][p]} points, return {record['returns'][p]:.3f}")
+        print(f"  {place}. player {p} ({record['bots'][p]}): {record['scores'][p]} points, "
+              f"return {record['returns'][p]:.3f}")
     return 0
 
 
-COMMANDS = {"games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match}
+_CONFIG_ARGS = ("game", "players", "bots", "mode", "deals", "seatings", "seed", "iterations", "time")
+
+
+def _tournament_config(args):
+    from metro_ai.tournament import TournamentConfig
+    given = any(getattr(args, k) is not None for k in _CONFIG_ARGS) or args.option
+    if args.resume and not given:
+        return None
+    options = _options(args.option)
+    options["players"] = args.players if args.players is not None else 2
+    return TournamentConfig(
+        game=args.game or "metro", options=options,
+        bots=parse_specs(args.bots if args.bots is not None else ["ismcts,greedy,random"]),
+        mode=args.mode or "round-robin", deals=args.deals if args.deals is not None else 30,
+        seatings=args.seatings or "rotate", seed=args.seed if args.seed is not None else 1, limit=_limit(args))
+
+
+def _cmd_tournament(args):
+    from metro_ai import report as rep
+    from metro_ai.tournament import TournamentError, load_tournament, run_tournament
+    from pathlib import Path
+    if args.jobs == 0 or args.jobs < -1:
+        raise ValueError(f"--jobs must be a positive number of processes or -1 (one per core), got {args.jobs}")
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    if args.max_games is not None and args.max_games < 0:
+        raise ValueError(f"--max-games must be >= 0, got {args.max_games}")
+    if args.plot:
+        try:
+            rep.require_matplotlib()
+        except RuntimeError as exc:
+            raise ValueError(str(exc)) from None
+    if args.dask:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise ValueError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
+    config = _tournament_config(args)
+    if args.resume and not Path(args.db).exists():
+        raise TournamentError(f"there is no tournament to resume in {args.db!r}")
+    if config is not None and args.anchor is not None and args.anchor not in config.labels:
+        raise ValueError(f"--anchor {args.anchor!r} is not one of the bots: {', '.join(config.labels)}")
+    progress = None
+    if not args.quiet:
+        progress = _StartedProgress()
+    interrupted = False
+    try:
+        result = run_tournament(config, db=args.db, overwrite=args.overwrite, jobs=args.jobs, dask=args.dask,
+                                progress=progress, max_games=args.max_games)
+    except KeyboardInterrupt:
+        interrupted = True
+        result = load_tournament(args.db)
+    finally:
+        if progress is not None:
+            progress.close()
+    report = rep.build_report(result, bootstrap=args.bootstrap, seed=result.config.seed, anchor=args.anchor)
+    if args.csv:
+        rep.write_csv(report, args.csv)
+    if args.games_csv:
+        rep.write_games_csv(result, args.games_csv)
+    plots = rep.plot(report, args.plot) if args.plot else []
+    if args.json:
+        print(json.dumps({**report, "interrupted": interrupted, "plots": plots}, indent=2))
+    else:
+        print(rep.format_report(report))
+        for path in plots:
+            print(f"wrote {path}")
+    if interrupted or not result.complete:
+        print(f"metro-ai: {'interrupted: ' if interrupted else ''}{len(result.games)}/{result.total} games kept in "
+              f"{args.db}; continue with: metro-ai tournament --resume --db {args.db}", file=sys.stderr)
+        return 1 if interrupted or result.failures else 0
+    if result.failures:
+        print(f"metro-ai: {len(result.failures)} game(s) failed; first: {result.failures[0]['error']}; "
+              "--resume retries them", file=sys.stderr)
+        return 1
+    return 0
+
+
+class _StartedProgress:
+    """The progress line, told how many games were already done when this run began."""
+
+    def __init__(self):
+        from metro_ai.report import ProgressLine
+        self.line = None
+        self.cls = ProgressLine
+
+    def __call__(self, done, total, result):
+        if self.line is None:               # the first call comes before this run's first game
+            self.line = self.cls(already=done)
+        self.line(done, total, result)
+
+    def close(self):
+        if self.line is not None:
+            self.line.close()
+
+
+def _cmd_analyse(args):
+    state = metro_ai.load_state(args.state)
+    spec = BotSpec.parse(args.bot)
+    bot = spec.make(seed=args.seed)
+    if not hasattr(bot, "analyse"):
+        raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use ismcts, pimc, "
+                           "flat-mc or a preset (easy, medium, hard, max)")
+    if state.is_terminal():
+        raise ValueError("the saved game is over: there is nothing to analyse")
+    limit = _limit(args) or spec.limit
+    analysis = bot.analyse(state, limit)
+    if args.json:
+        print(json.dumps(analysis.to_dict(), indent=2))
+    else:
+        print(analysis.table(top=args.top))
+    return 0
+
+
+# ---- play ----
+
+PLAY_HELP = """commands:
+  NUMBER        play the action with that number in the list
+  TEXT          play the action written out, e.g. 'draw' or 'place T05 at C1'
+  list          show the legal actions again      board   show the board again
+  hint          what the hint bot would play, and why
+  help          this help                          quit    leave the game"""
+
+
+def _columns(items, width):
+    if not items:
+        return []
+    cell = max(len(s) for s in items) + 2
+    per = max(1, width // cell)
+    rows = -(-len(items) // per)
+    return ["".join(items[r + c * rows].ljust(cell) for c in range(per) if r + c * rows < len(items)).rstrip()
+            for r in range(rows)]
+
+
+def _cmd_play(args, read=None, write=None):
+    read = read or input
+    write = write or print
+    game = _game(args, 2)
+    n = game.num_players
+    if not 0 <= args.seat < n:
+        raise ValueError(f"--seat must be 0-{n - 1} for {n} players, got {args.seat}")
+    others = [p for p in range(n) if p != args.seat]
+    specs = _seat_specs(args.bots, n - 1, "--bots")
+    hint_spec = BotSpec.parse(args.hint_bot)
+    if not hint_spec.searches():
+        raise BotSpecError(f"--hint-bot {args.hint_bot!r} does not search; use ismcts, pimc, flat-mc or a preset")
+    bots = {p: specs[i].make(seed=derive(args.seed, 0x5EA7, p)) for i, p in enumerate(others)}
+    limits = {p: specs[i].limit or _limit(args) for i, p in enumerate(others)}
+    labels = {p: specs[i].display for i, p in enumerate(others)}
+    labels[args.seat] = "you"
+    state = game.new_state(args.seed)
+    me = args.seat
+    width = shutil.get_terminal_size((100, 24)).columns
+    hints = 0
+    write(f"{game.name}, {n} players; you are player {me}. "
+          + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
+
+    def show_actions(actions):
+        items = [f"{i + 1:>3}: {state.action_to_string(a)}" for i, a in enumerate(actions)]
+        write(f"your legal actions ({len(actions)}):")
+        for line in _columns(items, width):
+            write("  " + line)
+
+    while not state.is_terminal():
+        p = state.current_player
+        if p != me:
+            action = bots[p].choose(state, limits[p])
+            write(f"P{p} ({labels[p]}): {state.action_to_string(action)}")
+            state.apply(action)
+            continue
+        write("")
+        write(state.render(player=me))
+        actions = state.legal_actions()
+        show_actions(actions)
+        while True:
+            try:
+                text = read(f"P{me}> ").strip()
+            except EOFError:
+                write("\nend of input: you left the game")
+                return 0
+            low = text.lower()
+            if not text:
+                continue
+            if low in ("quit", "exit", "q"):
+                write("you left the game")
+                return 0
+            if low in ("help", "?", "h"):
+                write(PLAY_HELP)
+                continue
+            if low in ("list", "l", "actions"):
+                show_actions(actions)
+                continue
+            if low in ("board", "b"):
+                write(state.render(player=me))
+                continue
+            if low == "hint":
+                try:
+                    hinter = hint_spec.make(seed=derive(args.seed, 0x4141, hints))
+                    hints += 1
+                    analysis = hinter.analyse(state, hint_spec.limit)
+                    number = actions.index(analysis.chosen) + 1 if analysis.chosen in actions else "?"
+                    write(f"hint ({hint_spec.display}): play {number}: {analysis.chosen_text}")
+                    write(analysis.table(top=5))
+                except Exception as exc:  # noqa: BLE001 - a hint must never end the game
+                    write(f"no hint: {type(exc).__name__}: {exc}")
+                continue
+            if text.isdigit():
+                k = int(text)
+                if not 1 <= k <= len(actions):
+                    write(f"there is no action {k}: choose 1-{len(actions)}, or type 'list'")
+                    continue
+                action = actions[k - 1]
+            else:
+                try:
+                    action = state.string_to_action(text)
+                except (ValueError, KeyError) as exc:
+                    write(f"not understood: {text!r} ({exc}). Type a number from the list, an action as "
+                          "written there, or 'help'")
+                    continue
+                if action not in actions:
+                    write(f"{text!r} is not legal now; type 'list' to see what is")
+                    continue
+            write(f"P{me} (you): {state.action_to_string(action)}")
+            state.apply(action)
+            break
+    write("")
+    write(state.render(player=me))
+    scores, returns = state.scores(), state.returns()
+    ranked = sorted(range(n), key=lambda q: -returns[q])
+    write("game over:")
+    for place, q in enumerate(ranked, 1):
+        write(f"  {place}. P{q} ({labels[q]}): {scores[q]} points")
+    best = max(returns)
+    write("you win!" if returns[me] == best and returns.count(best) == 1 else
+          "you share first place" if returns[me] == best else "you lose")
+    return 0
+
+
+COMMANDS = {"games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
+            "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play}
 
 
 def main(argv=None):
@@ -114,9 +504,18 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except ValueError as exc:           # bad options, bad bot names: a usage error
+    except ValueError as exc:   # bad options, bot specs, states, settings: a usage error
         print(f"metro-ai: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:                  # output piped into head & co.: stop quietly
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 1
+    except OSError as exc:
+        print(f"metro-ai: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, FileNotFoundError) else 1
     except KeyboardInterrupt:
         print("metro-ai: interrupted", file=sys.stderr)
         return 1

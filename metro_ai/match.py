@@ -1,28 +1,118 @@
-"""Playing one game between bots."""
+"""Playing one game between bots, its JSON record, replaying a record, loading a saved state."""
 from __future__ import annotations
 
+import inspect
+import json
+import os
+import platform
 import time
+from pathlib import Path
 
+from metro_ai.botspec import BotSpec
 from metro_ai.bots.limit import Limit
+from metro_ai.bots.seeding import derive
+from metro_ai.engine.errors import MetroAIError, StateFormatError
+
+RECORD_FORMAT = "metro-ai-match"
+RECORD_VERSION = 1
 
 
-def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None):
-    """Play one game of `game` (a loaded game) between `bots`, one per seat, from `seed`.
+class RecordError(MetroAIError, ValueError):
+    """A match record that cannot be replayed: malformed, or an action that is not legal where it
+    was recorded, or final scores that differ from the replay's."""
+
+
+def _versions():
+    from metro_ai import __version__
+    return {"metro_ai": __version__, "python": platform.python_version()}
+
+
+def limit_to_dict(limit):
+    return None if limit is None else {"iterations": limit.iterations, "time": limit.time}
+
+
+def limit_from_dict(d):
+    return None if d is None else Limit(iterations=d.get("iterations"), time=d.get("time"))
+
+
+def _as_game(game, seats):
+    if isinstance(game, str):
+        from metro_ai.registry import load_game
+        return load_game(game, players=seats)
+    return game
+
+
+def _bot_options(bot):
+    """Best-effort options of a bot object made without a spec: its constructor's parameters
+    read back from attributes of the same name (or ``n_<name>``)."""
+    out = {}
+    try:
+        params = inspect.signature(type(bot).__init__).parameters
+    except (TypeError, ValueError):
+        return out
+    for name, p in params.items():
+        if name in ("self", "seed") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            continue
+        for attr in (name, f"n_{name}"):
+            if hasattr(bot, attr):
+                value = getattr(bot, attr)
+                if value is None or isinstance(value, (bool, int, float, str)):
+                    out[name] = value
+                break
+    return out
+
+
+def _seat_info(bot, spec, seat_limit):
+    effective = seat_limit if seat_limit is not None else getattr(bot, "default_limit", None)
+    return {
+        "bot": spec.display if spec is not None else getattr(bot, "name", type(bot).__name__),
+        "spec": str(spec) if spec is not None else None,
+        "name": getattr(bot, "name", type(bot).__name__),
+        "options": dict(spec.options) if spec is not None else _bot_options(bot),
+        "seed": getattr(bot, "seed", None),
+        "limit": limit_to_dict(effective) if hasattr(bot, "analyse") else None,
+    }
+
+
+def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, bot_seeds=None):
+    """Play one game between `bots`, one per seat, from `seed`, and return its JSON-ready record.
+
+    `game` is a loaded game (``load_game("metro", players=2)``) or a game name (then the number of
+    bots is the number of players). Each of `bots` is a bot object, or a bot spec (text such as
+    ``"ismcts:c=1.0,iterations=200"`` or a :class:`BotSpec`) which is made here with the seed
+    ``bot_seeds[seat]`` (default: derived from `seed` and the seat). `limit` is the budget per
+    move for bots without one of their own (a spec's budget wins; None: the bot's default).
 
     Each bot is asked to choose only on its own turns and is given only the state, from which a
-    well-behaved bot reads what its player may see. Returns a JSON-ready record: the game and
-    options, the seed, which bot sat where, every action with its text and the seconds taken,
-    and the final scores and returns. ``on_action(state, player, action)`` is called after each
-    action if given.
+    well-behaved bot reads what its player may see. The record holds the game and options, the
+    seed, which bot sat where (``bots``: names; ``seats``: spec, options, seed and budget of
+    each), every action with its text and the seconds the bot took, the final scores and
+    returns, the total seconds and the versions. ``on_action(state, player, action)`` is called
+    after each action if given. :func:`replay` rebuilds every state from the record.
     """
+    game = _as_game(game, len(bots))
     if len(bots) != game.num_players:
         raise ValueError(f"{game.name} with {game.num_players} players needs {game.num_players} bots, got {len(bots)}")
+    if bot_seeds is not None and len(bot_seeds) != len(bots):
+        raise ValueError(f"bot_seeds has {len(bot_seeds)} seeds for {len(bots)} bots")
+    players, limits, seats = [], [], []
+    for p, b in enumerate(bots):
+        if isinstance(b, (str, BotSpec)):
+            spec = BotSpec.parse(b)
+            bot = spec.make(bot_seeds[p] if bot_seeds is not None else derive(seed, 0x5EA7, p))
+            seat_limit = spec.limit if spec.limit is not None else limit
+        else:
+            spec, bot, seat_limit = getattr(b, "spec", None), b, limit
+        players.append(bot)
+        limits.append(seat_limit)
+        seats.append(_seat_info(bot, spec, seat_limit))
+    t_start = time.perf_counter()
     state = game.new_state(seed)
     moves = []
     while not state.is_terminal():
         player = state.current_player
         t0 = time.perf_counter()
-        action = bots[player].choose(state, limit)
+        action = players[player].choose(state, limits[player])
         took = time.perf_counter() - t0
         text = state.action_to_string(action)
         state.apply(action)
@@ -30,11 +120,95 @@ def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None):
         if on_action is not None:
             on_action(state, player, action)
     return {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
         "game": game.name,
         "options": game.options,
         "seed": seed,
-        "bots": [getattr(b, "name", type(b).__name__) for b in bots],
+        "bots": [s["bot"] for s in seats],
+        "seats": seats,
+        "limit": limit_to_dict(limit),
         "actions": moves,
         "scores": state.scores(),
         "returns": state.returns(),
+        "seconds": round(time.perf_counter() - t_start, 6),
+        "versions": _versions(),
     }
+
+
+def replay(record):
+    """Every state of a recorded game, from the deal to the end: a list of ``len(actions) + 1``
+    states. `record` is a record dict (from :func:`play_match`) or its JSON text.
+
+    Checks that each recorded action was the recorded player's to make and legal there, that its
+    text matches, and that the replay ends in the recorded scores and returns; raises
+    :class:`RecordError` saying where a corrupt record goes wrong.
+    """
+    if isinstance(record, (str, bytes)):
+        try:
+            record = json.loads(record)
+        except ValueError as exc:
+            raise RecordError(f"a match record must be JSON: {exc}") from None
+    if not isinstance(record, dict):
+        raise RecordError(f"a match record must be a JSON object, got {type(record).__name__}")
+    missing = [k for k in ("game", "options", "seed", "actions") if k not in record]
+    if missing:
+        raise RecordError(f"match record lacks {', '.join(missing)}")
+    from metro_ai.registry import load_game
+    try:
+        game = load_game(record["game"], **(record["options"] or {}))
+        state = game.new_state(record["seed"])
+    except (ValueError, TypeError) as exc:
+        raise RecordError(f"match record: cannot set up {record['game']!r} with options {record['options']!r} "
+                          f"and seed {record['seed']!r}: {exc}") from None
+    states = [state.clone()]
+    for i, move in enumerate(record["actions"]):
+        if not isinstance(move, dict) or "action" not in move:
+            raise RecordError(f"action {i}: expected an object with 'action', got {move!r}")
+        action = move["action"]
+        if state.is_terminal():
+            raise RecordError(f"action {i} ({move.get('text', action)!r}): the game was already over")
+        if "player" in move and move["player"] != state.current_player:
+            raise RecordError(f"action {i} ({move.get('text', action)!r}): recorded for player {move['player']} "
+                              f"but player {state.current_player} is to move")
+        if isinstance(action, bool) or not isinstance(action, int) or action not in state.legal_actions():
+            raise RecordError(f"action {i}: {action!r} ({move.get('text', '?')!r}) is not legal for player "
+                              f"{state.current_player} here")
+        text = state.action_to_string(action)
+        if "text" in move and move["text"] != text:
+            raise RecordError(f"action {i}: recorded text {move['text']!r} but action {action} is {text!r} here")
+        state.apply(action)
+        states.append(state.clone())
+    if "scores" in record and record["scores"] != state.scores():
+        raise RecordError(f"replay ends with scores {state.scores()} but the record says {record['scores']}")
+    if "returns" in record and [round(x, 9) for x in record["returns"]] != [round(x, 9) for x in state.returns()]:
+        raise RecordError(f"replay ends with returns {state.returns()} but the record says {record['returns']}")
+    if "scores" in record and not state.is_terminal():
+        raise RecordError(f"the record ends after {len(record['actions'])} actions but the game is not over")
+    return states
+
+
+def load_state(text_or_path):
+    """A state from the JSON of ``state.to_json()`` (text, or the path of a file holding it).
+
+    The game and its options are read from the JSON's "game" and "options" fields. Raises
+    StateFormatError (or OSError for a missing file) saying what is wrong.
+    """
+    if isinstance(text_or_path, os.PathLike):
+        text = Path(text_or_path).read_text()
+    elif isinstance(text_or_path, str) and not text_or_path.lstrip().startswith("{"):
+        text = Path(text_or_path).read_text()
+    else:
+        text = text_or_path
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise StateFormatError(f"a saved state must be JSON: {exc}") from None
+    if not isinstance(data, dict) or "game" not in data:
+        raise StateFormatError("a saved state must be a JSON object with a 'game' field (the JSON of state.to_json())")
+    from metro_ai.registry import load_game
+    try:
+        game = load_game(data["game"], **(data.get("options") or {}))
+    except (ValueError, TypeError) as exc:
+        raise StateFormatError(f"saved state: {exc}") from None
+    return game.state_from_json(text)

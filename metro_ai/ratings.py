@@ -1,0 +1,178 @@
+"""Ratings from tournament results, on the Elo scale, with 95% intervals.
+
+Two players: **Elo from a Bradley–Terry fit**. More players: **Plackett–Luce** strengths, fitted
+by pairwise composite likelihood: each game is broken into all its pairs of seats, and under
+Plackett–Luce the chance that i finishes above j is exactly the Bradley–Terry
+``w_i / (w_i + w_j)`` whatever the other seats hold, so the same fit estimates the Plackett–Luce
+strengths consistently (order-independent, ties and copies of a bot at one table handled), and
+the bootstrap below gives honest intervals although a game's pairs are not independent.
+
+The fit: maximum likelihood by ``choix.ilsr_pairwise_dense`` (choix: inference for Luce-family
+models) on the matrix of wins, a tie counting half a win each way, plus a weak prior of one
+virtual draw between every two bots that met (so a bot that wins every game still gets a finite
+rating). Strengths θ go onto the Elo scale, ``R = 400·log10(e)·θ``: a 400-point gap means 10:1
+odds of finishing above. Anchored so the mean rating is 1500 (or a named bot is 1500).
+95% intervals: percentile bootstrap over *deals* (all games of one deal resampled together, as
+they share the deal's luck), seeded, so the same results give the same intervals.
+
+For more than two players the report also gives openskill's ``PlackettLuce`` rating (Weng–Lin
+Bayesian updates, games in schedule order, the model's own interval ``mu ± 1.96·sigma``) as a
+cross-check from a maintained rating library; copies of one bot at a table share one openskill
+rating, updated by the mean of the copies' updates.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+ELO_PER_NAT = 400.0 / math.log(10.0)
+
+
+def _choix():
+    try:
+        import choix
+    except ImportError:  # pragma: no cover - a dependency of metro-ai
+        raise RuntimeError("ratings need choix: pip install choix") from None
+    return choix
+
+
+def pairwise_matrix(games, n_bots):
+    """``m[i, j]``: wins of bot i over bot j (draws half), over every pair of seats of every game."""
+    m = np.zeros((n_bots, n_bots))
+    for g in games:
+        seats, ret = g["seats"], g["returns"]
+        for a in range(len(seats)):
+            for b in range(len(seats)):
+                i, j = seats[a], seats[b]
+                if a == b or i == j:
+                    continue
+                if ret[a] > ret[b]:
+                    m[i, j] += 1.0
+                elif ret[a] == ret[b]:
+                    m[i, j] += 0.5
+    return m
+
+
+def _connected(met):
+    n = met.shape[0]
+    seen, stack = {0}, [0]
+    while stack:
+        i = stack.pop()
+        for j in np.nonzero(met[i])[0]:
+            if int(j) not in seen:
+                seen.add(int(j))
+                stack.append(int(j))
+    return len(seen) == n
+
+
+def bradley_terry(wins, prior_draws=1.0, initial=None):
+    """Bradley–Terry strengths (natural log scale, mean 0) from a win matrix; ``prior_draws``
+    virtual draws are added between every two bots that met. Raises ValueError if the bots'
+    games do not connect them all."""
+    wins = np.asarray(wins, dtype=float)
+    met = (wins + wins.T) > 0
+    if wins.shape[0] < 2 or not _connected(met):
+        raise ValueError("not enough games to rate: the bots' games do not connect them all")
+    comp = wins + 0.5 * prior_draws * met
+    theta = _choix().ilsr_pairwise_dense(comp, max_iter=10_000, tol=1e-9, initial_params=initial)
+    return theta - theta.mean()
+
+
+def _anchor(elo, anchor):
+    return elo - (elo[anchor] if anchor is not None else elo.mean()) + 1500.0
+
+
+def elo(games, labels, bootstrap=1000, seed=0, anchor=None, prior_draws=1.0):
+    """Elo ratings (Bradley–Terry on every pair of seats) with 95% bootstrap intervals; see the
+    module docstring.
+
+    `games`: dicts with ``deal``, ``seats`` (bot index per seat), ``returns``. `anchor`: a label
+    to fix at 1500 (default: the mean is 1500). Returns a dict: method, scale and per-bot rows
+    ``{"bot", "rating", "low", "high"}`` in label order.
+    """
+    n = len(labels)
+    anchor_i = None
+    if anchor is not None:
+        if anchor not in labels:
+            raise ValueError(f"anchor {anchor!r} is not one of the bots: {', '.join(labels)}")
+        anchor_i = labels.index(anchor)
+    deals = sorted({g["deal"] for g in games})
+    per_deal = {d: np.zeros((n, n)) for d in deals}
+    for g in games:
+        per_deal[g["deal"]] += pairwise_matrix([g], n)
+    stack = np.array([per_deal[d] for d in deals]) if deals else np.zeros((0, n, n))
+    total = stack.sum(axis=0)
+    notes = [f"{labels[i]} finished above {labels[j]} in all {int(total[i, j])} of their pairings: the gap shown "
+             f"rests on the prior (one virtual draw) and its interval cannot show how much larger it may be"
+             for i in range(n) for j in range(n) if i != j and total[i, j] > 0 and total[j, i] == 0]
+    theta = bradley_terry(total, prior_draws)
+    point = _anchor(theta * ELO_PER_NAT, anchor_i)
+    samples = []
+    if bootstrap and len(deals) > 1:
+        rng = np.random.default_rng(seed)
+        for _ in range(bootstrap):
+            pick = rng.integers(0, len(deals), len(deals))
+            try:
+                fit = bradley_terry(stack[pick].sum(axis=0), prior_draws, initial=theta)   # warm start
+                samples.append(_anchor(fit * ELO_PER_NAT, anchor_i))
+            except ValueError:          # a resample that leaves a bot unconnected: skip it
+                continue
+    if samples:
+        lo, hi = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
+    else:
+        lo = hi = np.full(n, np.nan)
+    return {
+        "method": "Bradley-Terry (choix ILSR), 95% percentile bootstrap over deals",
+        "scale": "Elo: 400 points = 10:1 odds of finishing above; " + (f"{anchor} = 1500" if anchor else "mean 1500"),
+        "bootstrap": len(samples),
+        "notes": notes,
+        "rows": [{"bot": labels[i], "rating": float(point[i]), "low": float(lo[i]), "high": float(hi[i])}
+                 for i in range(n)],
+    }
+
+
+def plackett_luce(games, labels):
+    """openskill Plackett–Luce ratings (mu) with the model's 95% interval mu ± 1.96 sigma; games
+    in the given order. Returns a dict like :func:`elo`'s."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:  # pragma: no cover - a dependency of metro-ai
+        raise RuntimeError("multiplayer ratings need openskill: pip install openskill") from None
+    model = PlackettLuce()
+    ratings = [model.rating(name=lab) for lab in labels]
+    for g in games:
+        seats, ret = g["seats"], g["returns"]
+        ranks = [1 + sum(1 for r in ret if r > mine) for mine in ret]
+        teams = [[model.rating(mu=ratings[i].mu, sigma=ratings[i].sigma)] for i in seats]
+        new = model.rate(teams, ranks=ranks)
+        for i in set(seats):
+            copies = [new[s][0] for s in range(len(seats)) if seats[s] == i]
+            ratings[i] = model.rating(mu=sum(c.mu for c in copies) / len(copies),
+                                      sigma=sum(c.sigma for c in copies) / len(copies), name=labels[i])
+    return {
+        "method": "Plackett-Luce (openskill PlackettLuce), model's 95% interval mu +/- 1.96 sigma",
+        "scale": f"openskill mu (a new bot starts at {model.mu:g})",
+        "bootstrap": 0,
+        "rows": [{"bot": labels[i], "rating": float(r.mu), "low": float(r.mu - 1.96 * r.sigma),
+                  "high": float(r.mu + 1.96 * r.sigma), "sigma": float(r.sigma)} for i, r in enumerate(ratings)],
+    }
+
+
+def rate(games, labels, players, bootstrap=1000, seed=0, anchor=None):
+    """Elo ratings for any number of players (Bradley–Terry for two, Plackett–Luce by pairwise
+    composite likelihood for more), plus openskill's Plackett–Luce for more than two. When the
+    games so far cannot rate every bot, "rows" is empty and "note" says why."""
+    try:
+        out = elo(games, labels, bootstrap=bootstrap, seed=seed, anchor=anchor)
+    except ValueError as exc:
+        if "anchor" in str(exc):
+            raise
+        out = {"method": None, "note": str(exc), "rows": []}
+    else:
+        if players > 2:
+            out["method"] = "Plackett-Luce by pairwise composite likelihood (choix ILSR), " \
+                            "95% percentile bootstrap over deals"
+    if players > 2 and games:
+        out["openskill"] = plackett_luce(games, labels)
+    return out

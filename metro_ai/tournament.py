@@ -1,0 +1,443 @@
+"""Tournaments: round robin or gauntlet over bot specs, seats rotated over duplicate deals, games
+in parallel (joblib processes, or a Dask cluster), every result stored in SQLite as it finishes,
+resumable after an interruption.
+
+Schedule. A *table* is a multiset of bots, one per seat: in a round robin every set of
+``players`` distinct bots (with fewer bots than seats, every multiset holding each bot at least
+once, so 2 bots at 3 seats give AAB and ABB); in a gauntlet the first bot (the challenger)
+against ``players - 1`` copies of each other bot. Each *deal* (a seed derived from the tournament
+seed) is played at every table in every seating: the table's cyclic rotations (``rotate``,
+each bot in each seat once) or all its distinct permutations (``all``). So every bot meets the
+same tiles or cards from every seat (duplicate deals) and the luck of the deal cancels out.
+Bot seeds derive from the tournament seed too: the same tournament, with iteration budgets,
+plays the same games with the same results on any machine, whatever the order or place the
+games run in (time budgets are not reproducible).
+
+Storage: see :class:`TournamentDB`.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from metro_ai.botspec import BotSpec, BotSpecError, parse_specs
+from metro_ai.bots.limit import Limit
+from metro_ai.bots.seeding import derive
+from metro_ai.engine.errors import MetroAIError
+from metro_ai.match import limit_from_dict, limit_to_dict, play_match
+
+MODES = ("round-robin", "gauntlet")
+SEATINGS = ("rotate", "all")
+SCHEMA_VERSION = 1
+
+
+class TournamentError(MetroAIError, ValueError):
+    """A tournament that cannot be set up or continued; the message says what is wrong."""
+
+
+@dataclass
+class TournamentConfig:
+    """Everything that defines a tournament's games. Two configs that are equal play the same games."""
+    game: str
+    options: dict
+    bots: list
+    mode: str = "round-robin"
+    deals: int = 20
+    seatings: str = "rotate"
+    seed: int = 1
+    limit: Limit | None = None      # budget per move for search bots whose spec has none
+
+    def __post_init__(self):
+        from metro_ai.registry import load_game
+        self.bots = parse_specs(list(self.bots))
+        self.options = dict(self.options)
+        self._game = load_game(self.game, **self.options)          # validates name and options
+        self.options = dict(self._game.options)
+        if self.mode not in MODES:
+            raise TournamentError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.seatings not in SEATINGS:
+            raise TournamentError(f"seatings must be one of {', '.join(SEATINGS)}, got {self.seatings!r}")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
+            raise TournamentError(f"deals must be a positive int, got {self.deals!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TournamentError(f"seed must be an int, got {self.seed!r}")
+        if len(self.bots) < 2:
+            raise TournamentError(f"a tournament needs at least 2 bots, got {len(self.bots)}")
+        labels = [b.display for b in self.bots]
+        for lab in labels:
+            if labels.count(lab) > 1:
+                raise TournamentError(f"bot {lab!r} is given twice; tell them apart with a label, "
+                                      f"e.g. '{lab}{',' if ':' in lab else ':'}label={lab}-2'")
+
+    @property
+    def players(self):
+        return self._game.num_players
+
+    @property
+    def labels(self):
+        return [b.display for b in self.bots]
+
+    def to_dict(self):
+        return {"game": self.game, "options": self.options, "bots": [b.to_dict() for b in self.bots],
+                "mode": self.mode, "deals": self.deals, "seatings": self.seatings, "seed": self.seed,
+                "limit": limit_to_dict(self.limit)}
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(d["game"], d["options"], [BotSpec.from_dict(b) for b in d["bots"]], d["mode"], d["deals"],
+                   d["seatings"], d["seed"], limit_from_dict(d.get("limit")))
+
+    def key(self):
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def __eq__(self, other):
+        return isinstance(other, TournamentConfig) and self.key() == other.key()
+
+    def tables(self):
+        """The tables, each a tuple of bot indexes (see the module docstring)."""
+        k, n = len(self.bots), self.players
+        if self.mode == "gauntlet":
+            return [(0,) + (j,) * (n - 1) for j in range(1, k)]
+        if k >= n:
+            return list(itertools.combinations(range(k), n))
+        return [t for t in itertools.combinations_with_replacement(range(k), n) if len(set(t)) == k]
+
+    def seatings_of(self, table):
+        n = len(table)
+        if self.seatings == "rotate":
+            out = [tuple(table[r:] + table[:r]) for r in range(n)]
+        else:
+            out = sorted(set(itertools.permutations(table)))
+        seen, unique = set(), []
+        for s in out:
+            if s not in seen:
+                seen.add(s)
+                unique.append(s)
+        return unique
+
+    def schedule(self):
+        """Every game of the tournament, deal by deal: dicts with id, deal, table, seating, seats
+        (a bot index per seat), seed (the deal's) and bot_seeds (one per seat)."""
+        games = []
+        tables = self.tables()
+        for deal in range(self.deals):
+            deal_seed = derive(self.seed, 0xDEA1, deal)
+            for t, table in enumerate(tables):
+                for s, seating in enumerate(self.seatings_of(table)):
+                    games.append({"id": len(games), "deal": deal, "table": t, "seating": s, "seats": list(seating),
+                                  "seed": deal_seed,
+                                  "bot_seeds": [derive(self.seed, 0xB075, deal, t, s, p) for p in range(len(seating))]})
+        return games
+
+    def describe(self):
+        tables = self.tables()
+        per = sum(len(self.seatings_of(t)) for t in tables)
+        return (f"{self.game}, {self.players} players, {self.mode}, {len(self.bots)} bots, {self.deals} deals x "
+                f"{len(tables)} table(s) x {per // len(tables) if tables else 0} seatings = {self.deals * per} games, "
+                f"seed {self.seed}")
+
+
+# ---- storage ----
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id        INTEGER PRIMARY KEY,   -- index in the schedule
+    deal      INTEGER NOT NULL,      -- deal number; every game of a deal has the same seed
+    table_no  INTEGER NOT NULL,      -- index of the table (multiset of bots)
+    seating   INTEGER NOT NULL,      -- index of the seating of that table
+    seats     TEXT NOT NULL,         -- JSON list: bot index per seat
+    seed      TEXT NOT NULL,         -- the deal seed (decimal, unsigned 64-bit)
+    bot_seeds TEXT NOT NULL,         -- JSON list of decimal seeds, one per seat
+    status    TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed')),
+    scores    TEXT,                  -- JSON list, once done
+    returns   TEXT,                  -- JSON list, once done
+    seconds   REAL,                  -- wall time of the game, once done
+    record    TEXT,                  -- the full match record (JSON), once done
+    error     TEXT,                  -- what went wrong, when failed
+    finished  TEXT                   -- UTC time the result was stored
+);
+CREATE INDEX IF NOT EXISTS games_status ON games (status);
+"""
+
+
+class TournamentDB:
+    """A tournament in an SQLite file: table ``meta`` (schema version, the config as JSON,
+    creation time) and table ``games``, one row per scheduled game, written up front with status
+    ``pending`` and updated to ``done`` (scores, returns, seconds, full match record) or
+    ``failed`` (error) in its own transaction as each game finishes. A game is stored once: the
+    update only applies to a row that is not done. ``path=None`` keeps it in memory."""
+
+    def __init__(self, path=None):
+        self.path = None if path is None or str(path) == ":memory:" else Path(path)
+        self.conn = sqlite3.connect(":memory:" if self.path is None else str(self.path), timeout=60)
+        if self.path is not None:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(_SCHEMA)
+
+    def close(self):
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _meta(self, key):
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def has_tournament(self):
+        return self._meta("config") is not None
+
+    def config(self):
+        text = self._meta("config")
+        if text is None:
+            return None
+        version = int(self._meta("schema") or 0)
+        if version != SCHEMA_VERSION:
+            raise TournamentError(f"{self.path}: schema version {version}, this metro-ai reads {SCHEMA_VERSION}")
+        return TournamentConfig.from_dict(json.loads(text))
+
+    def create(self, config):
+        games = config.schedule()
+        with self.conn:
+            self.conn.execute("DELETE FROM games")
+            self.conn.execute("DELETE FROM meta")
+            self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
+                ("schema", str(SCHEMA_VERSION)), ("config", json.dumps(config.to_dict(), sort_keys=True)),
+                ("created", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())), ("description", config.describe())])
+            self.conn.executemany(
+                "INSERT INTO games (id, deal, table_no, seating, seats, seed, bot_seeds) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(g["id"], g["deal"], g["table"], g["seating"], json.dumps(g["seats"]), str(g["seed"]),
+                  json.dumps([str(s) for s in g["bot_seeds"]])) for g in games])
+
+    def counts(self):
+        out = {"pending": 0, "done": 0, "failed": 0}
+        for status, n in self.conn.execute("SELECT status, COUNT(*) FROM games GROUP BY status"):
+            out[status] = n
+        out["total"] = sum(out.values())
+        return out
+
+    def unfinished(self):
+        """Scheduled games not done (pending, or failed before), in schedule order."""
+        rows = self.conn.execute(
+            "SELECT id, deal, table_no, seating, seats, seed, bot_seeds FROM games WHERE status != 'done' ORDER BY id")
+        return [{"id": i, "deal": d, "table": t, "seating": s, "seats": json.loads(seats), "seed": int(seed),
+                 "bot_seeds": [int(x) for x in json.loads(bs)]} for i, d, t, s, seats, seed, bs in rows]
+
+    def store(self, game_id, outcome):
+        """Store one game's outcome: ``{"record": ...}`` or ``{"error": ...}``. Returns False when the
+        game was already done (then nothing changes)."""
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with self.conn:
+            if "record" in outcome:
+                rec = outcome["record"]
+                cur = self.conn.execute(
+                    "UPDATE games SET status = 'done', scores = ?, returns = ?, seconds = ?, record = ?, error = NULL, "
+                    "finished = ? WHERE id = ? AND status != 'done'",
+                    (json.dumps(rec["scores"]), json.dumps(rec["returns"]), rec.get("seconds"), json.dumps(rec),
+                     now, game_id))
+            else:
+                cur = self.conn.execute(
+                    "UPDATE games SET status = 'failed', error = ?, finished = ? WHERE id = ? AND status != 'done'",
+                    (outcome["error"], now, game_id))
+        return cur.rowcount == 1
+
+    def results(self):
+        """The games done so far, in schedule order: dicts with id, deal, table, seating, seats,
+        scores, returns, seconds."""
+        rows = self.conn.execute("SELECT id, deal, table_no, seating, seats, scores, returns, seconds FROM games "
+                                 "WHERE status = 'done' ORDER BY id")
+        return [{"id": i, "deal": d, "table": t, "seating": s, "seats": json.loads(seats),
+                 "scores": json.loads(sc), "returns": json.loads(rt), "seconds": sec}
+                for i, d, t, s, seats, sc, rt, sec in rows]
+
+    def failures(self):
+        return [{"id": i, "error": e} for i, e in
+                self.conn.execute("SELECT id, error FROM games WHERE status = 'failed' ORDER BY id")]
+
+    def record(self, game_id):
+        """The full match record of a game done (for :func:`metro_ai.replay`), or None."""
+        row = self.conn.execute("SELECT record FROM games WHERE id = ? AND status = 'done'", (game_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+
+# ---- playing ----
+
+@functools.lru_cache(maxsize=8)
+def _setup(config_key):
+    config = TournamentConfig.from_dict(json.loads(config_key))
+    return config, config._game
+
+
+def play_scheduled(config_key, game):
+    """Play one scheduled game (in a worker); returns ``(id, {"record": ...} or {"error": ...})``."""
+    try:
+        config, loaded = _setup(config_key)
+        specs = [config.bots[i] for i in game["seats"]]
+        record = play_match(loaded, specs, seed=game["seed"], limit=config.limit, bot_seeds=game["bot_seeds"])
+        record["tournament"] = {"id": game["id"], "deal": game["deal"], "table": game["table"],
+                                "seating": game["seating"], "seats": game["seats"]}
+        return game["id"], {"record": record}
+    except Exception as exc:  # noqa: BLE001 - a failing bot fails its game, not the tournament
+        return game["id"], {"error": f"{type(exc).__name__}: {exc}"}
+
+
+@dataclass
+class TournamentResult:
+    """What a tournament has produced so far: its config, the games done (see
+    :meth:`TournamentDB.results`), failures, and the number of scheduled games."""
+    config: TournamentConfig
+    games: list
+    failures: list = field(default_factory=list)
+    total: int = 0
+    path: str | None = None
+
+    @property
+    def complete(self):
+        return len(self.games) == self.total
+
+    def report(self, **kwargs):
+        """The standings, ratings and matrices: see :func:`metro_ai.report.build_report`."""
+        from metro_ai.report import build_report
+        return build_report(self, **kwargs)
+
+
+def load_tournament(path):
+    """The results stored in a tournament file so far."""
+    if not Path(path).exists():
+        raise TournamentError(f"no tournament file {str(path)!r}")
+    with TournamentDB(path) as db:
+        config = db.config()
+        if config is None:
+            raise TournamentError(f"{str(path)!r} holds no tournament")
+        return TournamentResult(config, db.results(), db.failures(), db.counts()["total"], str(path))
+
+
+def _open(config, db, overwrite):
+    """Open or create the tournament file; returns (TournamentDB, config, already-done count)."""
+    path = None if db is None or str(db) == ":memory:" else Path(db)
+    if path is not None and overwrite and path.exists():
+        for p in (path, Path(str(path) + "-wal"), Path(str(path) + "-shm")):
+            if p.exists():
+                p.unlink()
+    if path is not None and path.exists():
+        try:
+            store = TournamentDB(path)
+            stored = store.config()
+        except sqlite3.DatabaseError as exc:
+            raise TournamentError(f"{str(path)!r} is not a metro-ai tournament file: {exc}") from None
+        if stored is not None:
+            if config is None:
+                config = stored
+            elif config != stored:
+                store.close()
+                raise TournamentError(
+                    f"{str(path)!r} holds a different tournament ({stored.describe()}); continue it with --resume "
+                    "and its own settings, pass --overwrite to start afresh, or choose another --db")
+            return store, config
+        store.close()
+    if config is None:
+        if path is None:
+            raise TournamentError("no tournament given: pass a TournamentConfig or its settings (game=, options=, bots=, ...)")
+        raise TournamentError(f"there is no tournament to resume in {str(db)!r}")
+    store = TournamentDB(path)
+    store.create(config)
+    return store, config
+
+
+def run_tournament(config=None, db=None, *, overwrite=False, jobs=1, dask=None, progress=None, max_games=None,
+                   **settings):
+    """Play a tournament (or the rest of one) and return its :class:`TournamentResult`.
+
+    `config` is a :class:`TournamentConfig`, or None with keyword `settings` for one
+    (``game="metro", options={"players": 2}, bots=["ismcts:iterations=200", "greedy", "random"],
+    deals=20, seed=1``), or None alone to continue the tournament stored in `db`.
+
+    `db` is the SQLite file (None: in memory). If it already holds the same tournament, only the
+    games not yet done are played (so an interrupted run continues where it stopped); if it
+    holds a different one, TournamentError, unless `overwrite`. Games run on `jobs` local
+    processes through joblib (1: in this process; -1: one per core), or with ``dask="tcp://host:port"``
+    on that Dask cluster through joblib's Dask backend. Each result is stored as it arrives.
+    ``progress(done, total, result_so_far)`` is called once before the first game and after each
+    stored game. `max_games` stops after that many games this run (the rest stay pending).
+    Ctrl-C (KeyboardInterrupt) stops the run; every game finished before is kept, and the
+    exception propagates.
+    """
+    if config is None and settings:
+        config = TournamentConfig(**settings)
+    elif settings:
+        raise TypeError(f"pass either a TournamentConfig or settings, not both: {sorted(settings)}")
+    store, config = _open(config, db, overwrite)
+    path = None if store.path is None else str(store.path)
+    try:
+        todo = store.unfinished()
+        if max_games is not None:
+            todo = todo[:max_games]
+        total = store.counts()["total"]
+        games = store.results()
+        result = TournamentResult(config, games, [], total, path)
+        key = config.key()
+        if progress is not None:
+            progress(len(games), total, result)
+        for game_id, outcome in _execute(key, todo, jobs, dask):
+            if store.store(game_id, outcome) and "record" in outcome:
+                rec = outcome["record"]
+                t = rec["tournament"]
+                games.append({"id": game_id, "deal": t["deal"], "table": t["table"], "seating": t["seating"],
+                              "seats": t["seats"], "scores": rec["scores"], "returns": rec["returns"],
+                              "seconds": rec.get("seconds")})
+            if progress is not None:
+                progress(len(games), total, result)
+        games.sort(key=lambda g: g["id"])
+        result.failures = store.failures()
+        return result
+    finally:
+        store.close()
+
+
+def _execute(key, todo, jobs, dask):
+    """Yield (id, outcome) as games finish, in process, on joblib's loky processes, or on Dask."""
+    if not todo:
+        return
+    if dask is None and (jobs == 1 or len(todo) == 1):
+        for game in todo:
+            yield play_scheduled(key, game)
+        return
+    from joblib import Parallel, delayed, parallel_config
+    if dask is not None:
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise TournamentError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
+        try:
+            client = Client(dask, timeout=30, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise TournamentError(f"cannot reach the Dask scheduler at {dask!r}: {exc}") from None
+        try:
+            with parallel_config(backend="dask", client=client):
+                yield from Parallel(n_jobs=-1, return_as="generator_unordered", batch_size=1)(
+                    delayed(play_scheduled)(key, g) for g in todo)
+        finally:
+            client.close()
+        return
+    n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    with parallel_config(backend="loky", n_jobs=n_jobs):
+        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(play_scheduled)(key, g) for g in todo)
+
+
+__all__ = ["BotSpecError", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
+           "load_tournament", "play_scheduled", "run_tournament"]

@@ -1,0 +1,153 @@
+"""The command line for people: play in the terminal, analyse a saved position, match with specs."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+import metro_ai
+from metro_ai.cli import main
+
+
+def _play(monkeypatch, capsys, script, argv, then="1"):
+    """Run `metro-ai play` with scripted input: the lines of `script`, then `then` forever."""
+    lines = iter(script)
+    prompts = []
+
+    def fake_input(prompt=""):
+        prompts.append(prompt)
+        if then is None:
+            try:
+                return next(lines)
+            except StopIteration:
+                raise EOFError from None
+        return next(lines, then)
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    code = main(["play", *argv])
+    return code, capsys.readouterr(), prompts
+
+
+def test_play_a_whole_game_with_bad_input_and_hints(monkeypatch, capsys):
+    game = metro_ai.load_game("metro", players=2)
+    first = game.new_state(5)
+    text = first.action_to_string(first.legal_actions()[1])
+    script = ["", "help", "999", "0", "what now", "place T99 at Z9", "list", "board", "hint", text]
+    code, out, prompts = _play(monkeypatch, capsys, script,
+                               ["--players", "2", "--bots", "greedy", "--seed", "5", "--hint-bot", "ismcts:iterations=50"])
+    assert code == 0, out.err
+    o = out.out
+    assert "you are player 0" in o and "P1: greedy" in o
+    assert "commands:" in o                                               # help
+    assert "there is no action 999" in o and "there is no action 0" in o
+    assert "not understood: 'what now'" in o and "not understood: 'place T99 at Z9'" in o
+    assert "your legal actions" in o and o.count("scores: P0=") >= 2     # list and board
+    assert "hint (ismcts:iterations=50): play" in o and "visits" in o
+    assert f"P0 (you): {text}" in o                                       # an action typed as text
+    assert "P1 (greedy):" in o and "game over:" in o and ("you win" in o or "you lose" in o or "share" in o)
+    assert prompts and all(p == "P0> " for p in prompts)
+
+
+def test_play_quit_eof_and_other_seats(monkeypatch, capsys):
+    code, out, _ = _play(monkeypatch, capsys, ["quit"], ["--players", "3", "--bots", "random", "--seat", "2"])
+    assert code == 0 and "you left the game" in out.out and "P0 (random):" in out.out
+    code, out, _ = _play(monkeypatch, capsys, ["1", "1"], ["--players", "2", "--bots", "random"], then=None)
+    assert code == 0 and "end of input" in out.out
+
+
+def test_play_breakthrough(monkeypatch, capsys):
+    try:
+        metro_ai.load_game("breakthrough", players=2).new_state(1)
+    except Exception as exc:  # noqa: BLE001 - the engine is being finished elsewhere
+        pytest.skip(f"breakthrough engine not available: {exc}")
+    code, out, _ = _play(monkeypatch, capsys, ["hint", "2", "quit"],
+                         ["--game", "breakthrough", "--bots", "random", "--hint-bot", "ismcts:iterations=20"], then="quit")
+    assert code == 0 and "P0 hand:" in out.out and "hint (" in out.out
+
+
+@pytest.mark.parametrize("argv,err", [
+    (["--seat", "5"], "--seat must be 0-1"),
+    (["--bots", "random,random"], "2 bots for 1 seats"),
+    (["--hint-bot", "greedy"], "does not search"),
+    (["--bots", "nobody"], "unknown bot"),
+])
+def test_play_bad_usage(argv, err, monkeypatch, capsys):
+    code, out, _ = _play(monkeypatch, capsys, [], ["--players", "2", *argv])
+    assert code == 2 and err in out.err
+
+
+def _saved_state(tmp_path, players=2, moves=6):
+    state = metro_ai.load_game("metro", players=players).new_state(4)
+    for _ in range(moves):
+        state.apply(state.legal_actions()[-1])
+    path = tmp_path / "state.json"
+    path.write_text(state.to_json())
+    return state, str(path)
+
+
+def test_analyse_a_saved_position(tmp_path, capsys):
+    state, path = _saved_state(tmp_path)
+    assert main(["analyse", path, "--bot", "ismcts", "--iterations", "200", "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert a["chosen"] in state.legal_actions() and a["iterations"] == 200 and a["player"] == state.current_player
+    assert main(["analyse", path, "--bot", "hard", "--time", "0.2", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"player {state.current_player}:") and len(out.strip().splitlines()) <= 5
+    assert main(["analyze", path, "--bot", "pimc:iterations=100"]) == 0
+
+
+@pytest.mark.parametrize("make,err", [
+    (lambda p: p, "does not search"),
+    (lambda p: p + ".missing", "No such file"),
+    (lambda p: (open(p, "w").write("{broken"), p)[1], "must be JSON"),
+])
+def test_analyse_errors(make, err, tmp_path, capsys):
+    _, path = _saved_state(tmp_path)
+    bot = "greedy" if err == "does not search" else "ismcts"
+    assert main(["analyse", make(path), "--bot", bot]) == 2
+    assert err in capsys.readouterr().err
+
+
+def test_match_with_specs_save_and_replay(tmp_path, capsys):
+    path = tmp_path / "rec.json"
+    assert main(["match", "--players", "3", "--bots", "ismcts:iterations=30,label=i", "greedy", "random",
+                 "--seed", "2", "--save", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "(i)" in out and "(greedy)" in out and "game over" not in out
+    rec = json.loads(path.read_text())
+    assert rec["bots"] == ["i", "greedy", "random"]
+    assert metro_ai.replay(rec)[-1].scores() == rec["scores"]
+    assert main(["match", "--players", "2", "--bots", "ismcts", "--iterations", "20", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["seats"][0]["limit"] == {"iterations": 20, "time": None}
+    assert main(["match", "--players", "2", "--bots", "random,greedy,random"]) == 2
+    assert "3 bots for 2 seats" in capsys.readouterr().err
+
+
+def test_bots_listing_shows_options_and_presets(capsys):
+    assert main(["bots"]) == 0
+    out = capsys.readouterr().out
+    assert "ismcts:" in out and "c=0.7" in out and "presets" in out and "hard:" in out and "label=TEXT" in out
+    assert main(["bots", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    from metro_ai.registry import PRESETS
+    assert info["bots"]["ismcts"]["options"]["c"] == 0.7
+    assert info["presets"]["hard"]["budget"]["iterations"] == PRESETS["hard"][1].iterations
+    assert info["bots"]["random"]["searches"] is False
+
+
+@pytest.mark.parametrize("command", ["games", "bots", "match", "tournament", "analyse", "play"])
+def test_every_command_has_help(command, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([command, "--help"])
+    assert e.value.code == 0 and "usage: metro-ai" in capsys.readouterr().out
+
+
+def test_console_script_exit_codes():
+    ok = subprocess.run([sys.executable, "-m", "metro_ai", "games", "--json"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "metro" in json.loads(ok.stdout)
+    bad = subprocess.run([sys.executable, "-m", "metro_ai", "match", "--bots", "ismcts:c=x=1"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "metro-ai: error:" in bad.stderr and "Traceback" not in bad.stderr
+    usage = subprocess.run([sys.executable, "-m", "metro_ai", "frobnicate"], capture_output=True, text=True)
+    assert usage.returncode == 2

@@ -1,0 +1,329 @@
+"""Tournaments: schedule, reproducibility, storage, interruption and resume (kill -9 and Ctrl-C),
+Dask, reports."""
+import collections
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+import metro_ai
+from metro_ai.cli import main
+from metro_ai.report import build_report, format_report, plot, write_csv, write_games_csv
+from metro_ai.tournament import TournamentConfig, TournamentDB, TournamentError, load_tournament, run_tournament
+
+BOTS = ["ismcts:iterations=30", "greedy", "random"]
+
+
+def config(players=2, deals=3, seed=7, bots=BOTS, **kw):
+    return TournamentConfig(game="metro", options={"players": players}, bots=bots, deals=deals, seed=seed, **kw)
+
+
+def outcomes(result):
+    return [(g["id"], g["seats"], g["scores"], g["returns"]) for g in result.games]
+
+
+def table(result):
+    rep = build_report(result, bootstrap=50, seed=result.config.seed)
+    return rep["standings"], rep["win_rate"], rep["first_place"]
+
+
+# ---- schedule ----
+
+@pytest.mark.parametrize("players,bots,mode,tables", [
+    (2, 3, "round-robin", [(0, 1), (0, 2), (1, 2)]),
+    (3, 4, "round-robin", [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]),
+    (3, 2, "round-robin", [(0, 0, 1), (0, 1, 1)]),
+    (4, 3, "gauntlet", [(0, 1, 1, 1), (0, 2, 2, 2)]),
+])
+def test_tables(players, bots, mode, tables):
+    specs = ["random", "greedy", "ismcts", "pimc"][:bots]
+    assert config(players, bots=specs, mode=mode).tables() == tables
+
+
+@pytest.mark.parametrize("players,seatings,per_table", [(2, "rotate", 2), (4, "rotate", 4), (3, "all", 6)])
+def test_duplicate_deals_rotate_every_seat(players, seatings, per_table):
+    bots = ["random", "greedy", "ismcts", "pimc"][:players]
+    cfg = config(players, deals=2, bots=bots, seatings=seatings)
+    games = cfg.schedule()
+    assert len(games) == 2 * len(cfg.tables()) * per_table
+    assert [g["id"] for g in games] == list(range(len(games)))
+    by_deal = collections.defaultdict(list)
+    for g in games:
+        by_deal[g["deal"]].append(g)
+    assert by_deal[0][0]["seed"] != by_deal[1][0]["seed"]
+    for deal_games in by_deal.values():
+        assert len({g["seed"] for g in deal_games}) == 1               # one deal, one seed
+        for seat in range(players):                                      # every bot sits in every seat
+            assert {g["seats"][seat] for g in deal_games} == set(range(players))
+    assert cfg.schedule() == games and config(players, deals=2, bots=bots, seatings=seatings, seed=8).schedule() != games
+
+
+def test_config_errors():
+    with pytest.raises(TournamentError, match="given twice"):
+        config(bots=["random", "random"])
+    with pytest.raises(TournamentError, match="at least 2 bots"):
+        config(bots=["random"])
+    with pytest.raises(TournamentError, match="deals must be"):
+        config(deals=0)
+    with pytest.raises(ValueError, match="unknown game"):
+        TournamentConfig(game="chess", options={"players": 2}, bots=BOTS)
+    with pytest.raises(metro_ai.BotSpecError, match="unknown bot"):
+        config(bots=["random", "oracle"])
+    assert config(bots=["random", "random:label=r2"]).labels == ["random", "r2"]
+
+
+# ---- running ----
+
+def test_same_seed_same_games_in_process_and_on_processes(tmp_path):
+    one = run_tournament(config(), db=tmp_path / "a.sqlite", jobs=1)
+    two = run_tournament(config(), db=None, jobs=2)
+    assert one.complete and two.complete and len(one.games) == 18
+    assert outcomes(one) == outcomes(two)
+    assert outcomes(run_tournament(config(seed=8), jobs=1)) != outcomes(one)
+    # the stored records replay to the stored scores
+    with TournamentDB(tmp_path / "a.sqlite") as db:
+        for g in one.games[:4]:
+            rec = db.record(g["id"])
+            assert metro_ai.replay(rec)[-1].scores() == g["scores"] == rec["scores"]
+            assert rec["tournament"]["seats"] == g["seats"]
+
+
+def test_stored_once_resume_and_refusals(tmp_path):
+    path = tmp_path / "t.sqlite"
+    calls = []
+    part = run_tournament(config(), db=path, max_games=5, progress=lambda d, t, r: calls.append((d, t)))
+    assert len(part.games) == 5 and not part.complete and calls[0] == (0, 18) and calls[-1] == (5, 18)
+    with TournamentDB(path) as db:
+        assert db.counts() == {"pending": 13, "done": 5, "failed": 0, "total": 18}
+        assert db.store(0, {"record": {"scores": [0, 0], "returns": [0, 0]}}) is False   # done stays done
+    rest = run_tournament(None, db=path)                          # continue from the stored settings
+    assert rest.complete and outcomes(rest) == outcomes(run_tournament(config(), jobs=1))
+    with pytest.raises(TournamentError, match="different tournament"):
+        run_tournament(config(seed=99), db=path)
+    assert len(run_tournament(config(seed=99), db=path, overwrite=True, max_games=1).games) == 1
+    with pytest.raises(TournamentError, match="no tournament to resume"):
+        run_tournament(None, db=tmp_path / "none.sqlite")
+
+
+def test_failed_games_are_kept_apart_and_retried(tmp_path, monkeypatch):
+    import metro_ai.tournament as t
+    real = t.play_match
+
+    def flaky(game, specs, **kw):
+        if kw["bot_seeds"][0] % 3 == 0:
+            raise RuntimeError("bot crashed")
+        return real(game, specs, **kw)
+
+    monkeypatch.setattr(t, "play_match", flaky)
+    t._setup.cache_clear()
+    res = run_tournament(config(), db=tmp_path / "f.sqlite", jobs=1)
+    assert res.failures and all("bot crashed" in f["error"] for f in res.failures)
+    assert len(res.games) + len(res.failures) == res.total
+    monkeypatch.setattr(t, "play_match", real)
+    res = run_tournament(config(), db=tmp_path / "f.sqlite", jobs=1)
+    assert res.complete and not res.failures
+
+
+def test_ctrl_c_keeps_finished_games(tmp_path):
+    path = tmp_path / "c.sqlite"
+
+    def stop_after_4(done, total, result):
+        if done == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(config(), db=path, progress=stop_after_4)
+    assert len(load_tournament(path).games) == 4
+    assert outcomes(run_tournament(None, db=path)) == outcomes(run_tournament(config(), jobs=1))
+
+
+KILL_BOTS, KILL_DEALS, KILL_GAMES = "ismcts:iterations=40,greedy:worlds=1,random", 20, 120
+
+
+def _cli(*args):
+    return [sys.executable, "-m", "metro_ai", "tournament", "--game", "metro", "--players", "2",
+            "--bots", KILL_BOTS, "--deals", str(KILL_DEALS), "--seed", "3", "--bootstrap", "50", *args]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted():
+    cfg = TournamentConfig(game="metro", options={"players": 2}, bots=[KILL_BOTS], deals=KILL_DEALS, seed=3)
+    return build_report(run_tournament(cfg, jobs=1), bootstrap=50, seed=3)
+
+
+def _done(path):
+    try:
+        with sqlite3.connect(path, timeout=5) as c:
+            return c.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _wait_for_games(path, proc, n, timeout=60):
+    t0 = time.monotonic()
+    while _done(path) < n:
+        assert proc.poll() is None, "the tournament ended before it could be interrupted"
+        assert time.monotonic() - t0 < timeout
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("how", ["kill -9", "ctrl-c"])
+def test_interrupted_process_resumes_to_the_same_table(tmp_path, how, uninterrupted, capsys):
+    path = str(tmp_path / "k.sqlite")
+    proc = subprocess.Popen(_cli("--db", path, "--jobs", "2", "--quiet"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, text=True)
+    try:
+        _wait_for_games(path, proc, 8)
+        if how == "kill -9":
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(30)
+        else:
+            os.killpg(proc.pid, signal.SIGINT)                   # what Ctrl-C sends: the whole group
+            out, err = proc.communicate(timeout=60)
+            assert proc.returncode == 1, err
+            assert "interrupted" in err and "--resume" in err and "games played:" in out
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)                  # leftover pool workers, if any
+        except ProcessLookupError:
+            pass
+        proc.wait(30)
+    kept = _done(path)
+    assert 8 <= kept < KILL_GAMES
+    capsys.readouterr()
+    assert main(["tournament", "--resume", "--db", path, "--jobs", "2", "--quiet", "--json", "--bootstrap", "50"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    with sqlite3.connect(path) as c:
+        rows = c.execute("SELECT id, status, record FROM games ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == list(range(KILL_GAMES)) and {r[1] for r in rows} == {"done"}
+    assert [json.loads(r[2])["tournament"]["id"] for r in rows] == list(range(KILL_GAMES))
+    # the same as a run never interrupted
+    assert report["games_played"] == KILL_GAMES and report["complete"]
+    for key in ("standings", "win_rate", "first_place", "seats"):
+        assert report[key] == uninterrupted[key]
+
+
+def test_dask_cluster_gives_the_same_results(tmp_path, capsys):
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import LocalCluster
+    local = run_tournament(config(), jobs=1)
+    with LocalCluster(processes=True, n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        remote = run_tournament(config(), db=tmp_path / "d.sqlite", dask=cluster.scheduler_address)
+        assert outcomes(remote) == outcomes(local)
+        code = main(["tournament", "--players", "2", "--bots", *BOTS, "--deals", "3", "--seed", "7", "--quiet",
+                     "--db", str(tmp_path / "cli.sqlite"), "--dask", cluster.scheduler_address, "--json",
+                     "--bootstrap", "50"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["standings"] == table(local)[0]
+
+
+def test_breakthrough_tournament():
+    try:
+        metro_ai.load_game("breakthrough", players=2).new_state(1)
+    except Exception as exc:  # noqa: BLE001 - the engine is being finished elsewhere
+        pytest.skip(f"breakthrough engine not available: {exc}")
+    cfg = TournamentConfig(game="breakthrough", options={"players": 2}, bots=["random", "greedy"], deals=1, seed=1)
+    res = run_tournament(cfg, jobs=1)
+    assert res.complete and len(res.games) == 2 and not res.failures
+
+
+# ---- reports ----
+
+def test_reports_table_csv_json_and_plots(tmp_path):
+    res = run_tournament(config(players=3, deals=2, bots=["greedy", "random"]), jobs=1)
+    rep = build_report(res, bootstrap=50)
+    json.dumps(rep, allow_nan=False)
+    assert rep["games_played"] == res.total == 12 and rep["rating"]["method"].startswith("Plackett-Luce")
+    assert [r["bot"] for r in rep["standings"]] == ["greedy", "random"]
+    g = rep["standings"][0]
+    assert g["seat_games"] == 18 and g["games"] == 12 and 0 <= g["first"] <= 1
+    assert rep["win_rate"][0][1] + rep["win_rate"][1][0] == pytest.approx(1.0)
+    text = format_report(rep)
+    assert "greedy" in text and "win rate" in text and "first place" in text and "openskill" in text
+    write_csv(rep, tmp_path / "s.csv")
+    write_games_csv(res, tmp_path / "g.csv")
+    assert (tmp_path / "s.csv").read_text().splitlines()[0].startswith("rank,bot,spec,games")
+    assert len((tmp_path / "g.csv").read_text().splitlines()) == 1 + 12 * 3
+    pytest.importorskip("matplotlib")
+    paths = plot(rep, tmp_path / "plots")
+    assert [os.path.basename(p) for p in paths] == ["ratings.png", "winrate.png"]
+    assert all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in paths)
+
+
+def test_cli_tournament(tmp_path, capsys):
+    db = str(tmp_path / "t.sqlite")
+    argv = ["tournament", "--players", "2", "--bots", "greedy,random", "--deals", "3", "--db", db, "--jobs", "1",
+            "--bootstrap", "20"]
+    assert main(argv + ["--max-games", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "2/6 games" in captured.err and "incomplete" in captured.out and "--resume" in captured.err
+    assert main(argv + ["--quiet", "--csv", str(tmp_path / "s.csv")]) == 0     # same settings: continues
+    out = capsys.readouterr().out
+    assert "games played: 6/6" in out and "Elo" in out and (tmp_path / "s.csv").exists()
+    assert main(["tournament", "--resume", "--db", db, "--json", "--quiet", "--anchor", "random"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["complete"] and [r["rating"] for r in rep["standings"] if r["bot"] == "random"] == [1500.0]
+    assert main(argv + ["--deals", "4", "--quiet"]) == 2                   # another tournament in the same file
+    assert "different tournament" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,err", [
+    (["--bots", "greedy,oracle"], "unknown bot 'oracle'"),
+    (["--bots", "greedy:time=1,random"], "does not search"),
+    (["--bots", "random,random"], "given twice"),
+    (["--deals", "0"], "deals must be"),
+    (["--option", "colour=red"], "unknown option"),
+    (["--jobs", "0"], "--jobs must be"),
+    (["--resume", "--db", "/nonexistent/t.sqlite"], "no tournament to resume"),
+    (["--bots", "greedy,random", "--anchor", "nobody"], "--anchor 'nobody'"),
+])
+def test_cli_tournament_bad_usage(argv, err, tmp_path, capsys):
+    if "--db" not in argv:
+        argv = argv + ["--db", str(tmp_path / "x.sqlite")]
+    assert main(["tournament", "--quiet", *argv]) == 2
+    assert err in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["tournament", "--mode", "swiss"])
+    assert e.value.code == 2
+
+
+def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys, monkeypatch):
+    import metro_ai.report as rep
+
+    def missing():
+        raise RuntimeError("plots need matplotlib: pip install 'metro-ai[plot]'")
+
+    monkeypatch.setattr(rep, "require_matplotlib", missing)
+    db = tmp_path / "p.sqlite"
+    assert main(["tournament", "--bots", "greedy,random", "--db", str(db), "--plot", str(tmp_path)]) == 2
+    assert "metro-ai[plot]" in capsys.readouterr().err and not db.exists()
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)           # as if Dask were not installed
+    assert main(["tournament", "--bots", "greedy,random", "--db", str(db), "--dask", "tcp://127.0.0.1:1"]) == 2
+    assert "metro-ai[dask]" in capsys.readouterr().err and not db.exists()
+
+
+def test_progress_line_on_a_terminal_and_in_a_log():
+    import io
+    from metro_ai.report import ProgressLine
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    res = run_tournament(config(), jobs=1)
+    tty, log = Tty(), io.StringIO()
+    for stream in (tty, log):
+        line = ProgressLine(stream)
+        for done in (0, 9, 18):
+            line(done, 18, res)
+            time.sleep(0.11)
+        line.close()
+    assert tty.getvalue().count("\r\x1b[K") == 3 and tty.getvalue().endswith("\n")
+    assert "18/18 games (100%)" in tty.getvalue() and "mean return: greedy" in tty.getvalue()
+    assert log.getvalue().count("\n") == 3 and "ETA" in log.getvalue() and "\r" not in log.getvalue()
