@@ -92,6 +92,7 @@ cdef class SearchCore:
         self.root = root
         self.fixed = fixed_world
         self.use_fixed = fixed_world is not None
+        self.worlds = 1 if self.use_fixed else 0      # determinisations this search has used
         self.world = root.c_new_blank()
         self.probe = root.c_new_blank()
         self.player = player

@@ -71,7 +71,7 @@ def test_root_visits_sum_to_iterations(name):
     assert {a.action for a in r.actions} <= legal
     assert all(0.0 <= a.mean <= 1.0 for a in r.actions)
     assert r.chosen in legal and r.chosen_text == state.action_to_string(r.chosen)
-    assert r.worlds == (777 if name != "pimc" else 0)        # pimc searches 8 fixed worlds
+    assert r.worlds == (777 if name != "pimc" else 8)        # pimc searches 8 fixed worlds
 
 
 def test_ismcts_chooses_the_most_visited_action_and_reports_a_line():
