@@ -63,10 +63,6 @@ class Analysis:
         return "\n".join(rows)
 
 
-def _split(total, parts):
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
-
-
 class SearchBot(Bot):
     """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis."""
     default_limit = Limit(iterations=1000)
@@ -98,9 +94,13 @@ class SearchBot(Bot):
         self._calls = 0
 
     # -- what subclasses define --
-    def _cores(self, state, player, seed, n):
-        """n independent cores (or world-specific cores) for one search."""
+    def _cores(self, state, player, seed):
+        """The independent search cores of one search (their root statistics are summed)."""
         raise NotImplementedError
+
+    def _n_cores(self):
+        """How many cores _cores makes (one per worker unless a subclass says otherwise)."""
+        return self.workers
 
     def _core_kwargs(self, state):
         """SearchCore options: the bot's, with the game's play-out defaults where left as None."""
@@ -124,38 +124,34 @@ class SearchBot(Bot):
         call_seed = derive(self.seed, self._calls)
         self._calls += 1
         t0 = time.perf_counter()
-        cores = self._cores(state, player, call_seed, self.workers)
-        iters = _split(limit.iterations, len(cores)) if limit.iterations is not None else [None] * len(cores)
-        jobs = [(core, it) for core, it in zip(cores, iters) if it != 0]
-        if limit.time is not None:
-            remaining = max(limit.time - (time.perf_counter() - t0), 1e-4)
+        if self.workers > 1 and self.backend == "processes":
+            summaries = _run_processes(self, state, player, call_seed, limit, t0)
         else:
-            remaining = None
-        if self.workers == 1 or len(jobs) == 1:
-            per = remaining / len(jobs) if remaining is not None else None   # sequential worlds share the time
-            for core, it in jobs:
-                core.run(iterations=it, seconds=per)
-        elif self.backend == "threads":
-            with ThreadPoolExecutor(max_workers=self.workers) as pool:
-                waves = math.ceil(len(jobs) / self.workers)
-                per = remaining / waves if remaining is not None else None
-                list(pool.map(lambda job: job[0].run(iterations=job[1], seconds=per), jobs))
-        else:
-            cores = _run_processes(state, player, self, call_seed, iters, remaining)
-            jobs = [(c, None) for c in cores]
-        seconds = time.perf_counter() - t0
-        return player, call_seed, [c for c, _ in jobs], seconds
+            cores = self._cores(state, player, call_seed)
+            jobs = [(c, it) for c, it in zip(cores, _budgets(limit, len(cores))) if it != 0]
+            remaining = _remaining(limit, t0)
+            if self.workers == 1 or len(jobs) == 1:
+                per = remaining / len(jobs) if remaining is not None else None   # cores share the time
+                for core, it in jobs:
+                    core.run(iterations=it, seconds=per)
+            else:
+                with ThreadPoolExecutor(max_workers=self.workers) as pool:
+                    per = remaining / math.ceil(len(jobs) / self.workers) if remaining is not None else None
+                    list(pool.map(lambda job: job[0].run(iterations=job[1], seconds=per), jobs))
+            summaries = [_summary(core) for core, _ in jobs]
+        return player, call_seed, summaries, time.perf_counter() - t0
 
-    def _merge(self, state, cores):
+    @staticmethod
+    def _merge(summaries):
         merged = {}
-        for core in cores:
-            for action, visits, value, _avail in _stats(core):
+        for s in summaries:
+            for action, visits, value, _avail in s["stats"]:
                 v = merged.setdefault(action, [0, 0.0])
                 v[0] += visits
                 v[1] += value
         return merged
 
-    def _pick(self, merged, cores, seed):
+    def _pick(self, merged, summaries, seed):
         visited = {a: v for a, v in merged.items() if v[0] > 0}
         if self.temperature > 0:
             rng = random.Random(derive(seed, 0xC401CE))
@@ -169,17 +165,17 @@ class SearchBot(Bot):
 
     def analyse(self, state, limit: Limit | None = None) -> Analysis:
         """Search `state` for the player to move and report what was found (see Analysis)."""
-        player, seed, cores, seconds = self._search(state, limit)
-        merged = self._merge(state, cores)
-        chosen = self._pick(merged, cores, seed)
+        player, seed, summaries, seconds = self._search(state, limit)
+        merged = self._merge(summaries)
+        chosen = self._pick(merged, summaries, seed)
         total = sum(v[0] for v in merged.values())
         acts = [ActionStats(a, state.action_to_string(a), v[0], v[1] / v[0] if v[0] else 0.0,
                             v[0] / total if total else 0.0) for a, v in sorted(merged.items())]
-        lead = max(cores, key=lambda c: c.root_visits)
-        line = [(p, a, _text(state, a)) for a, p in _line(lead)]
+        lead = max(summaries, key=lambda s: s["root_visits"])
+        line = [(p, a, _text(state, a)) for a, p in lead["line"]]
         return Analysis(player, acts, chosen, state.action_to_string(chosen), line,
-                        iterations=sum(_iters(c) for c in cores), seconds=seconds,
-                        worlds=sum(_worlds(c) for c in cores), nodes=sum(_nodes(c) for c in cores),
+                        iterations=sum(s["iterations"] for s in summaries), seconds=seconds,
+                        worlds=sum(s["worlds"] for s in summaries), nodes=sum(s["nodes"] for s in summaries),
                         workers=self.workers)
 
     def choose(self, state, limit: Limit | None = None) -> int:
@@ -201,47 +197,38 @@ def _text(state, action):
         return str(action)
 
 
-# Cores run in this process are SearchCore objects; cores run in worker processes come back as
-# plain summaries with the same accessors.
-def _stats(core):
-    return core.root_stats() if isinstance(core, SearchCore) else core["stats"]
+def _budgets(limit, n):
+    """Iterations for each of n cores (None: no iteration limit)."""
+    if limit.iterations is None:
+        return [None] * n
+    return [limit.iterations // n + (1 if i < limit.iterations % n else 0) for i in range(n)]
 
 
-def _line(core):
-    return core.principal_variation() if isinstance(core, SearchCore) else core["line"]
+def _remaining(limit, t0):
+    return None if limit.time is None else max(limit.time - (time.perf_counter() - t0), 1e-4)
 
 
-def _iters(core):
-    return core.iterations if isinstance(core, SearchCore) else core["iterations"]
-
-
-def _worlds(core):
-    return core.worlds if isinstance(core, SearchCore) else core["worlds"]
-
-
-def _nodes(core):
-    return core.node_count if isinstance(core, SearchCore) else core["nodes"]
-
-
-def _process_job(bot, state, player, call_seed, index, count, iterations, seconds):
-    core = bot._cores(state, player, call_seed, count)[index]
-    core.run(iterations=iterations, seconds=seconds)
+def _summary(core):
+    """What the merge and the analysis need from a finished core (picklable)."""
     return {"stats": core.root_stats(), "line": core.principal_variation(), "iterations": core.iterations,
             "worlds": core.worlds, "nodes": core.node_count, "root_visits": core.root_visits}
 
 
-class _Summary(dict):
-    @property
-    def root_visits(self):
-        return self["root_visits"]
+def _process_job(bot, state, player, call_seed, index, iterations, seconds):
+    core = bot._cores(state, player, call_seed)[index]
+    core.run(iterations=iterations, seconds=seconds)
+    return _summary(core)
 
 
-def _run_processes(state, player, bot, call_seed, iters, seconds):
+def _run_processes(bot, state, player, call_seed, limit, t0):
+    """Run the cores in joblib worker processes; each rebuilds its own core from the state."""
     from joblib import Parallel, delayed
-    n = len(iters)
-    out = Parallel(n_jobs=bot.workers, backend="loky")(
-        delayed(_process_job)(bot, state, player, call_seed, i, n, iters[i], seconds) for i in range(n) if iters[i] != 0)
-    return [_Summary(o) for o in out]
+    n = bot._n_cores()
+    budgets = _budgets(limit, n)
+    remaining = _remaining(limit, t0)
+    per = remaining / math.ceil(n / bot.workers) if remaining is not None else None
+    return Parallel(n_jobs=bot.workers, backend="loky")(
+        delayed(_process_job)(bot, state, player, call_seed, i, budgets[i], per) for i in range(n) if budgets[i] != 0)
 
 
 class ISMCTSBot(SearchBot):
@@ -260,8 +247,8 @@ class ISMCTSBot(SearchBot):
     """
     name = "ismcts"
 
-    def _cores(self, state, player, seed, n):
-        return [SearchCore(state, player, derive(seed, i), **self._core_kwargs(state)) for i in range(n)]
+    def _cores(self, state, player, seed):
+        return [SearchCore(state, player, derive(seed, i), **self._core_kwargs(state)) for i in range(self.workers)]
 
 
 class MOISMCTSBot(ISMCTSBot):
@@ -273,9 +260,9 @@ class MOISMCTSBot(ISMCTSBot):
     does (a test checks this) at n times the memory. Options as ``ismcts``."""
     name = "mo-ismcts"
 
-    def _cores(self, state, player, seed, n):
+    def _cores(self, state, player, seed):
         return [SearchCore(state, player, derive(seed, i), multi_observer=True, **self._core_kwargs(state))
-                for i in range(n)]
+                for i in range(self.workers)]
 
 
 class FlatMCBot(SearchBot):
@@ -283,9 +270,9 @@ class FlatMCBot(SearchBot):
     turn (least visited first), each iteration in a fresh world with a play-out to the end."""
     name = "flat-mc"
 
-    def _cores(self, state, player, seed, n):
+    def _cores(self, state, player, seed):
         return [SearchCore(state, player, derive(seed, i), selection="uniform", tree_depth=1, **self._core_kwargs(state))
-                for i in range(n)]
+                for i in range(self.workers)]
 
 
 class PIMCBot(SearchBot):
@@ -300,17 +287,20 @@ class PIMCBot(SearchBot):
             raise ValueError(f"worlds must be a positive int, got {worlds!r}")
         self.n_worlds = worlds
 
-    def _cores(self, state, player, seed, n):
+    def _n_cores(self):
+        return self.n_worlds
+
+    def _cores(self, state, player, seed):
         return [SearchCore(state, player, derive(seed, i, 1),
                            fixed_world=state.determinize(player, derive(seed, i, 2)), **self._core_kwargs(state))
                 for i in range(self.n_worlds)]
 
-    def _pick(self, merged, cores, seed):
+    def _pick(self, merged, summaries, seed):
         if self.temperature > 0:
-            return super()._pick(merged, cores, seed)
+            return super()._pick(merged, summaries, seed)
         votes = {}
-        for core in cores:
-            stats = [s for s in _stats(core) if s[1] > 0]
+        for summary in summaries:
+            stats = [s for s in summary["stats"] if s[1] > 0]
             if stats:
                 best = max(stats, key=lambda s: (s[1], s[2] / s[1], -s[0]))[0]
                 votes[best] = votes.get(best, 0) + 1
