@@ -24,16 +24,22 @@ import metro_ai
 from metro_ai.bots.search import NODE_BYTES
 from metro_ai.engine.core import random_playouts
 
-STAGES = {"opening": 0, "middle": 30, "end": 50}
+STAGES = {"opening": 0, "middle": 30, "end": 50}     # Metro: tiles on the board
 
 
 def position(game, players, stage, seed=11):
+    """A fixed position: Metro after STAGES[stage] tiles; Breakthrough after 4 x that many random
+    actions; in both, moved on to the first choice between two or more actions."""
     s = metro_ai.load_game(game, players=players).new_state(seed)
     rng = random.Random(seed)
-    while s.tiles_placed < STAGES[stage] if game == "metro" else False:
-        s.apply(rng.choice(s.legal_actions()))
-    while s.current_player < 0 or len(s.legal_actions()) < 2:
-        s.apply(rng.choice(s.legal_actions()))
+    if game == "metro":
+        while s.tiles_placed < STAGES[stage]:
+            s.apply(rng.choice(s.legal_actions()))
+    else:
+        for _ in range(4 * STAGES[stage]):
+            s.apply(rng.choice(s.legal_actions()))
+    while len(s.legal_actions()) < 2:
+        s.apply(s.legal_actions()[0])
     return s
 
 
@@ -95,6 +101,19 @@ def main(argv=None):
             report["speed"].append(row)
             print(f"| {players} | {stage} | {po:,.0f} | {rates['ismcts']:,.0f} | {rates['flat-mc']:,.0f} | "
                   f"{rates['pimc']:,.0f} | {row['ratio']:.2f} |", flush=True)
+    print("\nBreakthrough, from the opening: uniform play-outs to the end (1,000 turns) against ismcts")
+    print("with the same play-outs, and with the game's own play-out settings (heuristic, cut at 10)")
+    print("| players | play-outs/s | ismcts, random to the end, it/s | ratio | ismcts, game defaults, it/s |")
+    print("|---|---|---|---|---|")
+    for players in (2, 4):
+        s = position("breakthrough", players, "opening")
+        po = playouts_per_second(s, secs)
+        same = iterations_per_second(metro_ai.make_bot("ismcts", seed=1, rollout="random", rollout_depth=-1,
+                                                       cutoff_scale=0), s, secs)
+        own = iterations_per_second(metro_ai.make_bot("ismcts", seed=1), s, secs)
+        report["speed"].append({"game": "breakthrough", "players": players, "stage": "opening", "playouts": po,
+                                "ismcts_same_playouts": same, "ratio": same / po, "ismcts": own})
+        print(f"| {players} | {po:,.0f} | {same:,.0f} | {same / po:.2f} | {own:,.0f} |", flush=True)
     s = position("metro", 2, "opening")
     med, worst = margin(s, 0.1, 5 if args.quick else 20)
     report["time_margin"] = {"budget": 0.1, "median_over": med, "max_over": worst}

@@ -80,8 +80,9 @@ class SearchBot(Bot):
             raise ValueError(f"backend must be 'threads' or 'processes', got {backend!r}")
         if rollout not in (None, "random", "heuristic"):
             raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
-        if rollout_depth is not None and (isinstance(rollout_depth, bool) or not isinstance(rollout_depth, int) or rollout_depth < 0):
-            raise ValueError(f"rollout_depth must be None or an int >= 0, got {rollout_depth!r}")
+        if rollout_depth is not None and (isinstance(rollout_depth, bool) or not isinstance(rollout_depth, int) or rollout_depth < -1):
+            raise ValueError(f"rollout_depth must be None (the game's default), -1 (to the end) or an int >= 0, "
+                             f"got {rollout_depth!r}")
         if cutoff_scale is not None and not (isinstance(cutoff_scale, (int, float)) and cutoff_scale >= 0):
             raise ValueError(f"cutoff_scale must be None or >= 0, got {cutoff_scale!r}")
         if not (isinstance(c, (int, float)) and c >= 0):
@@ -107,6 +108,8 @@ class SearchBot(Bot):
         defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0,
                     **getattr(state.game, "search_defaults", {})}
         playout = {k: defaults[k] if v is None else v for k, v in self.playout.items()}
+        if playout["rollout_depth"] == -1:
+            playout["rollout_depth"] = None        # SearchCore: None plays to the end
         return dict(c=self.c, max_nodes=self.max_nodes, **playout)
 
     # -- the search --
@@ -237,7 +240,7 @@ class ISMCTSBot(SearchBot):
 
     Options: ``c`` exploration constant (0.7); ``rollout`` "random" or "heuristic" (a light
     policy: best of three random actions by the game's public heuristic); ``rollout_depth``
-    (play to the end, or cut off after this many actions and score the game's heuristic);
+    (-1: play to the end; n: cut off after n actions and score the game's heuristic);
     ``cutoff_scale`` (0: rank the players by the heuristic at the cut-off; > 0: a logistic soft
     rank with this scale); these three default to the game's ``search_defaults`` (Metro: random
     to the end; Breakthrough: see its module), else random to the end; ``final``

@@ -221,9 +221,12 @@ def test_breakthrough_search_uses_the_games_playout_defaults():
                                  cutoff_scale=1.0).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
     other = metro_ai.make_bot("ismcts", seed=1, rollout="random", rollout_depth=3,
                               cutoff_scale=0).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
+    to_end = metro_ai.make_bot("ismcts", seed=1, rollout="random", rollout_depth=-1,
+                               cutoff_scale=0).analyse(state, metro_ai.Limit(iterations=20)).to_dict()
     for r in (default, explicit, other):
         r.pop("seconds")
     assert default == explicit and default != other
+    assert to_end["iterations"] == 20      # -1: random play-outs to the end of the game
 
 
 def test_mo_ismcts_equals_ismcts_on_breakthrough():
