@@ -17,7 +17,6 @@ import math
 import platform
 import sys
 import time
-from pathlib import Path
 
 from joblib import Parallel, delayed
 

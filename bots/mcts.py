@@ -8,7 +8,6 @@ analyses are reproducible bit for bit, parallel search included.
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor

@@ -44,7 +44,6 @@ def test_placing_hand_tile_draws_replacement():
 
 def test_empty_supply_no_draw_and_empty_hands_skipped():
     """M4: no draw from an empty supply; a player without tiles is skipped; M8: all placed ends it."""
-    game = metro(3)
     s = metro_ai.load_game("metro", players=3).new_state(seed=5)
     rng_actions = 0
     while s.supply_size > 0:
