@@ -15,7 +15,6 @@ import platform
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -24,16 +23,7 @@ import metro_ai  # noqa: E402
 from metro_ai.engine.core import random_playouts  # noqa: E402
 from reference import breakthrough_ref as ref  # noqa: E402
 from test_breakthrough_reference import _policy  # noqa: E402  (the card-aware random policy)
-
-
-def rate(fn, games, repeats):
-    """Median games per second over `repeats` timed runs of `fn(games)`."""
-    rates = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn(games)
-        rates.append(games / (time.perf_counter() - t0))
-    return statistics.median(rates)
+from compare_metro import rate  # noqa: E402  (median games per second, shared with compare_metro)
 
 
 def lengths(game, games, greedy, seed0=0):
