@@ -157,6 +157,19 @@ cdef inline int _ctz(uint64_t x) noexcept nogil:
     return __builtin_ctzll(x)
 
 
+cdef inline int _bits_to_ids(const uint64_t* mark, unsigned char* out) noexcept nogil:
+    """Write the card ids set in a BT_WORDS-word bitset to `out`, ascending; return how many."""
+    cdef int w, m = 0
+    cdef uint64_t x
+    for w in range(BT_WORDS):
+        x = mark[w]
+        while x:
+            out[m] = <unsigned char>(w * 64 + _ctz(x))
+            x &= x - 1
+            m += 1
+    return m
+
+
 cdef inline int _cls_of(int rtype) noexcept nogil:
     return 1 if rtype >= 3 else 0          # welfare, food, items peaceful; the rest military
 
@@ -496,13 +509,7 @@ cdef int _draw_from_deck(BtData* d, const BtTables* t) noexcept nogil:
         mark[0] = mark[1] = mark[2] = 0
         for i in range(d.disc_n):
             _bset(mark, d.disc[i])
-        m = 0
-        for w in range(BT_WORDS):
-            x = mark[w]
-            while x:
-                pile[m] = <unsigned char>(w * 64 + _ctz(x))
-                x &= x - 1
-                m += 1
+        m = _bits_to_ids(mark, pile)
         rng_shuffle(&d.rng, pile, m)
         for i in range(m):
             d.deck[i] = pile[m - 1 - i]
@@ -1371,13 +1378,7 @@ cdef class BreakthroughState(GameState):
                 if g == s.deck_gen:
                     for i in range(s.deck_n):
                         _bset(mark, s.deck[i])
-                m = 0
-                for j in range(BT_WORDS):
-                    x = mark[j]
-                    while x:
-                        pool[m] = <unsigned char>(j * 64 + _ctz(x))
-                        x &= x - 1
-                        m += 1
+                m = _bits_to_ids(mark, pool)
                 rng_shuffle(&rng, pool, m)
                 pos = 0
                 for q in range(t.players):
