@@ -20,10 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import metro_ai  # noqa: E402
-from metro_ai.engine.core import random_playouts  # noqa: E402
 from reference import breakthrough_ref as ref  # noqa: E402
 from test_breakthrough_reference import _policy  # noqa: E402  (the card-aware random policy)
-from compare_metro import rate  # noqa: E402  (median games per second, shared with compare_metro)
+from compare_metro import random_game_rates  # noqa: E402  (the same timed loops as for Metro)
 
 
 def lengths(game, games, greedy, seed0=0):
@@ -59,28 +58,7 @@ def main(argv=None):
     for players in args.players:
         game = metro_ai.load_game("breakthrough", players=players)
         rgame = ref.RefBreakthroughGame(players=players)
-        start = game.new_state(seed=1)
-
-        def c_loop(n):
-            random_playouts(start, n, 7)
-
-        def py_loop(n):
-            rng = random.Random(2)
-            for i in range(n):
-                s = game.new_state(i)
-                while not s.is_terminal():
-                    s.apply(rng.choice(s.legal_actions()))
-
-        def reference(n):
-            rng = random.Random(2)
-            for i in range(n):
-                s = rgame.new_state(i)
-                while not s.is_terminal():
-                    s.apply(rng.choice(s.legal_actions()))
-
-        c = rate(c_loop, 200, args.repeats)
-        py = rate(py_loop, 10, args.repeats)
-        r = rate(reference, 2, args.repeats)
+        c, py, r = random_game_rates(game, rgame, (200, 10, 2), args.repeats)
         rows.append({"players": players, "cython_c_loop": c, "cython_python_loop": py,
                      "reference": r, "ratio_c_loop": c / r, "ratio_python_loop": py / r})
         for policy, greedy in (("uniform", False), ("card-aware", True)):

@@ -29,6 +29,26 @@ def rate(fn, games, repeats):
     return statistics.median(rates)
 
 
+def random_game_rates(game, rgame, counts, repeats):
+    """Random full games per second (medians) for the Cython engine driven by the C-level
+    play-out loop and from Python, and for the reference engine `rgame`; `counts` gives how
+    many games each timed run plays, (C loop, Python loop, reference)."""
+    start = game.new_state(seed=1)
+
+    def c_loop(n):
+        random_playouts(start, n, 7)
+
+    def python_loop(g, n):
+        rng = random.Random(2)
+        for i in range(n):
+            s = g.new_state(i)
+            while not s.is_terminal():
+                s.apply(rng.choice(s.legal_actions()))
+
+    return (rate(c_loop, counts[0], repeats), rate(lambda n: python_loop(game, n), counts[1], repeats),
+            rate(lambda n: python_loop(rgame, n), counts[2], repeats))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--players", type=int, nargs="+", default=[2, 4])
@@ -39,25 +59,7 @@ def main(argv=None):
     for players in args.players:
         game = metro_ai.load_game("metro", players=players)
         rgame = ref.RefMetroGame(players=players)
-        start = game.new_state(seed=1)
-
-        def c_loop(n):
-            random_playouts(start, n, 7)
-
-        def py_loop(n):
-            rng = random.Random(2)
-            for i in range(n):
-                s = game.new_state(i)
-                while not s.is_terminal():
-                    s.apply(rng.choice(s.legal_actions()))
-
-        def reference(n):
-            for i in range(n):
-                ref.random_game(rgame, i, i)
-
-        c = rate(c_loop, 20000, args.repeats)
-        py = rate(py_loop, 300, args.repeats)
-        r = rate(reference, 30, args.repeats)
+        c, py, r = random_game_rates(game, rgame, (20000, 300, 30), args.repeats)
         rows.append({"players": players, "cython_c_loop": c, "cython_python_loop": py, "reference": r,
                      "ratio_c_loop": c / r, "ratio_python_loop": py / r})
     print(f"Metro random full games per second (median of {args.repeats}; {platform.processor() or platform.machine()}, "

@@ -20,6 +20,7 @@ from metro_ai.engine import DataError
 from metro_ai.engine.breakthrough import BreakthroughGame, BreakthroughState
 from metro_ai.engine.cards import DEFAULT_PATH, CardSetError
 from metro_ai.engine.core import random_playouts
+from stats import chi2_pvalue  # noqa: E402
 from reference import breakthrough_ref as ref
 from test_breakthrough_differential import fast_to_dict, ref_to_dict
 from test_breakthrough_reference import _policy
@@ -447,12 +448,6 @@ def test_determinize_is_seeded_and_validated():
         s.determinize(4, 1)
     with pytest.raises(TypeError, match="seed"):
         s.determinize(0, "x")
-
-
-def chi2_pvalue(stat, df):
-    """Upper tail of the chi-square distribution (Wilson-Hilferty approximation)."""
-    z = ((stat / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
-    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def _small_pool_state():

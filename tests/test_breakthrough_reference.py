@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
-import math
 import random
 import sys
 from collections import Counter
@@ -29,6 +28,7 @@ except ImportError:  # package not installed: load the pure-Python module by pat
     sys.modules["_bt_cards"] = cards_mod
     _spec.loader.exec_module(cards_mod)
 
+from stats import chi2_pvalue  # noqa: E402
 from reference import breakthrough_ref as ref  # noqa: E402  (tests/conftest.py: tests/ on sys.path)
 
 Game = ref.RefBreakthroughGame
@@ -890,12 +890,6 @@ def test_determinize_respects_deck_generations():
         d = st.determinize(0, s)
         assert not old & set(d.deck)                  # old hidden cards never go to the deck
         assert sum(1 for c in d.hands[1] if d.hand_gen[1].get(c) == 0) == len(old)
-
-
-def chi2_pvalue(stat, df):
-    """Upper tail of the chi-square distribution (Wilson-Hilferty approximation)."""
-    z = ((stat / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
-    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def _small_pool_state():

@@ -1,6 +1,5 @@
 """State contract for Metro: JSON, observation, determinize, bad input, properties (hypothesis)."""
 import json
-import math
 import random
 from collections import Counter
 
@@ -9,6 +8,7 @@ from hypothesis import given, strategies as st
 
 import metro_ai
 from metro_positions import metro
+from stats import chi2_pvalue
 
 DRAW = 6144
 CONFIG = st.tuples(st.integers(2, 6), st.booleans(), st.integers(1, 3))
@@ -221,11 +221,6 @@ def test_determinize_changes_hidden_tiles_and_is_seeded():
         s.determinize(0, "x")
 
 
-def _chi2_critical(df, z=3.09):
-    """Upper 0.1% point of chi-square (Wilson-Hilferty approximation)."""
-    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
-
-
 @pytest.mark.parametrize("where", ["hand", "supply_front", "supply_back"])
 def test_determinize_spreads_hidden_tiles_evenly(where):
     """Chi-square goodness of fit: the tile that lands in a hidden slot follows the unseen
@@ -245,4 +240,4 @@ def test_determinize_spreads_hidden_tiles_evenly(where):
     kinds = sorted(unseen)
     chi2 = sum((counts[k] - draws * unseen[k] / total) ** 2 / (draws * unseen[k] / total) for k in kinds)
     assert set(counts) <= set(kinds)
-    assert chi2 < _chi2_critical(len(kinds) - 1), (chi2, counts)
+    assert chi2_pvalue(chi2, len(kinds) - 1) > 0.001, (chi2, counts)
