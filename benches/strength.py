@@ -13,7 +13,6 @@ or --iterations per move (reproducible on any machine), for each side.
 """
 import argparse
 import json
-import math
 import platform
 import sys
 import time
@@ -22,15 +21,7 @@ from joblib import Parallel, delayed
 
 import metro_ai
 from metro_ai.bots.seeding import derive
-
-
-def wilson(p, n, z=1.96):
-    """95% Wilson score interval for a proportion p observed over n trials."""
-    if n == 0:
-        return (0.0, 1.0)
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+from metro_ai.ratings import wilson
 
 
 def limit_of(seconds, iterations):

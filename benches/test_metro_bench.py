@@ -1,7 +1,7 @@
 """pytest-benchmark suite for the Metro engine, Cython and pure-Python reference side by side.
 
 Run: ``pytest benches --benchmark-enable`` (add ``--benchmark-only`` to skip nothing else).
-The side-by-side ratios in one run come from ``python benches/compare_metro.py``.
+The side-by-side ratios in one run come from ``metro-ai bench --sections engine``.
 """
 import random
 

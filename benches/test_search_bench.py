@@ -1,36 +1,38 @@
-"""pytest-benchmark suite for the bots: one search of a fixed budget from fixed positions.
+"""pytest-benchmark suite for the bots: one move of every bot from fixed positions (opening,
+middle and end game) of every game at 2 and 4 players; the search bots with a fixed budget of
+iterations, so the benchmark's mean gives iterations per second (``extra_info``).
 
-Run: ``pytest benches --benchmark-enable``. The side-by-side figures (iterations per second next to
-play-outs per second, time margin, scaling, memory) come from ``python benches/search_speed.py``.
+Run: ``pytest benches --benchmark-enable``. The side-by-side figures (iterations per second next
+to play-outs per second, scaling, memory, OpenSpiel) come from ``metro-ai bench``.
 """
-import random
-
 import pytest
 
 import metro_ai
+from metro_ai.bench import STAGES, position
 
-BUDGET = metro_ai.Limit(iterations=2000)
-
-
-def position(players, tiles):
-    s = metro_ai.load_game("metro", players=players).new_state(11)
-    rng = random.Random(11)
-    while s.tiles_placed < tiles or len(s.legal_actions()) < 2:
-        s.apply(rng.choice(s.legal_actions()))
-    return s
+ITERATIONS = 2000
+SEARCH_BOTS = ["ismcts", "mo-ismcts", "flat-mc", "pimc"]
+GAMES = ["metro", "breakthrough"]
 
 
-@pytest.mark.parametrize("bot", ["ismcts", "flat-mc", "pimc"])
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("bot", SEARCH_BOTS)
 @pytest.mark.parametrize("players", [2, 4])
-@pytest.mark.parametrize("stage,tiles", [("opening", 0), ("middle", 30), ("end", 50)])
-def test_search(benchmark, bot, players, stage, tiles):
-    s = position(players, tiles)
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_search(benchmark, game, bot, players, stage):
+    s = position(game, players, stage)
     b = metro_ai.make_bot(bot, seed=1)
-    benchmark(b.analyse, s, BUDGET)
+    r = benchmark(b.analyse, s, metro_ai.Limit(iterations=ITERATIONS))
+    assert r.iterations == ITERATIONS and r.chosen in s.legal_actions()
+    if benchmark.stats:                     # None with --benchmark-disable
+        benchmark.extra_info["iterations_per_second"] = ITERATIONS / benchmark.stats.stats.mean
 
 
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("bot", ["greedy", "random"])
 @pytest.mark.parametrize("players", [2, 4])
-def test_greedy_choice(benchmark, players):
-    s = position(players, 20)
-    b = metro_ai.make_bot("greedy", seed=1)
-    benchmark(b.choose, s)
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_choice(benchmark, game, bot, players, stage):
+    s = position(game, players, stage)
+    b = metro_ai.make_bot(bot, seed=1)
+    assert benchmark(b.choose, s) in s.legal_actions()

@@ -1,4 +1,4 @@
-"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play.
+"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play, bench.
 
 Exit codes: 0 success, 1 failure (including an interrupted tournament or failed games), 2 bad usage
 (unknown game, bot or option, a bad bot spec, a tournament file that holds another tournament).
@@ -15,6 +15,7 @@ import sys
 import textwrap
 
 import metro_ai
+from metro_ai import bench
 from metro_ai.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
 from metro_ai.bots.seeding import derive
 from metro_ai.registry import BOTS, GAMES, PRESETS
@@ -128,6 +129,10 @@ def _parser():
     pl.add_argument("--hint-bot", default="ismcts:time=1", metavar="SPEC",
                     help="the bot that answers 'hint' (default: ismcts:time=1)")
     _add_budget_args(pl, "opponents whose spec has no budget")
+    be = sub.add_parser("bench", help="speed, memory and strength benchmarks: a Markdown table and JSON",
+                        description=bench.__doc__.split("\n\n", 1)[1], formatter_class=_Formatter,
+                        epilog="exit codes: 0 done, 1 a section you named could not run, 2 bad usage")
+    bench.add_arguments(be)
     return p
 
 
@@ -495,7 +500,11 @@ def _cmd_play(args, read=None, write=None):
     return 0
 
 
-COMMANDS = {"games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
+def _cmd_bench(args):
+    return bench.execute(args, "metro-ai " + " ".join(sys.argv[1:]))
+
+
+COMMANDS = {"bench": _cmd_bench, "games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
             "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play}
 
 

@@ -29,6 +29,16 @@ import numpy as np
 ELO_PER_NAT = 400.0 / math.log(10.0)
 
 
+def wilson(p, n, z=1.96):
+    """The Wilson score interval (95% for z = 1.96) of a proportion ``p`` observed over ``n``
+    trials, as ``(low, high)``; ``(0, 1)`` when ``n`` is 0."""
+    if n == 0:
+        return (0.0, 1.0)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def _choix():
     try:
         import choix

@@ -96,3 +96,12 @@ def test_bootstrap_is_seeded_and_unrateable_results_say_why():
     out = ratings.rate(apart, ["a", "b", "c"], players=2)
     assert out["rows"] == [] and "do not connect" in out["note"]
     assert ratings.rate([], ["a", "b", "c"], players=3)["rows"] == []
+
+
+def test_wilson_interval():
+    from metro_ai.ratings import wilson
+    lo, hi = wilson(0.5, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    lo, hi = wilson(1.0, 200)                    # 200 wins of 200: the interval still has width
+    assert lo == pytest.approx(0.9812, abs=1e-4) and hi == 1.0
+    assert wilson(0.0, 0) == (0.0, 1.0)

@@ -1,0 +1,657 @@
+"""``metro-ai bench``: speed, memory and strength, every comparison measured in one run.
+
+Sections (``--sections``, default all):
+
+``engine``
+    random full games per second: the Cython engine driven by its C-level play-out loop and from
+    Python, against the pure-Python reference engine, for Metro and Breakthrough at 2 and 4
+    players.  The reference engines live with the tests (``tests/reference``), so this section
+    needs a checkout (found next to an editable install, in the working directory, or with
+    ``--reference-dir``).
+``growth``
+    how ``ismcts`` scales with the number of players and the stage of the game: iterations per
+    second next to the engine's random play-outs per second from the same position, and tree
+    nodes and bytes per iteration.
+``parallel``
+    iterations per second at 1, 2, ... workers (threads, and processes), speed-up against one
+    worker, and how far past a 0.1 s time budget a search returns.
+``memory``
+    bytes per tree node, and the peak resident memory of a 1,000,000-iteration search in a fresh
+    process.
+``openspiel``
+    our ``ismcts`` against OpenSpiel's ISMCTS on the same game, position and iteration budget
+    (iterations per second); OpenSpiel's C++ bot if it runs on the bridged game (probed in a
+    child process), else its Python bot; the table says which.  Extra ``openspiel``.
+``strength``
+    our ``ismcts`` against OpenSpiel's (Python) ISMCTS at equal time per move, Metro, 2 players,
+    200 games with the seats rotated on duplicate deals; first-place rate with a 95% Wilson
+    interval.  Extra ``openspiel``.
+
+Writes a Markdown report and a JSON file (with the machine's description); ``--quick`` runs every
+section briefly (CI uses it to keep them working; its figures are not for quoting).
+
+Everything is seeded; timings and time-budgeted matches are wall clock, so they vary with the
+machine and its load: the figures to quote are the ratios, measured side by side in one run.
+"""
+from __future__ import annotations
+
+import datetime
+import importlib
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import metro_ai
+from metro_ai.bots.search import NODE_BYTES
+from metro_ai.bots.seeding import derive
+from metro_ai.engine.core import build_info, random_playouts
+from metro_ai.ratings import wilson
+
+SECTIONS = ("engine", "growth", "parallel", "memory", "openspiel", "strength")
+STAGES = {"opening": 0, "middle": 30, "end": 50}     # Metro: tiles on the board
+DEAL = 11                                           # the deal of every fixed position
+UCT_C = 0.7                                         # our default; returns are in [0, 1] for both
+PLAYERS = {"metro": (2, 3, 4, 5, 6), "breakthrough": (2, 3, 4, 5)}
+SAME_PLAYOUTS = {"rollout": "random", "rollout_depth": -1, "cutoff_scale": 0}   # random to the end
+
+
+class Skipped(Exception):
+    """A section that cannot run here (a missing optional dependency, no reference engines)."""
+
+
+@dataclass
+class Settings:
+    """What one ``metro-ai bench`` run measures; ``Settings.quick_run()`` for the short CI run."""
+    sections: tuple = SECTIONS
+    seconds: float = 1.0                  # per timing of a search or of play-outs
+    repeats: int = 5                      # timed repeats (medians) for the engine section
+    workers: tuple = (1, 2)
+    growth_players: dict = field(default_factory=lambda: dict(PLAYERS))
+    memory_iterations: int = 1_000_000
+    openspiel_iterations: int = 1000
+    openspiel_repeats: int = 3
+    strength_games: int = 200
+    strength_time: float = 0.1            # seconds per move, both sides
+    strength_iterations: int | None = None   # instead: iterations per move, both sides (reproducible)
+    jobs: int = 0                         # strength games in parallel; 0: one per CPU
+    seed: int = 2026
+    reference_dir: str | None = None
+    quick: bool = False
+
+    @classmethod
+    def quick_run(cls, **kw):
+        base = dict(seconds=0.1, repeats=1, growth_players={"metro": (2, 4), "breakthrough": (2, 4)},
+                    memory_iterations=100_000, openspiel_iterations=50, openspiel_repeats=1,
+                    strength_games=4, strength_time=0.01, quick=True)
+        base.update(kw)
+        return cls(**base)
+
+
+def _say(progress, text):
+    if progress:
+        print(text, file=sys.stderr, flush=True)
+
+
+# ---- the machine -------------------------------------------------------------------------------
+
+def _cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _memory_gib():
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 2 ** 20, 1)
+    except OSError:
+        pass
+    return None
+
+
+def machine():
+    """A description of this machine and of the software measured."""
+    info = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu": _cpu_model(), "logical_cpus": os.cpu_count(),
+        "usable_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "memory_gib": _memory_gib(), "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "metro_ai": metro_ai.__version__, "build": build_info(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+    }
+    for dist in ("numpy", "Cython", "open_spiel"):
+        try:
+            info[dist.lower()] = version(dist)
+        except PackageNotFoundError:
+            info[dist.lower()] = None
+    return info
+
+
+# ---- fixed positions and timing ----------------------------------------------------------------
+
+def position(game, players, stage, seed=DEAL):
+    """A fixed position: Metro after ``STAGES[stage]`` tiles; Breakthrough after 4 x that many
+    random actions; in both, moved on to the first choice between two or more actions."""
+    s = metro_ai.load_game(game, players=players).new_state(seed)
+    rng = random.Random(seed)
+    if game == "metro":
+        while s.tiles_placed < STAGES[stage]:
+            s.apply(rng.choice(s.legal_actions()))
+    else:
+        for _ in range(4 * STAGES[stage]):
+            s.apply(rng.choice(s.legal_actions()))
+    while len(s.legal_actions()) < 2:
+        s.apply(s.legal_actions()[0])
+    return s
+
+
+def playouts_per_second(state, seconds):
+    """Random play-outs to the end per second from ``state`` (the engine's C-level loop)."""
+    n, t0 = 0, time.perf_counter()
+    batch = 50
+    while True:
+        random_playouts(state, batch, n)
+        n += batch
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return n / elapsed
+
+
+def search_rate(bot, state, seconds):
+    """(iterations per second, tree nodes, iterations) of one ``seconds``-long search."""
+    r = bot.analyse(state, metro_ai.Limit(time=seconds))
+    return r.iterations / r.seconds, r.nodes, r.iterations
+
+
+def rate(fn, count, repeats):
+    """Median of ``count / seconds`` over ``repeats`` timed calls of ``fn(count)``."""
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(count)
+        rates.append(count / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def random_game_rates(game, rgame, counts, repeats):
+    """Random full games per second (medians) for the Cython engine driven by the C-level
+    play-out loop and from Python, and for the reference engine ``rgame``; ``counts`` gives how
+    many games each timed run plays, (C loop, Python loop, reference)."""
+    start = game.new_state(seed=1)
+
+    def c_loop(n):
+        random_playouts(start, n, 7)
+
+    def python_loop(g, n):
+        rng = random.Random(2)
+        for i in range(n):
+            s = g.new_state(i)
+            while not s.is_terminal():
+                s.apply(rng.choice(s.legal_actions()))
+
+    return (rate(c_loop, counts[0], repeats), rate(lambda n: python_loop(game, n), counts[1], repeats),
+            rate(lambda n: python_loop(rgame, n), counts[2], repeats))
+
+
+# ---- sections ----------------------------------------------------------------------------------
+
+def reference_modules(reference_dir=None):
+    """The reference engines (``tests/reference``) as modules ``(metro_ref, breakthrough_ref)``."""
+    candidates = [Path(reference_dir)] if reference_dir else [
+        Path.cwd() / "tests", Path(__file__).resolve().parents[1] / "tests"]
+    for d in candidates:
+        if (d / "reference" / "metro_ref.py").is_file():
+            if str(d) not in sys.path:
+                sys.path.insert(0, str(d))
+            return (importlib.import_module("reference.metro_ref"),
+                    importlib.import_module("reference.breakthrough_ref"))
+    raise Skipped("the pure-Python reference engines live in a checkout's tests/reference; "
+                  "run from a checkout or pass --reference-dir CHECKOUT/tests")
+
+
+ENGINE_COUNTS = {"metro": (20000, 300, 30), "breakthrough": (500, 10, 3)}
+
+
+def engine_section(cfg, progress):
+    metro_ref, bt_ref = reference_modules(cfg.reference_dir)
+    refs = {"metro": metro_ref.RefMetroGame, "breakthrough": bt_ref.RefBreakthroughGame}
+    rows = []
+    for name in ("metro", "breakthrough"):
+        for players in (2, 4):
+            counts = ENGINE_COUNTS[name]
+            if cfg.quick:
+                counts = tuple(max(1, c // 10) for c in counts)
+            c, py, r = random_game_rates(metro_ai.load_game(name, players=players), refs[name](players=players),
+                                         counts, cfg.repeats)
+            rows.append({"game": name, "players": players, "c_loop": c, "python_loop": py, "reference": r,
+                         "c_loop_ratio": c / r, "python_loop_ratio": py / r})
+            _say(progress, f"  engine {name} {players}p: C loop {c:,.0f} games/s, reference {r:,.2f}")
+    return {
+        "title": "Engines: random full games per second, Cython against the pure-Python reference",
+        "note": (f"Median of {cfg.repeats} timed runs. Breakthrough games are uniform random play to the "
+                 "1,000-turn limit (R18, about 4,300 actions). 'C loop': the engine's own play-out loop "
+                 "(what the search runs); 'Python loop': legal_actions/apply called from Python."),
+        "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("c_loop", "Cython, C loop", "{:,.0f}"),
+                    ("python_loop", "Cython, Python loop", "{:,.1f}"), ("reference", "reference", "{:,.2f}"),
+                    ("c_loop_ratio", "C loop / reference", "{:,.0f}x"),
+                    ("python_loop_ratio", "Python loop / reference", "{:,.0f}x")],
+        "rows": rows}
+
+
+MO_ITERATIONS = 2000       # mo-ismcts tree size is measured on a fixed budget
+
+
+def growth_section(cfg, progress):
+    rows = []
+    for name, players_list in cfg.growth_players.items():
+        for players in players_list:
+            for stage in STAGES:
+                s = position(name, players, stage)
+                po = playouts_per_second(s, cfg.seconds)
+                same, nodes, its = search_rate(metro_ai.make_bot("ismcts", seed=1, **SAME_PLAYOUTS), s, cfg.seconds)
+                own = search_rate(metro_ai.make_bot("ismcts", seed=1), s, cfg.seconds)[0]
+                mo = metro_ai.make_bot("mo-ismcts", seed=1).analyse(s, metro_ai.Limit(iterations=MO_ITERATIONS))
+                rows.append({"game": name, "players": players, "stage": stage, "legal_actions": len(s.legal_actions()),
+                             "playouts": po, "ismcts": same, "ratio": same / po, "ismcts_defaults": own,
+                             "iterations": its, "nodes": nodes, "bytes_per_iteration": nodes * NODE_BYTES / its,
+                             "mo_bytes_per_iteration": mo.nodes * NODE_BYTES / mo.iterations})
+                _say(progress, f"  growth {name} {players}p {stage}: {same:,.0f} it/s, play-outs {po:,.0f}/s")
+    return {
+        "title": "Growth: ismcts iterations per second and tree size by players and stage",
+        "note": (f"One {cfg.seconds} s search per cell from a fixed position (deal {DEAL}; Metro after 0/30/50 tiles, "
+                 "Breakthrough after 0/120/200 random actions). 'ismcts' uses random play-outs to the end, the "
+                 "same play-outs as the play-outs column, so their ratio is the cost of the tree; 'game "
+                 "defaults' is ismcts as shipped (Breakthrough: heuristic play-outs cut after 10 actions). "
+                 f"Tree bytes per iteration: {NODE_BYTES}-byte nodes of that ismcts search, and of a "
+                 f"{MO_ITERATIONS:,}-iteration mo-ismcts search (one tree per player)."),
+        "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("stage", "stage", "{}"),
+                    ("legal_actions", "legal actions", "{}"), ("playouts", "play-outs/s", "{:,.0f}"),
+                    ("ismcts", "ismcts it/s", "{:,.0f}"), ("ratio", "ismcts / play-outs", "{:.2f}"),
+                    ("ismcts_defaults", "ismcts it/s, game defaults", "{:,.0f}"),
+                    ("bytes_per_iteration", "ismcts tree bytes / iteration", "{:,.0f}"),
+                    ("mo_bytes_per_iteration", "mo-ismcts tree bytes / iteration", "{:,.0f}")],
+        "rows": rows}
+
+
+def time_margin(state, budget, repeats):
+    """(median, max) seconds past ``Limit(time=budget)`` that ``choose`` returns."""
+    overs = []
+    for i in range(repeats):
+        bot = metro_ai.make_bot("ismcts", seed=i)
+        t0 = time.perf_counter()
+        bot.choose(state, metro_ai.Limit(time=budget))
+        overs.append(time.perf_counter() - t0 - budget)
+    return statistics.median(overs), max(overs)
+
+
+def parallel_section(cfg, progress):
+    rows = []
+    secs = max(cfg.seconds, 0.5 if not cfg.quick else 0.1)
+    for players in (2, 4):
+        s = position("metro", players, "opening")
+        base = None
+        for backend in ("threads", "processes"):
+            for w in cfg.workers:
+                if backend == "processes" and w == 1:
+                    continue
+                bot = metro_ai.make_bot("ismcts", seed=1, workers=w, backend=backend)
+                bot.analyse(s, metro_ai.Limit(iterations=100))     # start the workers before timing
+                # processes pay a start-up per search: time them over twice as long
+                r = search_rate(bot, s, secs * (2 if backend == "processes" else 1))[0]
+                base = base or r
+                rows.append({"players": players, "workers": w, "backend": backend, "rate": r, "speedup": r / base})
+                _say(progress, f"  parallel metro {players}p {backend} x{w}: {r:,.0f} it/s")
+    med, worst = time_margin(position("metro", 2, "opening"), 0.1, 5 if cfg.quick else 20)
+    return {
+        "title": "Parallel search: ismcts iterations per second by workers",
+        "note": (f"Metro opening (deal {DEAL}), root-parallel search, one {secs} s search per row (processes "
+                 f"{2 * secs} s, start-up included); speed-up against 1 thread. Time budget 0.1 s: the search "
+                 f"returned {med * 1000:.1f} ms past it (median of {5 if cfg.quick else 20}), "
+                 f"{worst * 1000:.1f} ms at worst. For 1-16 workers on a larger machine: "
+                 "benches/device_metro.sh."),
+        "columns": [("players", "players", "{}"), ("workers", "workers", "{}"), ("backend", "backend", "{}"),
+                    ("rate", "it/s", "{:,.0f}"), ("speedup", "speed-up", "{:.2f}x")],
+        "rows": rows, "time_margin": {"budget": 0.1, "median_over": med, "max_over": worst}}
+
+
+_PEAK = """
+import json, resource, sys, metro_ai
+
+def status(field):   # Linux: current (VmRSS) and peak (VmHWM) resident KiB; else the peak so far
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+game, players, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+s = metro_ai.load_game(game, players=players).new_state({deal})
+bot = metro_ai.make_bot("ismcts", seed=1)
+base = status("VmRSS")
+r = bot.analyse(s, metro_ai.Limit(iterations=iterations))
+peak = status("VmHWM")
+print(json.dumps({{"base_kib": base, "peak_kib": peak, "nodes": r.nodes, "seconds": r.seconds}}))
+""".format(deal=DEAL)
+
+
+def peak_memory(game, players, iterations):
+    """Memory of one ``iterations``-long ismcts search in a fresh process (Linux ``ru_maxrss``)."""
+    out = subprocess.run([sys.executable, "-c", _PEAK, game, str(players), str(iterations)],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"memory probe failed: {out.stderr.strip()[-400:]}")
+    m = json.loads(out.stdout)
+    search = (m["peak_kib"] - m["base_kib"]) * 1024
+    return {"game": game, "players": players, "iterations": iterations, "nodes": m["nodes"],
+            "seconds": m["seconds"], "peak_mib": m["peak_kib"] / 1024, "search_mib": search / 2 ** 20,
+            "tree_mib": m["nodes"] * NODE_BYTES / 2 ** 20, "measured_bytes_per_node": search / max(1, m["nodes"])}
+
+
+def memory_section(cfg, progress):
+    rows = []
+    for game in ("metro", "breakthrough"):
+        rows.append(peak_memory(game, 2, cfg.memory_iterations))
+        _say(progress, f"  memory {game}: {rows[-1]['peak_mib']:.0f} MiB peak")
+    return {
+        "title": f"Memory: a {cfg.memory_iterations:,}-iteration ismcts search",
+        "note": (f"A tree node is {NODE_BYTES} bytes (a flat array of structs that grows by doubling). Each "
+                 "search runs in a fresh process from the opening (2 players, deal 11, game defaults); "
+                 "'search' is peak resident memory during the search less the resident memory before it, 'measured bytes / node' "
+                 "divides it by the nodes (it includes the array's doubling slack)."),
+        "columns": [("game", "game", "{}"), ("iterations", "iterations", "{:,}"), ("nodes", "nodes", "{:,}"),
+                    ("tree_mib", "tree MiB", "{:.1f}"), ("search_mib", "search MiB", "{:.1f}"),
+                    ("measured_bytes_per_node", "measured bytes / node", "{:.1f}"),
+                    ("peak_mib", "process peak MiB", "{:.1f}"), ("seconds", "seconds", "{:.1f}")],
+        "rows": rows, "node_bytes": NODE_BYTES}
+
+
+def _openspiel():
+    try:
+        from metro_ai.interop import openspiel as bridge
+        from metro_ai.interop import openspiel_ismcts as osb
+    except ImportError as exc:
+        raise Skipped(f"needs OpenSpiel: pip install 'metro-ai[openspiel]' ({exc})") from exc
+    return bridge, osb
+
+
+_CPP_PROBE = """
+import sys
+from metro_ai.interop import openspiel as bridge, openspiel_ismcts as osb
+import metro_ai
+game = bridge.load("metro", players=int(sys.argv[1]))
+state = metro_ai.load_game("metro", players=int(sys.argv[1])).new_state(11)
+osb.cpp_bot(0, 0.7, 20).step(bridge.from_state(game, state))
+"""
+
+
+def openspiel_cpp_accepts(players):
+    """(True, 'ran') if OpenSpiel's C++ ISMCTS runs on the bridged Metro game, tried in a child
+    process (it may crash the interpreter); else (False, why)."""
+    try:
+        p = subprocess.run([sys.executable, "-c", _CPP_PROBE, str(players)], capture_output=True, text=True,
+                           timeout=120, check=False)
+    except subprocess.TimeoutExpired:
+        return False, "timed out"
+    if p.returncode == 0:
+        return True, "ran"
+    if p.returncode < 0:
+        return False, f"crashed (signal {-p.returncode})"
+    return False, (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1][:120]
+
+
+def openspiel_section(cfg, progress):
+    bridge, osb = _openspiel()
+    rows = []
+    for players in (2, 4):
+        ok, why = openspiel_cpp_accepts(players)
+        state = metro_ai.load_game("metro", players=players).new_state(DEAL)
+        game = bridge.load("metro", players=players)
+        ours, theirs = [], []
+        for rep in range(cfg.openspiel_repeats):
+            r = metro_ai.make_bot("ismcts", seed=rep, c=UCT_C).analyse(state, metro_ai.Limit(iterations=cfg.openspiel_iterations))
+            ours.append(r.iterations / r.seconds)
+            bot = (osb.cpp_bot(rep, UCT_C, cfg.openspiel_iterations) if ok else
+                   osb.python_bot(game, rep, UCT_C, iterations=cfg.openspiel_iterations))
+            t0 = time.perf_counter()
+            osb.choose(bot, game, state)
+            theirs.append(cfg.openspiel_iterations / (time.perf_counter() - t0))
+        a, b = statistics.median(ours), statistics.median(theirs)
+        rows.append({"players": players, "ours": a, "openspiel": b, "ratio": a / b,
+                     "openspiel_bot": "C++ pyspiel.ISMCTSBot" if ok else "Python ismcts.ISMCTSBot",
+                     "cpp_probe": why})
+        _say(progress, f"  openspiel metro {players}p: ours {a:,.0f} it/s, OpenSpiel {b:,.0f} it/s")
+    return {
+        "title": "Against OpenSpiel's ISMCTS: iterations per second, same game, position and budget",
+        "note": (f"Metro opening (deal {DEAL}), {cfg.openspiel_iterations:,} iterations per search, uct_c {UCT_C}, "
+                 f"random play-outs to the end, one thread, median of {cfg.openspiel_repeats}. OpenSpiel searches "
+                 "the same engine through the bridge (metro_ai.interop.openspiel), sampling worlds with our "
+                 "determinize; its C++ bot is used where it runs on the bridged game (probed in a child process)."),
+        "columns": [("players", "players", "{}"), ("ours", "metro-ai ismcts it/s", "{:,.0f}"),
+                    ("openspiel", "OpenSpiel ISMCTS it/s", "{:,.0f}"), ("ratio", "ratio", "{:,.0f}x"),
+                    ("openspiel_bot", "OpenSpiel bot", "{}"), ("cpp_probe", "C++ bot probe", "{}")],
+        "rows": rows}
+
+
+def strength_game(seed, index, seconds=None, iterations=None):
+    """One Metro 2-player game: our ismcts in seat ``index % 2`` of deal ``index // 2`` against
+    OpenSpiel's Python ISMCTS, both with ``seconds`` or both with ``iterations`` per move."""
+    bridge, osb = _openspiel()
+    deal, seat = divmod(index, 2)
+    state = metro_ai.load_game("metro", players=2).new_state(derive(seed, deal))
+    game = bridge.load("metro", players=2)
+    ours = metro_ai.make_bot("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C)
+    theirs = osb.python_bot(game, derive(seed, deal, seat, 2), UCT_C, iterations=iterations, seconds=seconds)
+    limit = metro_ai.Limit(time=seconds, iterations=iterations)
+    its = {"ours": [], "openspiel": []}
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            action = legal[0]
+        elif state.current_player == seat:
+            r = ours.analyse(state, limit)
+            action = r.chosen
+            its["ours"].append(r.iterations)
+        else:
+            action = osb.choose(theirs, game, state)
+            its["openspiel"].append(iterations or theirs.last_simulations)
+        state.apply(action)
+    scores = state.scores()
+    first = 1.0 if scores[seat] > scores[1 - seat] else 0.5 if scores[seat] == scores[1 - seat] else 0.0
+    return {"deal": deal, "seat": seat, "scores": list(scores), "first": first,
+            "ours_iterations": statistics.median(its["ours"]) if its["ours"] else 0,
+            "openspiel_iterations": statistics.median(its["openspiel"]) if its["openspiel"] else 0}
+
+
+def strength_section(cfg, progress):
+    _openspiel()
+    from joblib import Parallel, delayed
+    games = cfg.strength_games + cfg.strength_games % 2
+    jobs = cfg.jobs or os.cpu_count() or 1
+    if cfg.strength_iterations:
+        budget, per_move = (None, cfg.strength_iterations), f"{cfg.strength_iterations:,} iterations"
+    else:
+        budget, per_move = (cfg.strength_time, None), f"{cfg.strength_time} s"
+    out, t0 = [], time.perf_counter()
+    results = Parallel(n_jobs=jobs, return_as="generator")(
+        delayed(strength_game)(cfg.seed, i, *budget) for i in range(games))
+    for i, r in enumerate(results, 1):
+        out.append(r)
+        if i % max(1, games // 20) == 0 or i == games:
+            _say(progress, f"  strength {i}/{games} games, first {sum(x['first'] for x in out) / i:.1%}, "
+                           f"{time.perf_counter() - t0:.0f} s")
+    first = sum(r["first"] for r in out) / games
+    lo, hi = wilson(first, games)
+    row = {"players": 2, "games": games, "budget": per_move,
+           "wins": sum(r["first"] == 1.0 for r in out), "draws": sum(r["first"] == 0.5 for r in out),
+           "losses": sum(r["first"] == 0.0 for r in out), "first_rate": first, "ci_low": lo, "ci_high": hi,
+           "ours_iterations": statistics.median(r["ours_iterations"] for r in out),
+           "openspiel_iterations": statistics.median(r["openspiel_iterations"] for r in out)}
+    return {
+        "title": ("Strength at equal " + ("iterations" if cfg.strength_iterations else "time") +
+                  " per move: metro-ai ismcts against OpenSpiel's ISMCTS"),
+        "note": (f"Metro, 2 players, {games} games: {games // 2} deals (seeds derived from {cfg.seed}), each "
+                 f"played twice with the seats swapped; {per_move} per move for both sides, {jobs} games at a "
+                 "time. OpenSpiel's Python ISMCTSBot (its C++ bot does not run on games registered from Python) "
+                 f"searches the same engine through the bridge, random play-outs, uct_c {UCT_C}, for the same "
+                 "budget; a draw counts one half. 95% Wilson interval. 'Iterations a move': median over games "
+                 "of each side's median. " + ("Iteration budgets: the same seed plays the same games." if
+                                              cfg.strength_iterations else
+                                              "Time budgets are not reproducible bit for bit.")),
+        "columns": [("players", "players", "{}"), ("games", "games", "{}"),
+                    ("budget", "budget a move", "{}"), ("wins", "wins", "{}"), ("draws", "draws", "{}"),
+                    ("losses", "losses", "{}"), ("first_rate", "win rate", "{:.1%}"),
+                    ("ci_low", "95% low", "{:.1%}"), ("ci_high", "95% high", "{:.1%}"),
+                    ("ours_iterations", "ismcts iterations a move", "{:,.0f}"),
+                    ("openspiel_iterations", "OpenSpiel iterations a move", "{:,.0f}")],
+        "rows": [row], "games": out}
+
+
+RUNNERS = {"engine": engine_section, "growth": growth_section, "parallel": parallel_section,
+           "memory": memory_section, "openspiel": openspiel_section, "strength": strength_section}
+
+
+# ---- the run and its report ---------------------------------------------------------------------
+
+def check_sections(sections):
+    """``sections`` if every one is known and there is at least one; else ValueError."""
+    bad = [s for s in sections if s not in RUNNERS]
+    if bad or not sections:
+        raise ValueError(f"unknown bench section(s) {', '.join(map(repr, bad)) or '(none given)'}; "
+                         f"sections are {', '.join(SECTIONS)}")
+    return sections
+
+
+def run(cfg: Settings, progress=True):
+    """Run ``cfg.sections``; a dict with the machine, the settings and each section's result
+    (``{"skipped": why}`` for a section that cannot run here)."""
+    check_sections(cfg.sections)
+    report = {"machine": machine(), "settings": asdict(cfg), "sections": {}}
+    for name in cfg.sections:
+        _say(progress, f"[{name}]")
+        t0 = time.perf_counter()
+        try:
+            result = RUNNERS[name](cfg, progress)
+        except Skipped as why:
+            result = {"skipped": str(why)}
+            _say(progress, f"  skipped: {why}")
+        result["wall_seconds"] = time.perf_counter() - t0
+        report["sections"][name] = result
+    return report
+
+
+def markdown(report, command=None):
+    """The report as Markdown: the machine, then one table per section."""
+    m = report["machine"]
+    about = (f"{m['date']}; metro-ai {m['metro_ai']}; {m['python']}; {m['cpu']}, {m['usable_cpus']} of "
+             f"{m['logical_cpus']} CPUs usable, {m['memory_gib']} GiB; {m['platform']}; numpy {m['numpy']}, "
+             f"Cython {m['cython']}, open_spiel {m['open_spiel'] or 'not installed'}; built optimized: "
+             f"{m['build'].get('optimized')}.")
+    lines = ["# metro-ai bench", "", about]
+    if report["settings"].get("quick"):
+        lines += ["", "**Quick mode: short timings, few games; not figures to quote.**"]
+    if command:
+        lines += ["", f"Command: `{command}`"]
+    for name, sec in report["sections"].items():
+        lines += ["", f"## {sec.get('title', name)}", ""]
+        if "skipped" in sec:
+            lines.append(f"Skipped: {sec['skipped']}")
+            continue
+        cols = sec["columns"]
+        lines.append("| " + " | ".join(h for _, h, _ in cols) + " |")
+        lines.append("|" + "---|" * len(cols))
+        for row in sec["rows"]:
+            lines.append("| " + " | ".join(fmt.format(row[key]) for key, _, fmt in cols) + " |")
+        lines += ["", sec["note"]]
+    return "\n".join(lines) + "\n"
+
+
+def _json_ready(report):
+    """The report without the column formats (tuples of format strings)."""
+    out = {k: v for k, v in report.items() if k != "sections"}
+    out["sections"] = {name: {k: v for k, v in sec.items() if k != "columns"} | (
+        {"columns": [key for key, _, _ in sec["columns"]]} if "columns" in sec else {})
+        for name, sec in report["sections"].items()}
+    return out
+
+
+def add_arguments(p):
+    p.add_argument("--sections", default=None, metavar="LIST",
+                   help="comma-separated sections to run (default: all): " + ", ".join(SECTIONS))
+    p.add_argument("--quick", action="store_true", help="every section briefly (CI); figures not for quoting")
+    p.add_argument("--seconds", type=float, default=None, help="seconds per timing (default 1; quick 0.1)")
+    p.add_argument("--workers", type=int, nargs="+", default=None, metavar="N",
+                   help="worker counts for the parallel section (default: 1 2)")
+    p.add_argument("--memory-iterations", type=int, default=None, metavar="N",
+                   help="iterations of the memory search (default 1,000,000; quick 100,000)")
+    p.add_argument("--openspiel-iterations", type=int, default=None, metavar="N",
+                   help="iterations per search in the OpenSpiel speed comparison (default 1,000)")
+    p.add_argument("--strength-games", type=int, default=None, metavar="N",
+                   help="games against OpenSpiel's ISMCTS, rounded up to even (default 200; quick 4)")
+    p.add_argument("--strength-time", type=float, default=None, metavar="SECONDS",
+                   help="seconds per move for both sides in the strength games (default 0.1)")
+    p.add_argument("--strength-iterations", type=int, default=None, metavar="N",
+                   help="instead of --strength-time: N iterations per move for both sides (reproducible)")
+    p.add_argument("--jobs", type=int, default=0, help="strength games at a time (default 0: one per CPU)")
+    p.add_argument("--seed", type=int, default=2026, help="seed of the strength deals (default 2026)")
+    p.add_argument("--reference-dir", metavar="DIR", help="a checkout's tests/ directory (engine section)")
+    p.add_argument("--markdown", default="bench.md", metavar="FILE", help="Markdown report (default bench.md)")
+    p.add_argument("--json", default="bench.json", metavar="FILE", help="JSON report (default bench.json)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def settings_from(args):
+    """Settings from parsed arguments; ValueError says what is wrong."""
+    names = SECTIONS if args.sections is None else (s.strip() for s in args.sections.split(","))
+    sections = check_sections(tuple(s for s in names if s))
+    given = {k: v for k, v in {
+        "seconds": args.seconds, "workers": tuple(args.workers) if args.workers else None,
+        "memory_iterations": args.memory_iterations, "openspiel_iterations": args.openspiel_iterations,
+        "strength_games": args.strength_games, "strength_time": args.strength_time,
+        "strength_iterations": args.strength_iterations}.items() if v is not None}
+    for k, v in given.items():
+        if k != "workers" and v <= 0:
+            raise ValueError(f"--{k.replace('_', '-')} must be positive, not {v}")
+    if any(w < 1 for w in given.get("workers", ())):
+        raise ValueError("--workers: every count must be at least 1")
+    if args.strength_time is not None and args.strength_iterations is not None:
+        raise ValueError("give --strength-time or --strength-iterations, not both")
+    if args.jobs < 0:
+        raise ValueError("--jobs must be 0 (one per CPU) or positive")
+    common = dict(sections=sections, jobs=args.jobs, seed=args.seed, reference_dir=args.reference_dir, **given)
+    return Settings.quick_run(**common) if args.quick else Settings(**common)
+
+
+def execute(args, command=None):
+    """Run from parsed arguments, write the reports, print the Markdown; the exit code."""
+    try:
+        cfg = settings_from(args)
+        for path in (args.markdown, args.json):        # fail now, not after a long run
+            if not Path(path).resolve().parent.is_dir():
+                raise ValueError(f"cannot write {path}: no such directory")
+    except ValueError as exc:
+        print(f"metro-ai bench: {exc}", file=sys.stderr)
+        return 2
+    report = run(cfg, progress=not args.quiet)
+    text = markdown(report, command)
+    Path(args.markdown).write_text(text)
+    Path(args.json).write_text(json.dumps(_json_ready(report), indent=2) + "\n")
+    print(text)
+    print(f"wrote {args.markdown} and {args.json}", file=sys.stderr)
+    skipped = [n for n, s in report["sections"].items() if "skipped" in s]
+    return 1 if (args.sections is not None and skipped) else 0

@@ -1,0 +1,158 @@
+"""``metro-ai bench``: settings and errors, the report files, and each section on a tiny budget.
+
+These check that the benchmarks run and report what they measured; they assert nothing about
+speed (figures come from full runs on a quiet machine, see the README).
+"""
+import json
+
+import pytest
+
+import metro_ai
+from metro_ai import bench
+from metro_ai.cli import main as cli_main
+
+
+def tiny(**kw):
+    base = dict(seconds=0.02, repeats=1, growth_players={"metro": (2,), "breakthrough": (3,)},
+                memory_iterations=2000, openspiel_iterations=5, strength_games=2, strength_time=0.002,
+                jobs=1)
+    base.update(kw)
+    return bench.Settings.quick_run(**base)
+
+
+def test_settings_errors_are_usage_errors(tmp_path, capsys):
+    out = [f"--markdown={tmp_path / 'b.md'}", f"--json={tmp_path / 'b.json'}"]
+    assert cli_main(["bench", "--sections", "engine,warp", *out]) == 2
+    assert "unknown bench section(s) 'warp'" in capsys.readouterr().err
+    assert cli_main(["bench", "--sections", ",", *out]) == 2
+    assert cli_main(["bench", "--seconds", "0", *out]) == 2
+    assert "--seconds must be positive" in capsys.readouterr().err
+    assert cli_main(["bench", "--workers", "0", *out]) == 2
+    assert cli_main(["bench", "--jobs", "-2", *out]) == 2
+    assert cli_main(["bench", "--strength-time", "1", "--strength-iterations", "5", *out]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert cli_main(["bench", "--markdown", str(tmp_path / "no" / "b.md")]) == 2
+    assert "no such directory" in capsys.readouterr().err
+    assert not (tmp_path / "b.md").exists() and not (tmp_path / "b.json").exists()
+    with pytest.raises(ValueError, match="sections are engine"):
+        bench.run(bench.Settings(sections=("nope",)), progress=False)
+
+
+def test_quick_settings_keep_what_is_given():
+    cfg = bench.Settings.quick_run(seconds=0.5, workers=(1, 3))
+    assert cfg.quick and cfg.seconds == 0.5 and cfg.workers == (1, 3) and cfg.strength_games == 4
+    assert bench.Settings().strength_games == 200 and bench.Settings().memory_iterations == 1_000_000
+
+
+def test_position_is_fixed_and_a_real_choice():
+    for game in ("metro", "breakthrough"):
+        for stage in bench.STAGES:
+            a, b = bench.position(game, 2, stage), bench.position(game, 2, stage)
+            assert a.to_json() == b.to_json() and len(a.legal_actions()) >= 2 and not a.is_terminal()
+    assert bench.position("metro", 4, "end").tiles_placed >= bench.STAGES["end"]
+
+
+def test_engine_growth_parallel_memory_sections(tmp_path):
+    cfg = tiny(sections=("engine", "growth", "parallel", "memory"), workers=(1, 2))
+    report = bench.run(cfg, progress=False)
+    secs = report["sections"]
+    engine = secs["engine"]["rows"]
+    assert [(r["game"], r["players"]) for r in engine] == [("metro", 2), ("metro", 4),
+                                                            ("breakthrough", 2), ("breakthrough", 4)]
+    for r in engine:
+        assert r["c_loop"] > 0 and r["reference"] > 0
+        assert r["c_loop_ratio"] == pytest.approx(r["c_loop"] / r["reference"])
+    growth = secs["growth"]["rows"]
+    assert {(r["game"], r["players"]) for r in growth} == {("metro", 2), ("breakthrough", 3)}
+    assert [r["stage"] for r in growth[:3]] == list(bench.STAGES)
+    for r in growth:
+        assert r["ismcts"] > 0 and r["playouts"] > 0
+        # one node an iteration (plus the root); mo-ismcts grows one tree per player
+        assert r["nodes"] == r["iterations"] + 1
+        assert r["bytes_per_iteration"] == pytest.approx(r["nodes"] * bench.NODE_BYTES / r["iterations"])
+        assert r["mo_bytes_per_iteration"] > (r["players"] - 0.5) * bench.NODE_BYTES
+    par = secs["parallel"]["rows"]
+    assert [(r["players"], r["workers"], r["backend"]) for r in par] == [
+        (2, 1, "threads"), (2, 2, "threads"), (2, 2, "processes"),
+        (4, 1, "threads"), (4, 2, "threads"), (4, 2, "processes")]
+    assert par[0]["speedup"] == 1.0 and secs["parallel"]["time_margin"]["budget"] == 0.1
+    mem = secs["memory"]["rows"]
+    assert [r["game"] for r in mem] == ["metro", "breakthrough"]
+    for r in mem:
+        assert r["nodes"] == r["iterations"] + 1 and r["peak_mib"] > 0
+        assert r["tree_mib"] == pytest.approx(r["nodes"] * bench.NODE_BYTES / 2 ** 20)
+
+    md = bench.markdown(report, "metro-ai bench --quick")
+    assert md.startswith("# metro-ai bench") and "Quick mode" in md and "`metro-ai bench --quick`" in md
+    for sec in secs.values():
+        assert f"## {sec['title']}" in md
+    # every table row has as many cells as its header
+    for block in md.split("\n\n"):
+        rows = [line for line in block.splitlines() if line.startswith("|")]
+        assert len({line.count("|") for line in rows}) <= 1
+    data = json.loads(json.dumps(bench._json_ready(report)))
+    assert data["machine"]["logical_cpus"] >= 1 and data["machine"]["metro_ai"] == metro_ai.__version__
+    assert data["settings"]["sections"] == list(cfg.sections)
+    assert data["sections"]["engine"]["columns"][:2] == ["game", "players"]
+
+
+def test_missing_reference_engines_skip_the_engine_section(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(bench.Skipped, match="--reference-dir"):
+        bench.reference_modules(str(tmp_path))
+    md, js = tmp_path / "b.md", tmp_path / "b.json"
+    # a section named on the command line that cannot run: reported, and exit code 1
+    code = cli_main(["bench", "--sections", "engine", "--reference-dir", str(tmp_path), "--quiet",
+                     f"--markdown={md}", f"--json={js}"])
+    assert code == 1
+    assert "Skipped: the pure-Python reference engines" in md.read_text()
+    assert "skipped" in json.loads(js.read_text())["sections"]["engine"]
+
+
+def test_openspiel_sections_skip_without_openspiel(monkeypatch):
+    def missing():
+        raise bench.Skipped("needs OpenSpiel")
+    monkeypatch.setattr(bench, "_openspiel", missing)
+    report = bench.run(tiny(sections=("openspiel", "strength")), progress=False)
+    assert report["sections"]["openspiel"]["skipped"] == "needs OpenSpiel"
+    assert report["sections"]["strength"]["skipped"] == "needs OpenSpiel"
+    assert "Skipped: needs OpenSpiel" in bench.markdown(report)
+
+
+def test_openspiel_sections(tmp_path):
+    pytest.importorskip("pyspiel")
+    report = bench.run(tiny(sections=("openspiel", "strength")), progress=False)
+    speed = report["sections"]["openspiel"]["rows"]
+    assert [r["players"] for r in speed] == [2, 4]
+    for r in speed:
+        assert r["ours"] > 0 and r["openspiel"] > 0 and r["ratio"] == pytest.approx(r["ours"] / r["openspiel"])
+        assert r["openspiel_bot"] in ("C++ pyspiel.ISMCTSBot", "Python ismcts.ISMCTSBot")
+    (row,) = report["sections"]["strength"]["rows"]
+    games = report["sections"]["strength"]["games"]
+    assert row["games"] == 2 and [(g["deal"], g["seat"]) for g in games] == [(0, 0), (0, 1)]
+    assert row["wins"] + row["draws"] + row["losses"] == 2
+    assert row["ci_low"] <= row["first_rate"] <= row["ci_high"]
+    assert row["ours_iterations"] >= 1 and row["openspiel_iterations"] >= 2
+
+
+def test_strength_at_equal_iterations_is_reproducible():
+    pytest.importorskip("pyspiel")
+    a, b = (bench.strength_game(5, 1, iterations=8) for _ in range(2))
+    assert a == b and a["seat"] == 1 and a["ours_iterations"] == a["openspiel_iterations"] == 8
+    assert len(a["scores"]) == 2 and a["first"] in (0.0, 0.5, 1.0)
+
+
+def test_openspiel_bots_are_seeded_and_timed():
+    pytest.importorskip("pyspiel")
+    from metro_ai.interop import openspiel as bridge
+    from metro_ai.interop import openspiel_ismcts as osb
+    game = bridge.load("metro", players=2)
+    state = metro_ai.load_game("metro", players=2).new_state(5)
+    picks = {osb.choose(osb.python_bot(game, 9, 0.7, iterations=30), game, state) for _ in range(2)}
+    assert len(picks) == 1 and picks <= set(state.legal_actions())
+    timed = osb.python_bot(game, 9, 0.7, seconds=0.02)
+    assert osb.choose(timed, game, state) in state.legal_actions() and timed.last_simulations >= 2
+    with pytest.raises(ValueError, match="exactly one"):
+        osb.python_bot(game, 9, 0.7)
+    with pytest.raises(ValueError, match="exactly one"):
+        osb.python_bot(game, 9, 0.7, iterations=5, seconds=1)
