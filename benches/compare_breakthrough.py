@@ -58,9 +58,10 @@ def main(argv=None):
     for players in args.players:
         game = metro_ai.load_game("breakthrough", players=players)
         rgame = ref.RefBreakthroughGame(players=players)
-        c, py, r = random_game_rates(game, rgame, (200, 10, 2), args.repeats)
-        rows.append({"players": players, "cython_c_loop": c, "cython_python_loop": py,
-                     "reference": r, "ratio_c_loop": c / r, "ratio_python_loop": py / r})
+        rates = random_game_rates(game, rgame, (200, 10, 2), args.repeats)
+        rows.append({"players": players, "cython_c_loop": rates["c_loop"], "cython_python_loop": rates["python_loop"],
+                     "reference": rates["reference"], "ratio_c_loop": rates["c_loop_ratio"],
+                     "ratio_python_loop": rates["python_loop_ratio"]})
         for policy, greedy in (("uniform", False), ("card-aware", True)):
             turns, actions = lengths(game, args.length_games, greedy)
             dist.append({"players": players, "policy": policy, "games": args.length_games,

@@ -11,7 +11,7 @@ Sections (``--sections``, default all):
 ``growth``
     how ``ismcts`` scales with the number of players and the stage of the game: iterations per
     second next to the engine's random play-outs per second from the same position, and tree
-    nodes and bytes per iteration.
+    bytes per iteration (ismcts, and mo-ismcts with its tree per player).
 ``parallel``
     iterations per second at 1, 2, ... workers (threads, and processes), speed-up against one
     worker, and how far past a 0.1 s time budget a search returns.
@@ -23,9 +23,9 @@ Sections (``--sections``, default all):
     (iterations per second); OpenSpiel's C++ bot if it runs on the bridged game (probed in a
     child process), else its Python bot; the table says which.  Extra ``openspiel``.
 ``strength``
-    our ``ismcts`` against OpenSpiel's (Python) ISMCTS at equal time per move, Metro, 2 players,
-    200 games with the seats rotated on duplicate deals; first-place rate with a 95% Wilson
-    interval.  Extra ``openspiel``.
+    our ``ismcts`` against OpenSpiel's (Python) ISMCTS at equal time per move (or equal
+    iterations, ``--strength-iterations``), Metro, 2 players, 200 games with the seats swapped on
+    each deal; win rate with a 95% Wilson interval.  Extra ``openspiel``.
 
 Writes a Markdown report and a JSON file (with the machine's description); ``--quick`` runs every
 section briefly (CI uses it to keep them working; its figures are not for quoting).
@@ -73,6 +73,7 @@ class Settings:
     sections: tuple = SECTIONS
     seconds: float = 1.0                  # per timing of a search or of play-outs
     repeats: int = 5                      # timed repeats (medians) for the engine section
+    rounds: int = 3                       # interleaved timing rounds (medians) for the growth section
     workers: tuple = (1, 2)
     growth_players: dict = field(default_factory=lambda: dict(PLAYERS))
     memory_iterations: int = 1_000_000
@@ -88,7 +89,7 @@ class Settings:
 
     @classmethod
     def quick_run(cls, **kw):
-        base = dict(seconds=0.1, repeats=1, growth_players={"metro": (2, 4), "breakthrough": (2, 4)},
+        base = dict(seconds=0.1, repeats=1, rounds=1, growth_players={"metro": (2, 4), "breakthrough": (2, 4)},
                     memory_iterations=100_000, openspiel_iterations=50, openspiel_repeats=1,
                     strength_games=4, strength_time=0.01, quick=True)
         base.update(kw)
@@ -177,20 +178,19 @@ def search_rate(bot, state, seconds):
     return r.iterations / r.seconds, r.nodes, r.iterations
 
 
-def rate(fn, count, repeats):
-    """Median of ``count / seconds`` over ``repeats`` timed calls of ``fn(count)``."""
-    rates = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn(count)
-        rates.append(count / (time.perf_counter() - t0))
-    return statistics.median(rates)
+def games_per_second(fn, count):
+    """``count / seconds`` of one timed call of ``fn(count)``."""
+    t0 = time.perf_counter()
+    fn(count)
+    return count / (time.perf_counter() - t0)
 
 
 def random_game_rates(game, rgame, counts, repeats):
-    """Random full games per second (medians) for the Cython engine driven by the C-level
-    play-out loop and from Python, and for the reference engine ``rgame``; ``counts`` gives how
-    many games each timed run plays, (C loop, Python loop, reference)."""
+    """Random full games per second for the Cython engine driven by the C-level play-out loop
+    (``c_loop``) and from Python (``python_loop``), and for the reference engine ``rgame``
+    (``reference``); ``counts`` gives how many games each timing plays, in that order.  Timed in
+    ``repeats`` interleaved rounds, so a drift in the machine's speed hits all three: medians of
+    the rates, and medians of the rounds' ratios (``c_loop_ratio``, ``python_loop_ratio``)."""
     start = game.new_state(seed=1)
 
     def c_loop(n):
@@ -203,8 +203,12 @@ def random_game_rates(game, rgame, counts, repeats):
             while not s.is_terminal():
                 s.apply(rng.choice(s.legal_actions()))
 
-    return (rate(c_loop, counts[0], repeats), rate(lambda n: python_loop(game, n), counts[1], repeats),
-            rate(lambda n: python_loop(rgame, n), counts[2], repeats))
+    rounds = [(games_per_second(c_loop, counts[0]), games_per_second(lambda n: python_loop(game, n), counts[1]),
+               games_per_second(lambda n: python_loop(rgame, n), counts[2])) for _ in range(repeats)]
+    c, py, ref = (statistics.median(x) for x in zip(*rounds))
+    return {"c_loop": c, "python_loop": py, "reference": ref,
+            "c_loop_ratio": statistics.median(a / r for a, _, r in rounds),
+            "python_loop_ratio": statistics.median(b / r for _, b, r in rounds)}
 
 
 # ---- sections ----------------------------------------------------------------------------------
@@ -235,14 +239,14 @@ def engine_section(cfg, progress):
             counts = ENGINE_COUNTS[name]
             if cfg.quick:
                 counts = tuple(max(1, c // 10) for c in counts)
-            c, py, r = random_game_rates(metro_ai.load_game(name, players=players), refs[name](players=players),
-                                         counts, cfg.repeats)
-            rows.append({"game": name, "players": players, "c_loop": c, "python_loop": py, "reference": r,
-                         "c_loop_ratio": c / r, "python_loop_ratio": py / r})
-            _say(progress, f"  engine {name} {players}p: C loop {c:,.0f} games/s, reference {r:,.2f}")
+            rates = random_game_rates(metro_ai.load_game(name, players=players), refs[name](players=players),
+                                      counts, cfg.repeats)
+            rows.append({"game": name, "players": players, **rates})
+            _say(progress, f"  engine {name} {players}p: C loop {rates['c_loop']:,.0f} games/s, "
+                           f"reference {rates['reference']:,.2f}")
     return {
         "title": "Engines: random full games per second, Cython against the pure-Python reference",
-        "note": (f"Median of {cfg.repeats} timed runs. Breakthrough games are uniform random play to the "
+        "note": (f"Medians of {cfg.repeats} interleaved rounds (rates, and the rounds' ratios). Breakthrough games are uniform random play to the "
                  "1,000-turn limit (R18, about 4,300 actions). 'C loop': the engine's own play-out loop "
                  "(what the search runs); 'Python loop': legal_actions/apply called from Python."),
         "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("c_loop", "Cython, C loop", "{:,.0f}"),
@@ -261,23 +265,31 @@ def growth_section(cfg, progress):
         for players in players_list:
             for stage in STAGES:
                 s = position(name, players, stage)
-                po = playouts_per_second(s, cfg.seconds)
-                same, nodes, its = search_rate(metro_ai.make_bot("ismcts", seed=1, **SAME_PLAYOUTS), s, cfg.seconds)
-                own = search_rate(metro_ai.make_bot("ismcts", seed=1), s, cfg.seconds)[0]
+                po, same, own, ratio = [], [], [], []
+                for _ in range(cfg.rounds):        # interleaved, so drifts of the machine hit all three
+                    po.append(playouts_per_second(s, cfg.seconds))
+                    rate_same, nodes, its = search_rate(metro_ai.make_bot("ismcts", seed=1, **SAME_PLAYOUTS), s,
+                                                        cfg.seconds)
+                    same.append(rate_same)
+                    ratio.append(rate_same / po[-1])
+                    own.append(search_rate(metro_ai.make_bot("ismcts", seed=1), s, cfg.seconds)[0])
                 mo = metro_ai.make_bot("mo-ismcts", seed=1).analyse(s, metro_ai.Limit(iterations=MO_ITERATIONS))
                 rows.append({"game": name, "players": players, "stage": stage, "legal_actions": len(s.legal_actions()),
-                             "playouts": po, "ismcts": same, "ratio": same / po, "ismcts_defaults": own,
+                             "playouts": statistics.median(po), "ismcts": statistics.median(same),
+                             "ratio": statistics.median(ratio), "ismcts_defaults": statistics.median(own),
                              "iterations": its, "nodes": nodes, "bytes_per_iteration": nodes * NODE_BYTES / its,
                              "mo_bytes_per_iteration": mo.nodes * NODE_BYTES / mo.iterations})
-                _say(progress, f"  growth {name} {players}p {stage}: {same:,.0f} it/s, play-outs {po:,.0f}/s")
+                _say(progress, f"  growth {name} {players}p {stage}: {rows[-1]['ismcts']:,.0f} it/s, "
+                               f"play-outs {rows[-1]['playouts']:,.0f}/s")
     return {
         "title": "Growth: ismcts iterations per second and tree size by players and stage",
-        "note": (f"One {cfg.seconds} s search per cell from a fixed position (deal {DEAL}; Metro after 0/30/50 tiles, "
-                 "Breakthrough after 0/120/200 random actions). 'ismcts' uses random play-outs to the end, the "
-                 "same play-outs as the play-outs column, so their ratio is the cost of the tree; 'game "
-                 "defaults' is ismcts as shipped (Breakthrough: heuristic play-outs cut after 10 actions). "
-                 f"Tree bytes per iteration: {NODE_BYTES}-byte nodes of that ismcts search, and of a "
-                 f"{MO_ITERATIONS:,}-iteration mo-ismcts search (one tree per player)."),
+        "note": (f"Medians of {cfg.rounds} rounds, each one {cfg.seconds} s timing of the three, interleaved, per cell, "
+                 f"from a fixed position (deal {DEAL}; Metro after 0/30/50 tiles, Breakthrough after 0/120/200 "
+                 "random actions). 'ismcts' uses random play-outs to the end, the same play-outs as the play-outs "
+                 "column, so their ratio (median of the rounds' ratios) is the cost of the tree; 'game defaults' "
+                 "is ismcts as shipped (Breakthrough: heuristic play-outs cut after 10 actions). Tree bytes per "
+                 f"iteration: {NODE_BYTES}-byte nodes of the last ismcts search, and of a {MO_ITERATIONS:,}-iteration "
+                 "mo-ismcts search (one tree per player)."),
         "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("stage", "stage", "{}"),
                     ("legal_actions", "legal actions", "{}"), ("playouts", "play-outs/s", "{:,.0f}"),
                     ("ismcts", "ismcts it/s", "{:,.0f}"), ("ratio", "ismcts / play-outs", "{:.2f}"),
