@@ -10,6 +10,7 @@ import argparse
 import inspect
 import json
 import os
+import shlex
 import shutil
 import sys
 import textwrap
@@ -130,7 +131,8 @@ def _parser():
                     help="the bot that answers 'hint' (default: ismcts:time=1)")
     _add_budget_args(pl, "opponents whose spec has no budget")
     be = sub.add_parser("bench", help="speed, memory and strength benchmarks: a Markdown table and JSON",
-                        description=bench.__doc__.split("\n\n", 1)[1], formatter_class=_Formatter,
+                        description=bench.__doc__.split("\n\n", 1)[1].replace("``", ""),
+                        formatter_class=_Formatter,
                         epilog="exit codes: 0 done, 1 a section you named could not run, 2 bad usage")
     bench.add_arguments(be)
     return p
@@ -501,16 +503,17 @@ def _cmd_play(args, read=None, write=None):
 
 
 def _cmd_bench(args):
-    return bench.execute(args, "metro-ai " + " ".join(sys.argv[1:]))
+    return bench.execute(args, shlex.join(["metro-ai", *args.argv]))
 
 
-COMMANDS = {"bench": _cmd_bench, "games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
-            "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play}
+COMMANDS = {"games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
+            "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play, "bench": _cmd_bench}
 
 
 def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)      # the command, for reports
     try:
         return COMMANDS[args.command](args)
     except ValueError as exc:   # bad options, bot specs, states, settings: a usage error

@@ -105,7 +105,9 @@ def test_missing_reference_engines_skip_the_engine_section(tmp_path, monkeypatch
     code = cli_main(["bench", "--sections", "engine", "--reference-dir", str(tmp_path), "--quiet",
                      f"--markdown={md}", f"--json={js}"])
     assert code == 1
-    assert "Skipped: the pure-Python reference engines" in md.read_text()
+    text = md.read_text()
+    assert "Skipped: the pure-Python reference engines" in text
+    assert f"Command: `metro-ai bench --sections engine --reference-dir {tmp_path} --quiet" in text
     assert "skipped" in json.loads(js.read_text())["sections"]["engine"]
 
 
