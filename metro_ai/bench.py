@@ -650,15 +650,12 @@ def settings_from(args):
 
 
 def execute(args, command=None):
-    """Run from parsed arguments, write the reports, print the Markdown; the exit code."""
-    try:
-        cfg = settings_from(args)
-        for path in (args.markdown, args.json):        # fail now, not after a long run
-            if not Path(path).resolve().parent.is_dir():
-                raise ValueError(f"cannot write {path}: no such directory")
-    except ValueError as exc:
-        print(f"metro-ai bench: {exc}", file=sys.stderr)
-        return 2
+    """Run from parsed arguments, write the reports, print the Markdown; the exit code.
+    Bad settings raise ValueError before anything runs (the command line's usage error)."""
+    cfg = settings_from(args)
+    for path in (args.markdown, args.json):        # fail now, not after a long run
+        if not Path(path).resolve().parent.is_dir():
+            raise ValueError(f"cannot write {path}: no such directory")
     report = run(cfg, progress=not args.quiet)
     text = markdown(report, command)
     Path(args.markdown).write_text(text)
