@@ -2,8 +2,9 @@
 
 `engine/` and `bots/` install as `metro_ai.engine` and `metro_ai.bots`. Cython looks a `.pxd` up by
 its package path on disk, and there is no `metro_ai/engine/` folder in the source tree, so the
-`.pxd` files are mirrored into `build/cython_include/metro_ai/{engine,bots}/` and that folder is
-passed to `cythonize(include_path=...)`. This works for `pip install .` and `pip install -e .`.
+`.pxd` files are mirrored (sub-packages included: `engine/metro/rules.pxd` becomes
+`build/cython_include/metro_ai/engine/metro/rules.pxd`) and that folder is passed to
+`cythonize(include_path=...)`. Every `.pyx` under `engine/` and `bots/` is an extension module. This works for `pip install .` and `pip install -e .`.
 """
 import os
 import shutil
@@ -18,6 +19,12 @@ MIRROR = HERE / "build" / "cython_include"
 PACKAGES = {"engine": "metro_ai.engine", "bots": "metro_ai.bots"}
 
 
+def _dotted(folder, path):
+    """The module name of a file under `folder` (a key of PACKAGES), e.g. metro_ai.engine.metro.rules."""
+    rel = path.relative_to(HERE / folder).with_suffix("")
+    return ".".join([PACKAGES[folder], *rel.parts])
+
+
 def mirror_pxd():
     target_root = MIRROR / "metro_ai"
     target_root.mkdir(parents=True, exist_ok=True)
@@ -28,23 +35,17 @@ def mirror_pxd():
             shutil.rmtree(target)
         target.mkdir(parents=True)
         (target / "__init__.pxd").touch()
-        for pxd in sorted((HERE / folder).glob("*.pxd")):
-            shutil.copy2(pxd, target / pxd.name)
+        for pxd in sorted((HERE / folder).rglob("*.pxd")):
+            dest = target / pxd.relative_to(HERE / folder)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            (dest.parent / "__init__.pxd").touch()
+            shutil.copy2(pxd, dest)
 
 
 def extensions():
     flags = ["-O3"] if sys.platform != "win32" else ["/O2"]
-    exts = []
-    for folder, dotted in PACKAGES.items():
-        for pyx in sorted((HERE / folder).glob("*.pyx")):
-            exts.append(
-                Extension(
-                    f"{dotted}.{pyx.stem}",
-                    [os.path.relpath(pyx, HERE)],
-                    extra_compile_args=flags,
-                )
-            )
-    return exts
+    return [Extension(_dotted(folder, pyx), [os.path.relpath(pyx, HERE)], extra_compile_args=flags)
+            for folder in PACKAGES for pyx in sorted((HERE / folder).rglob("*.pyx"))]
 
 
 mirror_pxd()

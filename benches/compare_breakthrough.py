@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import metro_ai  # noqa: E402
 from metro_ai.bench import random_game_rates  # noqa: E402  (the timed loops of metro-ai bench)
-from reference import breakthrough_ref as ref  # noqa: E402
+from metro_ai.engine.breakthrough import reference as ref
 from test_breakthrough_reference import _policy  # noqa: E402  (the card-aware random policy)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import metro_ai
 from metro_ai.engine.core import random_playouts
-from reference import breakthrough_ref as ref
+from metro_ai.engine.breakthrough import reference as ref
 
 PLAYERS = [2, 4]
 TURN_LIMIT = 200

@@ -9,7 +9,7 @@ import pytest
 
 import metro_ai
 from metro_ai.engine.core import random_playouts
-from reference import metro_ref as ref
+from metro_ai.engine.metro import reference as ref
 
 PLAYERS = [2, 4]
 

@@ -1,13 +1,23 @@
-# The state contract shared by every game (see engine/core.pyx for the Python face).
+# The game contract shared by every game (see engine/core.pyx for the Python face).
 #
-# A concrete game subclasses GameState and fills in the C-level methods below. Search code calls
-# them on typed references without the GIL and without creating Python objects per iteration:
-# copy a root into a preallocated scratch state (c_copy_from), list actions into a caller-owned
-# buffer of c_max_actions() ints (c_legal_actions), apply a listed action unchecked (c_apply).
+# A concrete game subclasses Game (its configuration: options, rule tables) and GameState (one
+# position, hidden parts included) and fills in the C-level methods below. Search code calls them
+# on typed references without the GIL and without creating Python objects per iteration: copy a
+# root into a preallocated scratch state (c_copy_from), list actions into a caller-owned buffer of
+# c_max_actions() ints (c_legal_actions), apply a listed action unchecked (c_apply).
 from libc.stdint cimport uint64_t
 
+cdef enum:
+    MAX_PLAYERS = 8            # the most players any game may declare (per-player C buffers)
+
+
+cdef class Game:
+    cdef readonly int players            # seats at the table, in [min_players, max_players]
+    cdef dict _options                   # option name -> validated value, in declaration order
+
+
 cdef class GameState:
-    cdef readonly object game            # the Game object: configuration, shared rule tables
+    cdef readonly Game game              # the Game object: configuration, shared rule tables
 
     cdef int c_num_players(self) noexcept nogil
     cdef int c_max_actions(self) noexcept nogil          # upper bound on len(legal actions)
@@ -17,7 +27,9 @@ cdef class GameState:
     cdef int c_legal_actions(self, int* out) noexcept nogil  # writes sorted actions, returns count
     cdef int c_check(self, int action) noexcept nogil    # 0 if legal, else a game reason code > 0
     cdef void c_apply(self, int action) noexcept nogil   # action must be legal (not re-checked)
-    cdef void c_returns(self, double* out) noexcept nogil    # rank-based; zeros before the end
+    # Rank-based returns (rank_return over c_scores) once terminal, zeros before; games whose
+    # outcome is not a ranking of scores override it.
+    cdef void c_returns(self, double* out) noexcept nogil
     cdef void c_scores(self, double* out) noexcept nogil     # the game's score per player now
     # A cheap estimate of each player's final score from public information only (for greedy
     # bots and rollout cut-offs); defaults to c_scores.

@@ -1,10 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The state contract every metro-ai game implements (modelled on OpenSpiel's ``State``).
+"""The contract every metro-ai game implements: ``Game`` and ``GameState`` (modelled on
+OpenSpiel's ``Game`` and ``State``, with python-chess's economy of names).
 
-A *game* holds the configuration; a *state* holds everything, hidden parts included, so engines
-are determinised: chance is realised from the seed when the state is dealt, and hidden
-information is state a player must not look at. Python users call the methods below; search code
-calls the C-level methods declared in ``core.pxd``.
+A *game* holds the configuration: its name and title, its options (declared once, as ``Option``
+objects, with default, type, allowed values, description and rule id), the player range, the size
+of the action space and rule tables shared by its states. A *state* holds everything, hidden parts
+included, so engines are determinised: chance is realised from the seed when the state is dealt,
+and hidden information is state a player must not look at. Python users call the methods below;
+search code calls the C-level methods declared in ``core.pxd``.
+
+A new game subclasses both (``cdef class MyGame(Game)``, ``cdef class MyState(GameState)``), fills
+in the class attributes and hooks marked *game hook* below and the C-level methods, and adds one
+line to ``metro_ai/registry.py``. Everything else (option checking, ``options``, ``repr``,
+pickling, the JSON envelope, scores and returns, player checks) is done here once.
 """
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t
@@ -17,7 +25,14 @@ from .errors import IllegalActionError, StateFormatError
 
 from .rng cimport rng_t, rng_bounded
 
+import importlib
+import random
+
 _SEED_MASK = (1 << 64) - 1
+STATE_FORMAT = "metro-ai-state"      # the "format" field of every serialised state
+STATE_VERSION = 1
+#: Stages of a deal that ``Game.benchmark_position`` can give.
+STAGES = ("opening", "middle", "end")
 
 
 def as_seed(seed):
@@ -72,6 +87,277 @@ cdef double rank_return(int me, int n, const double* scores) noexcept nogil:
     return below / (n - 1)
 
 
+
+class Option:
+    """One option of a game, declared once on the game class (``Game.OPTIONS``).
+
+    ``kind`` is "int" (with ``low``/``high``), "bool", "choice" (one of ``choices``), "path"
+    (None or a file path) or "any" (checked by ``check``, a function of the value that returns the
+    value to store or raises ValueError). ``rule`` is the rules id the option implements (see
+    ``docs/rules/``), or None. ``bridged``: whether interop layers (OpenSpiel) expose it as a
+    parameter (plain ints and bools only).
+    """
+    __slots__ = ("name", "default", "kind", "description", "rule", "low", "high", "choices", "check",
+                 "bridged")
+
+    def __init__(self, name, default, kind, description, rule=None, low=None, high=None, choices=None,
+                 check=None, bridged=None):
+        if kind not in ("int", "bool", "choice", "path", "any"):
+            raise ValueError(f"option {name}: unknown kind {kind!r}")
+        self.name, self.default, self.kind, self.description, self.rule = name, default, kind, description, rule
+        self.low, self.high, self.choices, self.check = low, high, tuple(choices or ()), check
+        self.bridged = kind in ("int", "bool") if bridged is None else bridged
+
+    def __repr__(self):
+        return f"Option({self.name!r}, default={self.default!r}, kind={self.kind!r})"
+
+    def allowed(self):
+        """The allowed values in words, for help texts and error messages."""
+        if self.kind == "bool":
+            return "True or False"
+        if self.kind == "int":
+            if self.high is None:
+                return f"an int >= {self.low}"
+            return f"an int from {self.low} to {self.high}"
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.kind == "path":
+            return "None (the shipped file) or a file path"
+        return "see the description"
+
+    def validate(self, game_name, value):
+        """The value to store, or ValueError naming the game, the option, the allowed values,
+        the rule id and the value given."""
+        def bad():
+            rule = f" ({self.rule})" if self.rule else ""
+            raise ValueError(f"{game_name}: {self.name} must be {self.allowed()}{rule}, got {value!r}")
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                bad()
+        elif self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                bad()
+            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+                bad()
+        elif self.kind == "choice":
+            if isinstance(value, bool) or value not in self.choices or type(value) is not type(self.choices[0]):
+                bad()
+        elif self.kind == "path":
+            if value is not None and not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__"):
+                bad()
+        elif self.check is not None:
+            return self.check(game_name, value)
+        return value
+
+    def to_dict(self):
+        """A JSON-ready description (``metro-ai games --json``, the docs)."""
+        out = {"default": _json_ready(self.default), "kind": self.kind, "allowed": self.allowed(),
+               "help": self.description, "rule": self.rule}
+        if self.kind == "int":
+            out.update(low=self.low, high=self.high)
+        if self.kind == "choice":
+            out["choices"] = list(self.choices)
+        return out
+
+
+def _json_ready(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _make_game(cls, options):
+    return cls(**options)
+
+
+def _unpickle(game, text):
+    return game.state_from_json(text)
+
+
+cdef class Game:
+    """Base class of every game: its configuration. Not instantiated directly: use
+    ``metro_ai.load_game(name, **options)`` or the game's class.
+
+    *Class attributes* a game fills in: ``name`` (short, lower case: the registry key), ``title``,
+    ``family`` ("metro" for the Metro family; "benchmark" for games kept to compare with other
+    libraries), ``min_players``/``max_players`` (at most ``MAX_PLAYERS``), ``OPTIONS`` (a tuple of
+    ``Option``, "players" first), ``search_defaults`` (play-out settings the search bots use
+    unless told otherwise), ``state_fields`` (top-level fields a serialised state must have),
+    ``unique_action_strings`` (False where two legal actions may print alike, e.g. two copies of
+    a card), ``benchmark_moves`` (random actions played for each stage of ``benchmark_position``),
+    ``reference`` ("module:Class" of an independent pure-Python engine of the same rules, or None).
+    """
+    name = None
+    title = None
+    family = "metro"
+    min_players = 2
+    max_players = 2
+    OPTIONS = ()
+    search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
+    state_fields = ()
+    unique_action_strings = True
+    benchmark_moves = {"opening": 0, "middle": 40, "end": 80}
+    reference = None
+
+    def reference_game(self):
+        """The same game (same options) on the game's independent pure-Python reference engine
+        (``reference``, "module:Class"), or None if the game has none. The reference plays the
+        same seeds and actions to the same states; ``metro-ai bench`` times the two side by
+        side. Games whose reference names options differently override this."""
+        if self.reference is None:
+            return None
+        module, cls_name = self.reference.split(":")
+        return getattr(importlib.import_module(module), cls_name)(**self._reference_options())
+
+    def _reference_options(self):
+        """*Game hook*: the reference engine's keyword arguments for this game's options."""
+        return dict(self.options)
+
+    def __init__(self, *args, **options):
+        cls = type(self)
+        if cls.max_players > MAX_PLAYERS or cls.min_players < 1 or cls.min_players > cls.max_players:
+            raise TypeError(f"{cls.__name__}: player range {cls.min_players}..{cls.max_players} must lie "
+                            f"in 1..{MAX_PLAYERS} (MAX_PLAYERS, engine/core.pxd)")
+        self._options = cls.validate_options(*args, **options)
+        self.players = self._options["players"]
+        self._configure()
+
+    @classmethod
+    def validate_options(cls, *args, **options):
+        """The full option dict (defaults filled in, declaration order) for these arguments, or
+        ValueError naming what is wrong: an unknown option, a bad value."""
+        names = [o.name for o in cls.OPTIONS]
+        if len(args) > len(names):
+            raise ValueError(f"{cls.name}: at most {len(names)} positional options ({', '.join(names)})")
+        for name, value in zip(names, args):
+            if name in options:
+                raise ValueError(f"{cls.name}: option {name!r} given twice")
+            options[name] = value
+        unknown = sorted(set(options) - set(names))
+        if unknown:
+            raise ValueError(f"{cls.name}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                             f"options are {', '.join(sorted(names))}")
+        out = {}
+        for o in cls.OPTIONS:
+            out[o.name] = o.validate(cls.name, options.get(o.name, o.default))
+        players = out.get("players")
+        if isinstance(players, bool) or not isinstance(players, int) or not cls.min_players <= players <= cls.max_players:
+            raise ValueError(f"{cls.name}: players must be an int from {cls.min_players} to {cls.max_players}, "
+                             f"got {players!r}")
+        return out
+
+    def _configure(self):
+        """*Game hook*: build the game's tables from ``self._options`` (validated); may raise
+        ValueError for combinations no single option can check, and may normalise values."""
+
+    # ---- describing the game ----
+    @classmethod
+    def option(cls, name):
+        """The declared ``Option`` called `name` (KeyError if none)."""
+        for o in cls.OPTIONS:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    @classmethod
+    def describe(cls):
+        """A JSON-ready description: name, title, family, player range, options (the CLI's
+        ``games`` command, the docs and the protocol read this)."""
+        return {"name": cls.name, "title": cls.title, "family": cls.family,
+                "players": {"min": cls.min_players, "max": cls.max_players},
+                "options": {o.name: o.to_dict() for o in cls.OPTIONS}}
+
+    @classmethod
+    def option_sets(cls):
+        """Representative option sets for tests and benchmarks: every player count with the
+        other options at their defaults, then each bool or choice option set to each of its
+        other values (at the smallest and largest player count)."""
+        sets = [{"players": p} for p in range(cls.min_players, cls.max_players + 1)]
+        for o in cls.OPTIONS:
+            if o.name == "players":
+                continue
+            values = [not o.default] if o.kind == "bool" else [c for c in o.choices if c != o.default] \
+                if o.kind == "choice" else []
+            for v in values:
+                for p in sorted({cls.min_players, cls.max_players}):
+                    sets.append({"players": p, o.name: v})
+        return sets
+
+    @property
+    def options(self):
+        """The game's options as a JSON-ready dict, in declaration order."""
+        return {k: _json_ready(v) for k, v in self._options.items()}
+
+    @property
+    def num_players(self):
+        return self.players
+
+    @property
+    def num_distinct_actions(self):
+        """*Game hook*: every action is an int in ``range(num_distinct_actions)``."""
+        raise NotImplementedError
+
+    @property
+    def max_game_length(self):
+        """*Game hook*: an upper bound on the number of actions in a game."""
+        raise NotImplementedError
+
+    @property
+    def max_actions(self):
+        """An upper bound on the number of legal actions in any state."""
+        return self.new_state(0).c_max_actions()
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
+
+    def __reduce__(self):
+        return (_make_game, (type(self), self.options))
+
+    # ---- states ----
+    def new_state(self, seed=0):
+        """*Game hook*: a new game dealt from `seed` (any int)."""
+        raise NotImplementedError
+
+    def state_from_json(self, text):
+        """Rebuild a state from ``to_json()`` output (text, bytes or a parsed dict), checking it
+        against the rules. Malformed or inconsistent input raises StateFormatError saying what is
+        wrong."""
+        obj = parse_state_json(text, self.name, self.options, ("game", "options") + tuple(self.state_fields))
+        return self._load_state(obj)
+
+    def _load_state(self, obj):
+        """*Game hook*: the state described by `obj` (a dict whose envelope is checked)."""
+        raise NotImplementedError
+
+    def benchmark_position(self, stage="opening", seed=11):
+        """A fixed position for benchmarks: the deal `seed` after ``benchmark_moves[stage]``
+        random actions (a seeded ``random.Random(seed)``), moved on to the first choice between
+        two or more actions. Games may measure progress otherwise (Metro: tiles placed)."""
+        if stage not in STAGES:
+            raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+        s = self.new_state(seed)
+        rng = random.Random(seed)
+        for _ in range(self.benchmark_moves[stage]):
+            if s.is_terminal():
+                break
+            s.apply(rng.choice(s.legal_actions()))
+        return _to_a_choice(s)
+
+    # ---- actions in text ----
+    def action_to_string(self, action):
+        """*Game hook*: human text of an action."""
+        raise NotImplementedError
+
+    def string_to_action(self, text):
+        """*Game hook*: the action of a text written by ``action_to_string``."""
+        raise NotImplementedError
+
+
+def _to_a_choice(s):
+    """`s` moved on, through forced moves, to the first choice between two or more actions."""
+    while not s.is_terminal() and len(s.legal_actions()) < 2:
+        s.apply(s.legal_actions()[0])
+    return s
+
+
 cdef class GameState:
     """Base class of every game state. Not instantiated directly: use ``game.new_state(seed)``."""
 
@@ -101,7 +387,12 @@ cdef class GameState:
         pass
 
     cdef void c_returns(self, double* out) noexcept nogil:
-        pass
+        cdef int i, n = self.c_num_players()
+        cdef double sc[MAX_PLAYERS]
+        cdef bint over = self.c_is_terminal()
+        self.c_scores(sc)
+        for i in range(n):
+            out[i] = rank_return(i, n, sc) if over else 0.0
 
     cdef void c_scores(self, double* out) noexcept nogil:
         pass
@@ -173,7 +464,68 @@ cdef class GameState:
             return "unreadable"
 
     def _summary(self):
-        return repr(self)
+        """*Game hook*: a one-line description for ``repr`` and error messages."""
+        return f"{self.game.name}, player {self.c_current_player()} to move"
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self._summary()}>"
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.game.options == other.game.options and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def __reduce__(self):
+        return (_unpickle, (self.game, self.to_json()))
+
+    def _check_player(self, player):
+        """ValueError unless `player` is a seat of this game."""
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.c_num_players():
+            raise ValueError(f"player must be an int in 0..{self.c_num_players() - 1}, got {player!r}")
+
+    def scores(self):
+        """The game's score per player now (ints where every score is whole)."""
+        cdef int n = self.c_num_players()
+        cdef double out[MAX_PLAYERS]
+        self.c_scores(out)
+        return [int(out[i]) if out[i] == <long long>out[i] else out[i] for i in range(n)]
+
+    def _state_fields(self):
+        """*Game hook*: the full state (hidden parts included) as a JSON-ready dict, without the
+        envelope (format, version, game, options) that ``to_dict`` puts first."""
+        raise NotImplementedError
+
+    def to_dict(self):
+        """The full state (hidden parts included) as a JSON-ready dict (see ``to_json``)."""
+        obj = {"format": STATE_FORMAT, "version": STATE_VERSION, "game": self.game.name,
+               "options": self.game.options}
+        obj.update(self._state_fields())
+        return obj
+
+    def to_json(self):
+        """The full state (hidden parts included) as JSON text; ``game.state_from_json`` reads it."""
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    def observation(self, player):
+        """*Game hook*: what `player` sees, as a JSON-ready dict, nothing hidden from them."""
+        raise NotImplementedError
+
+    def render(self, player=None):
+        """*Game hook*: a text drawing for terminals, with `player`'s hidden parts if given."""
+        raise NotImplementedError
+
+    def __str__(self):
+        return self.render()
+
+    def action_to_string(self, action):
+        """Human text of an action (the game's, unless the state knows better)."""
+        return self.game.action_to_string(action)
+
+    def string_to_action(self, text):
+        """The action written as `text` (ValueError if unreadable)."""
+        return self.game.string_to_action(text)
 
     def is_terminal(self):
         return self.c_is_terminal()
@@ -181,14 +533,14 @@ cdef class GameState:
     def heuristic(self):
         """The game's cheap estimate of each player's final score, from public information."""
         cdef int n = self.c_num_players()
-        cdef double out[16]
+        cdef double out[MAX_PLAYERS]
         self.c_heuristic(out)
         return [out[i] for i in range(n)]
 
     def returns(self):
         """One float per player, rank-based (win 1, loss 0, ties shared); zeros before the end."""
         cdef int n = self.c_num_players()
-        cdef double out[16]
+        cdef double out[MAX_PLAYERS]
         self.c_returns(out)
         return [out[i] for i in range(n)]
 
@@ -210,8 +562,7 @@ cdef class GameState:
         Hidden parts are redealt uniformly from what the player has not seen; the result depends
         only on what the player sees and on the seed.
         """
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.c_num_players():
-            raise ValueError(f"player must be an int in 0..{self.c_num_players() - 1}, got {player!r}")
+        self._check_player(player)
         cdef uint64_t s = as_seed(seed)
         cdef GameState other = self.c_new_blank()
         other.c_determinize_from(self, player, s)
@@ -231,8 +582,8 @@ def random_playouts(GameState state, long games, seed):
     cdef int n = state.c_num_players()
     cdef int cap = state.c_max_actions()
     cdef int* buf = <int*>malloc(max(cap, 1) * sizeof(int))
-    cdef double ret[16]
-    cdef double total[16]
+    cdef double ret[MAX_PLAYERS]
+    cdef double total[MAX_PLAYERS]
     cdef long g
     cdef int k, i
     if buf == NULL:

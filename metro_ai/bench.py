@@ -4,10 +4,8 @@ Sections (``--sections``, default all):
 
 ``engine``
     random full games per second: the Cython engine driven by its C-level play-out loop and from
-    Python, against the pure-Python reference engine, for Metro and Breakthrough at 2 and 4
-    players.  The reference engines live with the tests (``tests/reference``), so this section
-    needs a checkout (found next to an editable install, in the working directory, or with
-    ``--reference-dir``).
+    Python, against the game's pure-Python reference engine (``Game.reference``, shipped in the
+    game's package), for every registered game that has one, at two player counts.
 ``growth``
     how ``ismcts`` scales with the number of players and the stage of the game: iterations per
     second next to the engine's random play-outs per second from the same position, and tree
@@ -24,8 +22,13 @@ Sections (``--sections``, default all):
     child process), else its Python bot; the table says which.  Extra ``openspiel``.
 ``strength``
     our ``ismcts`` against OpenSpiel's (Python) ISMCTS at equal time per move (or equal
-    iterations, ``--strength-iterations``), Metro, 2 players, 200 games with the seats swapped on
-    each deal; win rate with a 95% Wilson interval.  Extra ``openspiel``.
+    iterations, ``--strength-iterations``), 2 players of ``--game`` (default: the default game),
+    200 games with the seats swapped on each deal; win rate with a 95% Wilson interval.  Extra
+    ``openspiel``.
+
+Every game-specific fact (players, positions, reference engine, action space) comes from the game
+classes in the registry; ``--games`` limits the per-game sections (engine, growth, memory) and
+``--game`` picks the game of the others (parallel, openspiel, strength).
 
 Writes a Markdown report and a JSON file (with the machine's description); ``--quick`` runs every
 section briefly (CI uses it to keep them working; its figures are not for quoting).
@@ -36,7 +39,6 @@ machine and its load: the figures to quote are the ratios, measured side by side
 from __future__ import annotations
 
 import datetime
-import importlib
 import json
 import os
 import platform
@@ -45,21 +47,20 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import metro_ai
 from metro_ai.bots.search import NODE_BYTES
 from metro_ai.bots.seeding import derive
-from metro_ai.engine.core import build_info, random_playouts
+from metro_ai.engine.core import STAGES, build_info, random_playouts
+from metro_ai.registry import DEFAULT_GAME, game_class, list_games
 from metro_ai.ratings import wilson
 
 SECTIONS = ("engine", "growth", "parallel", "memory", "openspiel", "strength")
-STAGES = {"opening": 0, "middle": 30, "end": 50}     # Metro: tiles on the board
 DEAL = 11                                           # the deal of every fixed position
 UCT_C = 0.7                                         # our default; returns are in [0, 1] for both
-PLAYERS = {"metro": (2, 3, 4, 5, 6), "breakthrough": (2, 3, 4, 5)}
 SAME_PLAYOUTS = {"rollout": "random", "rollout_depth": -1, "cutoff_scale": 0}   # random to the end
 
 
@@ -75,7 +76,9 @@ class Settings:
     repeats: int = 5                      # timed repeats (medians) for the engine section
     rounds: int = 3                       # interleaved timing rounds (medians) for the growth section
     workers: tuple = (1, 2)
-    growth_players: dict = field(default_factory=lambda: dict(PLAYERS))
+    game: str = DEFAULT_GAME              # the game of the parallel, openspiel and strength sections
+    games: tuple = ()                     # the games of the engine, growth, memory sections (): all
+    growth_players: dict | None = None    # game -> player counts for growth (None: every count)
     memory_iterations: int = 1_000_000
     openspiel_iterations: int = 1000
     openspiel_repeats: int = 3
@@ -84,16 +87,32 @@ class Settings:
     strength_iterations: int | None = None   # instead: iterations per move, both sides (reproducible)
     jobs: int = 0                         # strength games in parallel; 0: one per CPU
     seed: int = 2026
-    reference_dir: str | None = None
     quick: bool = False
 
     @classmethod
     def quick_run(cls, **kw):
-        base = dict(seconds=0.1, repeats=1, rounds=1, growth_players={"metro": (2, 4), "breakthrough": (2, 4)},
-                    memory_iterations=100_000, openspiel_iterations=50, openspiel_repeats=1,
-                    strength_games=4, strength_time=0.01, quick=True)
+        base = dict(seconds=0.1, repeats=1, rounds=1, memory_iterations=100_000, openspiel_iterations=50,
+                    openspiel_repeats=1, strength_games=4, strength_time=0.01, quick=True)
         base.update(kw)
         return cls(**base)
+
+    def game_names(self):
+        """The games of the per-game sections: ``games``, or every registered game."""
+        return tuple(self.games) or tuple(list_games())
+
+    def players_of(self, name):
+        """Player counts of `name` for the growth section: ``growth_players[name]``, else every
+        count the game allows (quick: two)."""
+        if self.growth_players and name in self.growth_players:
+            return tuple(self.growth_players[name])
+        return two_counts(name) if self.quick else tuple(range(game_class(name).min_players,
+                                                                game_class(name).max_players + 1))
+
+
+def two_counts(name):
+    """Two player counts of game `name` to compare: its smallest, and two more where allowed."""
+    cls = game_class(name)
+    return tuple(sorted({cls.min_players, min(cls.min_players + 2, cls.max_players)}))
 
 
 def _say(progress, text):
@@ -145,19 +164,8 @@ def machine():
 # ---- fixed positions and timing ----------------------------------------------------------------
 
 def position(game, players, stage, seed=DEAL):
-    """A fixed position: Metro after ``STAGES[stage]`` tiles; Breakthrough after 4 x that many
-    random actions; in both, moved on to the first choice between two or more actions."""
-    s = metro_ai.load_game(game, players=players).new_state(seed)
-    rng = random.Random(seed)
-    if game == "metro":
-        while s.tiles_placed < STAGES[stage]:
-            s.apply(rng.choice(s.legal_actions()))
-    else:
-        for _ in range(4 * STAGES[stage]):
-            s.apply(rng.choice(s.legal_actions()))
-    while len(s.legal_actions()) < 2:
-        s.apply(s.legal_actions()[0])
-    return s
+    """The game's benchmark position (``Game.benchmark_position``) at `stage` of deal `seed`."""
+    return metro_ai.load_game(game, players=players).benchmark_position(stage, seed)
 
 
 def playouts_per_second(state, seconds):
@@ -178,78 +186,80 @@ def search_rate(bot, state, seconds):
     return r.iterations / r.seconds, r.nodes, r.iterations
 
 
-def games_per_second(fn, count):
-    """``count / seconds`` of one timed call of ``fn(count)``."""
-    t0 = time.perf_counter()
-    fn(count)
-    return count / (time.perf_counter() - t0)
+def games_per_second(fn, seconds):
+    """Calls of ``fn(n)`` (n doubling from 1) until ``seconds`` have passed: games per second."""
+    n, done, spent = 1, 0, 0.0
+    while True:
+        t0 = time.perf_counter()
+        fn(n)
+        spent += time.perf_counter() - t0
+        done += n
+        if spent >= seconds:
+            return done / spent
+        n *= 2
 
 
-def random_game_rates(game, rgame, counts, repeats):
+def random_game_rates(game, rgame, seconds, repeats):
     """Random full games per second for the Cython engine driven by the C-level play-out loop
     (``c_loop``) and from Python (``python_loop``), and for the reference engine ``rgame``
-    (``reference``); ``counts`` gives how many games each timing plays, in that order.  Timed in
-    ``repeats`` interleaved rounds, so a drift in the machine's speed hits all three: medians of
-    the rates, and medians of the rounds' ratios (``c_loop_ratio``, ``python_loop_ratio``)."""
+    (``reference``), each timed for ``seconds``, in ``repeats`` interleaved rounds, so a drift in
+    the machine's speed hits all three: medians of the rates, and medians of the rounds' ratios
+    (``c_loop_ratio``, ``python_loop_ratio``); ``actions``: mean actions of the Python-loop games."""
     start = game.new_state(seed=1)
+    lengths = []
 
     def c_loop(n):
         random_playouts(start, n, 7)
 
-    def python_loop(g, n):
+    def python_loop(g, n, count=False):
         rng = random.Random(2)
         for i in range(n):
             s = g.new_state(i)
+            k = 0
             while not s.is_terminal():
                 s.apply(rng.choice(s.legal_actions()))
+                k += 1
+            if count:
+                lengths.append(k)
 
-    rounds = [(games_per_second(c_loop, counts[0]), games_per_second(lambda n: python_loop(game, n), counts[1]),
-               games_per_second(lambda n: python_loop(rgame, n), counts[2])) for _ in range(repeats)]
+    rounds = [(games_per_second(c_loop, seconds), games_per_second(lambda n: python_loop(game, n, True), seconds),
+               games_per_second(lambda n: python_loop(rgame, n), seconds)) for _ in range(repeats)]
     c, py, ref = (statistics.median(x) for x in zip(*rounds))
     return {"c_loop": c, "python_loop": py, "reference": ref,
             "c_loop_ratio": statistics.median(a / r for a, _, r in rounds),
-            "python_loop_ratio": statistics.median(b / r for _, b, r in rounds)}
+            "python_loop_ratio": statistics.median(b / r for _, b, r in rounds),
+            "actions": statistics.mean(lengths)}
 
 
 # ---- sections ----------------------------------------------------------------------------------
 
-def reference_modules(reference_dir=None):
-    """The reference engines (``tests/reference``) as modules ``(metro_ref, breakthrough_ref)``."""
-    candidates = [Path(reference_dir)] if reference_dir else [
-        Path.cwd() / "tests", Path(__file__).resolve().parents[1] / "tests"]
-    for d in candidates:
-        if (d / "reference" / "metro_ref.py").is_file():
-            if str(d) not in sys.path:
-                sys.path.insert(0, str(d))
-            return (importlib.import_module("reference.metro_ref"),
-                    importlib.import_module("reference.breakthrough_ref"))
-    raise Skipped("the pure-Python reference engines live in a checkout's tests/reference; "
-                  "run from a checkout or pass --reference-dir CHECKOUT/tests")
-
-
-ENGINE_COUNTS = {"metro": (20000, 300, 30), "breakthrough": (500, 10, 3)}
+def reference_of(game):
+    """The game on its pure-Python reference engine (``Game.reference_game``), or None."""
+    return game.reference_game()
 
 
 def engine_section(cfg, progress):
-    metro_ref, bt_ref = reference_modules(cfg.reference_dir)
-    refs = {"metro": metro_ref.RefMetroGame, "breakthrough": bt_ref.RefBreakthroughGame}
     rows = []
-    for name in ("metro", "breakthrough"):
-        for players in (2, 4):
-            counts = ENGINE_COUNTS[name]
-            if cfg.quick:
-                counts = tuple(max(1, c // 10) for c in counts)
-            rates = random_game_rates(metro_ai.load_game(name, players=players), refs[name](players=players),
-                                      counts, cfg.repeats)
+    for name in cfg.game_names():
+        for players in two_counts(name):
+            game = metro_ai.load_game(name, players=players)
+            rgame = reference_of(game)
+            if rgame is None:
+                continue
+            rates = random_game_rates(game, rgame, cfg.seconds, cfg.repeats)
             rows.append({"game": name, "players": players, **rates})
             _say(progress, f"  engine {name} {players}p: C loop {rates['c_loop']:,.0f} games/s, "
                            f"reference {rates['reference']:,.2f}")
+    if not rows:
+        raise Skipped("no game of this run has a reference engine")
     return {
         "title": "Engines: random full games per second, Cython against the pure-Python reference",
-        "note": (f"Medians of {cfg.repeats} interleaved rounds (rates, and the rounds' ratios). Breakthrough games are uniform random play to the "
-                 "1,000-turn limit (R18, about 4,300 actions). 'C loop': the engine's own play-out loop "
+        "note": (f"Medians of {cfg.repeats} interleaved rounds (rates, and the rounds' ratios), each rate timed for "
+                 f"at least {cfg.seconds} s. Uniform random play to the end of the game (or its turn limit); "
+                 "'actions' is the mean length of those games. 'C loop': the engine's own play-out loop "
                  "(what the search runs); 'Python loop': legal_actions/apply called from Python."),
-        "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("c_loop", "Cython, C loop", "{:,.0f}"),
+        "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("actions", "actions", "{:,.0f}"),
+                    ("c_loop", "Cython, C loop", "{:,.0f}"),
                     ("python_loop", "Cython, Python loop", "{:,.1f}"), ("reference", "reference", "{:,.2f}"),
                     ("c_loop_ratio", "C loop / reference", "{:,.0f}x"),
                     ("python_loop_ratio", "Python loop / reference", "{:,.0f}x")],
@@ -261,8 +271,8 @@ MO_ITERATIONS = 2000       # mo-ismcts tree size is measured on a fixed budget
 
 def growth_section(cfg, progress):
     rows = []
-    for name, players_list in cfg.growth_players.items():
-        for players in players_list:
+    for name in cfg.game_names():
+        for players in cfg.players_of(name):
             for stage in STAGES:
                 s = position(name, players, stage)
                 po, same, own, ratio = [], [], [], []
@@ -284,10 +294,10 @@ def growth_section(cfg, progress):
     return {
         "title": "Growth: ismcts iterations per second and tree size by players and stage",
         "note": (f"Medians of {cfg.rounds} rounds, each one {cfg.seconds} s timing of the three, interleaved, per cell, "
-                 f"from a fixed position (deal {DEAL}; Metro after 0/30/50 tiles, Breakthrough after 0/120/200 "
-                 "random actions). 'ismcts' uses random play-outs to the end, the same play-outs as the play-outs "
-                 "column, so their ratio (median of the rounds' ratios) is the cost of the tree; 'game defaults' "
-                 "is ismcts as shipped (Breakthrough: heuristic play-outs cut after 10 actions). Tree bytes per "
+                 f"from the game's benchmark position (deal {DEAL}; {_stages_note(cfg)}). 'ismcts' uses random "
+                 "play-outs to the end, the same play-outs as the play-outs column, so their ratio (median of the "
+                 "rounds' ratios) is the cost of the tree; 'game defaults' is ismcts with the game's own play-out "
+                 f"settings ({_defaults_note(cfg)}). Tree bytes per "
                  f"iteration: {NODE_BYTES}-byte nodes of the last ismcts search, and of a {MO_ITERATIONS:,}-iteration "
                  "mo-ismcts search (one tree per player)."),
         "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("stage", "stage", "{}"),
@@ -297,6 +307,21 @@ def growth_section(cfg, progress):
                     ("bytes_per_iteration", "ismcts tree bytes / iteration", "{:,.0f}"),
                     ("mo_bytes_per_iteration", "mo-ismcts tree bytes / iteration", "{:,.0f}")],
         "rows": rows}
+
+
+def _stages_note(cfg):
+    parts = []
+    for name in cfg.game_names():
+        cls = game_class(name)
+        if hasattr(cls, "benchmark_tiles"):
+            parts.append(f"{name} after {'/'.join(str(cls.benchmark_tiles[s]) for s in STAGES)} tiles")
+        else:
+            parts.append(f"{name} after {'/'.join(str(cls.benchmark_moves[s]) for s in STAGES)} random actions")
+    return "; ".join(parts)
+
+
+def _defaults_note(cfg):
+    return "; ".join(f"{name}: {game_class(name).search_defaults}" for name in cfg.game_names())
 
 
 def time_margin(state, budget, repeats):
@@ -313,8 +338,8 @@ def time_margin(state, budget, repeats):
 def parallel_section(cfg, progress):
     rows = []
     secs = max(cfg.seconds, 0.5 if not cfg.quick else 0.1)
-    for players in (2, 4):
-        s = position("metro", players, "opening")
+    for players in two_counts(cfg.game):
+        s = position(cfg.game, players, "opening")
         base = None
         for backend in ("threads", "processes"):
             for w in cfg.workers:
@@ -326,15 +351,16 @@ def parallel_section(cfg, progress):
                 r = search_rate(bot, s, secs * (2 if backend == "processes" else 1))[0]
                 base = base or r
                 rows.append({"players": players, "workers": w, "backend": backend, "rate": r, "speedup": r / base})
-                _say(progress, f"  parallel metro {players}p {backend} x{w}: {r:,.0f} it/s")
-    med, worst = time_margin(position("metro", 2, "opening"), 0.1, 5 if cfg.quick else 20)
+                _say(progress, f"  parallel {cfg.game} {players}p {backend} x{w}: {r:,.0f} it/s")
+    med, worst = time_margin(position(cfg.game, two_counts(cfg.game)[0], "opening"), 0.1, 5 if cfg.quick else 20)
     return {
         "title": "Parallel search: ismcts iterations per second by workers",
-        "note": (f"Metro opening (deal {DEAL}), root-parallel search, one {secs} s search per row (processes "
+        "note": (f"{game_class(cfg.game).title}, opening (deal {DEAL}), root-parallel search, one {secs} s search per row (processes "
                  f"{2 * secs} s, start-up included); speed-up against 1 thread. Time budget 0.1 s: the search "
                  f"returned {med * 1000:.1f} ms past it (median of {5 if cfg.quick else 20}), "
                  f"{worst * 1000:.1f} ms at worst. For 1-16 workers on a larger machine: "
                  "benches/device_metro.sh."),
+        "game": cfg.game,
         "columns": [("players", "players", "{}"), ("workers", "workers", "{}"), ("backend", "backend", "{}"),
                     ("rate", "it/s", "{:,.0f}"), ("speedup", "speed-up", "{:.2f}x")],
         "rows": rows, "time_margin": {"budget": 0.1, "median_over": med, "max_over": worst}}
@@ -377,13 +403,13 @@ def peak_memory(game, players, iterations):
 
 def memory_section(cfg, progress):
     rows = []
-    for game in ("metro", "breakthrough"):
-        rows.append(peak_memory(game, 2, cfg.memory_iterations))
+    for game in cfg.game_names():
+        rows.append(peak_memory(game, game_class(game).min_players, cfg.memory_iterations))
         _say(progress, f"  memory {game}: {rows[-1]['peak_mib']:.0f} MiB peak")
     return {
         "title": f"Memory: a {cfg.memory_iterations:,}-iteration ismcts search",
         "note": (f"A tree node is {NODE_BYTES} bytes (a flat array of structs that grows by doubling). Each "
-                 "search runs in a fresh process from the opening (2 players, deal 11, game defaults); "
+                 "search runs in a fresh process from the opening (fewest players, deal 11, game defaults); "
                  "'search' is peak resident memory during the search less the resident memory before it, 'measured bytes / node' "
                  "divides it by the nodes (it includes the array's doubling slack)."),
         "columns": [("game", "game", "{}"), ("iterations", "iterations", "{:,}"), ("nodes", "nodes", "{:,}"),
@@ -406,17 +432,17 @@ _CPP_PROBE = """
 import sys
 from metro_ai.interop import openspiel as bridge, openspiel_ismcts as osb
 import metro_ai
-game = bridge.load("metro", players=int(sys.argv[1]))
-state = metro_ai.load_game("metro", players=int(sys.argv[1])).new_state(11)
+game = bridge.load(sys.argv[2], players=int(sys.argv[1]))
+state = metro_ai.load_game(sys.argv[2], players=int(sys.argv[1])).new_state(11)
 osb.cpp_bot(0, 0.7, 20).step(bridge.from_state(game, state))
 """
 
 
-def openspiel_cpp_accepts(players):
-    """(True, 'ran') if OpenSpiel's C++ ISMCTS runs on the bridged Metro game, tried in a child
+def openspiel_cpp_accepts(players, game=DEFAULT_GAME):
+    """(True, 'ran') if OpenSpiel's C++ ISMCTS runs on the bridged `game`, tried in a child
     process (it may crash the interpreter); else (False, why)."""
     try:
-        p = subprocess.run([sys.executable, "-c", _CPP_PROBE, str(players)], capture_output=True, text=True,
+        p = subprocess.run([sys.executable, "-c", _CPP_PROBE, str(players), game], capture_output=True, text=True,
                            timeout=120, check=False)
     except subprocess.TimeoutExpired:
         return False, "timed out"
@@ -430,10 +456,10 @@ def openspiel_cpp_accepts(players):
 def openspiel_section(cfg, progress):
     bridge, osb = _openspiel()
     rows = []
-    for players in (2, 4):
-        ok, why = openspiel_cpp_accepts(players)
-        state = metro_ai.load_game("metro", players=players).new_state(DEAL)
-        game = bridge.load("metro", players=players)
+    for players in two_counts(cfg.game):
+        ok, why = openspiel_cpp_accepts(players, cfg.game)
+        state = metro_ai.load_game(cfg.game, players=players).new_state(DEAL)
+        game = bridge.load(cfg.game, players=players)
         ours, theirs = [], []
         for rep in range(cfg.openspiel_repeats):
             r = metro_ai.make_bot("ismcts", seed=rep, c=UCT_C).analyse(state, metro_ai.Limit(iterations=cfg.openspiel_iterations))
@@ -447,26 +473,26 @@ def openspiel_section(cfg, progress):
         rows.append({"players": players, "ours": a, "openspiel": b, "ratio": a / b,
                      "openspiel_bot": "C++ pyspiel.ISMCTSBot" if ok else "Python ismcts.ISMCTSBot",
                      "cpp_probe": why})
-        _say(progress, f"  openspiel metro {players}p: ours {a:,.0f} it/s, OpenSpiel {b:,.0f} it/s")
+        _say(progress, f"  openspiel {cfg.game} {players}p: ours {a:,.0f} it/s, OpenSpiel {b:,.0f} it/s")
     return {
         "title": "Against OpenSpiel's ISMCTS: iterations per second, same game, position and budget",
-        "note": (f"Metro opening (deal {DEAL}), {cfg.openspiel_iterations:,} iterations per search, uct_c {UCT_C}, "
+        "note": (f"{game_class(cfg.game).title}, opening (deal {DEAL}), {cfg.openspiel_iterations:,} iterations per search, uct_c {UCT_C}, "
                  f"random play-outs to the end, one thread, median of {cfg.openspiel_repeats}. OpenSpiel searches "
                  "the same engine through the bridge (metro_ai.interop.openspiel), sampling worlds with our "
                  "determinize; its C++ bot is used where it runs on the bridged game (probed in a child process)."),
         "columns": [("players", "players", "{}"), ("ours", "metro-ai ismcts it/s", "{:,.0f}"),
                     ("openspiel", "OpenSpiel ISMCTS it/s", "{:,.0f}"), ("ratio", "ratio", "{:,.0f}x"),
                     ("openspiel_bot", "OpenSpiel bot", "{}"), ("cpp_probe", "C++ bot probe", "{}")],
-        "rows": rows}
+        "rows": rows, "game": cfg.game}
 
 
-def strength_game(seed, index, seconds=None, iterations=None):
-    """One Metro 2-player game: our ismcts in seat ``index % 2`` of deal ``index // 2`` against
+def strength_game(seed, index, seconds=None, iterations=None, game_name=DEFAULT_GAME):
+    """One 2-player game of `game_name`: our ismcts in seat ``index % 2`` of deal ``index // 2`` against
     OpenSpiel's Python ISMCTS, both with ``seconds`` or both with ``iterations`` per move."""
     bridge, osb = _openspiel()
     deal, seat = divmod(index, 2)
-    state = metro_ai.load_game("metro", players=2).new_state(derive(seed, deal))
-    game = bridge.load("metro", players=2)
+    state = metro_ai.load_game(game_name, players=2).new_state(derive(seed, deal))
+    game = bridge.load(game_name, players=2)
     ours = metro_ai.make_bot("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C)
     theirs = osb.python_bot(game, derive(seed, deal, seat, 2), UCT_C, iterations=iterations, seconds=seconds)
     limit = metro_ai.Limit(time=seconds, iterations=iterations)
@@ -501,7 +527,7 @@ def strength_section(cfg, progress):
         budget, per_move = (cfg.strength_time, None), f"{cfg.strength_time} s"
     out, t0 = [], time.perf_counter()
     results = Parallel(n_jobs=jobs, return_as="generator")(
-        delayed(strength_game)(cfg.seed, i, *budget) for i in range(games))
+        delayed(strength_game)(cfg.seed, i, *budget, cfg.game) for i in range(games))
     for i, r in enumerate(results, 1):
         out.append(r)
         if i % max(1, games // 20) == 0 or i == games:
@@ -517,7 +543,7 @@ def strength_section(cfg, progress):
     return {
         "title": ("Strength at equal " + ("iterations" if cfg.strength_iterations else "time") +
                   " per move: metro-ai ismcts against OpenSpiel's ISMCTS"),
-        "note": (f"Metro, 2 players, {games} games: {games // 2} deals (seeds derived from {cfg.seed}), each "
+        "note": (f"{game_class(cfg.game).title}, 2 players, {games} games: {games // 2} deals (seeds derived from {cfg.seed}), each "
                  f"played twice with the seats swapped; {per_move} per move for both sides, {jobs} games at a "
                  "time. OpenSpiel's Python ISMCTSBot (its C++ bot does not run on games registered from Python) "
                  f"searches the same engine through the bridge, random play-outs, uct_c {UCT_C}, for the same "
@@ -531,7 +557,7 @@ def strength_section(cfg, progress):
                     ("ci_low", "95% low", "{:.1%}"), ("ci_high", "95% high", "{:.1%}"),
                     ("ours_iterations", "ismcts iterations a move", "{:,.0f}"),
                     ("openspiel_iterations", "OpenSpiel iterations a move", "{:,.0f}")],
-        "rows": [row], "games": out}
+        "rows": [row], "games": out, "game": cfg.game}
 
 
 RUNNERS = {"engine": engine_section, "growth": growth_section, "parallel": parallel_section,
@@ -621,7 +647,11 @@ def add_arguments(p):
                    help="instead of --strength-time: N iterations per move for both sides (reproducible)")
     p.add_argument("--jobs", type=int, default=0, help="strength games at a time (default 0: one per CPU)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the strength deals (default 2026)")
-    p.add_argument("--reference-dir", metavar="DIR", help="a checkout's tests/ directory (engine section)")
+    p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
+                   help=f"the game of the parallel, openspiel and strength sections (default: {DEFAULT_GAME})")
+    p.add_argument("--games", default=None, metavar="LIST",
+                   help="comma-separated games of the engine, growth and memory sections (default: all): "
+                        + ", ".join(list_games()))
     p.add_argument("--markdown", default="bench.md", metavar="FILE", help="Markdown report (default bench.md)")
     p.add_argument("--json", default="bench.json", metavar="FILE", help="JSON report (default bench.json)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -645,7 +675,10 @@ def settings_from(args):
         raise ValueError("give --strength-time or --strength-iterations, not both")
     if args.jobs < 0:
         raise ValueError("--jobs must be 0 (one per CPU) or positive")
-    common = dict(sections=sections, jobs=args.jobs, seed=args.seed, reference_dir=args.reference_dir, **given)
+    games = () if args.games is None else tuple(g.strip() for g in args.games.split(",") if g.strip())
+    for g in (*games, args.game):
+        game_class(g)                  # ValueError naming the games
+    common = dict(sections=sections, jobs=args.jobs, seed=args.seed, game=args.game, games=games, **given)
     return Settings.quick_run(**common) if args.quick else Settings(**common)
 
 

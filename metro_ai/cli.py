@@ -19,7 +19,7 @@ import metro_ai
 from metro_ai import bench
 from metro_ai.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
 from metro_ai.bots.seeding import derive
-from metro_ai.registry import BOTS, GAMES, PRESETS
+from metro_ai.registry import BOTS, DEFAULT_GAME, PRESETS, game_class, list_games
 
 BOT_SPEC_HELP = """\
 bot specs: NAME[:KEY=VALUE,...] where NAME is a bot or preset (metro-ai bots) and the keys are
@@ -34,10 +34,21 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 def _add_game_args(p, players_default):
-    p.add_argument("--game", default=None, help="game name (default: metro)")
-    p.add_argument("--players", type=int, default=None, help=f"number of players (default: {players_default})")
+    p.add_argument("--game", default=None, metavar="GAME",
+                   help=f"game name: {', '.join(list_games())} (default: {DEFAULT_GAME})")
+    what = "the game's default" if players_default is None else f"{players_default}, within the game's range"
+    p.add_argument("--players", type=int, default=None, help=f"number of players (default: {what})")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="a game option, e.g. --option hand_size=2 --option orientation=false (metro-ai games)")
+                   help=f"a game option, e.g. {_option_example()} (metro-ai games lists them)")
+
+
+def _option_example():
+    """An example of --option from the default game's declared options."""
+    for o in game_class(DEFAULT_GAME).OPTIONS:
+        if o.name != "players" and o.kind in ("bool", "int", "choice"):
+            value = str(not o.default).lower() if o.kind == "bool" else o.choices[-1] if o.kind == "choice" else o.default
+            return f"--option {o.name}={value}"
+    return "--option NAME=VALUE"
 
 
 def _add_budget_args(p, what):
@@ -56,6 +67,7 @@ def _parser():
 
     g = sub.add_parser("games", help="list the games and their options")
     g.add_argument("--json", action="store_true", help="machine-readable output")
+    g.add_argument("--markdown", action="store_true", help="the options as Markdown tables")
 
     b = sub.add_parser("bots", help="list the bots, their options and the presets", epilog=BOT_SPEC_HELP,
                        formatter_class=_Formatter)
@@ -156,10 +168,25 @@ def _limit(args):
     return metro_ai.Limit(iterations=args.iterations, time=args.time)
 
 
-def _game(args, players_default):
+def _game_options(args, players_default):
+    """The game name and options of --game, --players and --option (--players wins over a
+    default; giving players both ways is an error). `players_default` None: the game's own."""
+    name = args.game or DEFAULT_GAME
+    cls = game_class(name)
     options = _options(args.option)
-    options["players"] = args.players if args.players is not None else players_default
-    return metro_ai.load_game(args.game or "metro", **options)
+    if "players" in options and args.players is not None:
+        raise ValueError("players given twice: use --players N or --option players=N, not both")
+    if args.players is not None:
+        options["players"] = args.players
+    elif "players" not in options:
+        default = cls.option("players").default if players_default is None else players_default
+        options["players"] = min(max(default, cls.min_players), cls.max_players)
+    return name, options
+
+
+def _game(args, players_default):
+    name, options = _game_options(args, players_default)
+    return metro_ai.load_game(name, **options)
 
 
 def _bot_options(cls):
@@ -194,16 +221,37 @@ def _catalogue():
 # ---- commands ----
 
 def _cmd_games(args):
-    info = {name: {"title": g.title, "options": {k: {"default": d, "help": h} for k, (d, h) in g.options.items()}}
-            for name, g in sorted(GAMES.items())}
+    info = {name: game_class(name).describe() for name in list_games()}
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
-    for name, g in info.items():
-        print(f"{name}: {g['title']}")
-        for opt, o in g["options"].items():
-            print(f"    {opt} (default {o['default']!r}): {o['help']}")
+    if args.markdown:
+        print(_games_markdown(info))
+        return 0
+    families = sorted({g["family"] for g in info.values()}, key=lambda f: (f != "metro", f))
+    for family in families:
+        if len(families) > 1:
+            print(f"[{'the Metro family' if family == 'metro' else family + ' games'}]")
+        for name, g in info.items():
+            if g["family"] != family:
+                continue
+            print(f"{name}: {g['title']} ({g['players']['min']}-{g['players']['max']} players)")
+            for opt, o in g["options"].items():
+                rule = f" [{o['rule']}]" if o["rule"] else ""
+                print(f"    {opt} (default {o['default']!r}; {o['allowed']}): {o['help']}{rule}")
     return 0
+
+
+def _games_markdown(info):
+    """Every game's options as Markdown tables (the README's option tables)."""
+    out = []
+    for name, g in info.items():
+        out += [f"**{name}**: {g['title']}, {g['players']['min']}-{g['players']['max']} players", "",
+                "| option | default | allowed | rule | what |", "|---|---|---|---|---|"]
+        for opt, o in g["options"].items():
+            out.append(f"| `{opt}` | `{o['default']!r}` | {o['allowed']} | {o['rule'] or ''} | {o['help']} |")
+        out.append("")
+    return "\n".join(out).rstrip()
 
 
 def _cmd_bots(args):
@@ -272,10 +320,9 @@ def _tournament_config(args):
     given = any(getattr(args, k) is not None for k in _CONFIG_ARGS) or args.option
     if args.resume and not given:
         return None
-    options = _options(args.option)
-    options["players"] = args.players if args.players is not None else 2
+    name, options = _game_options(args, 2)
     return TournamentConfig(
-        game=args.game or "metro", options=options,
+        game=name, options=options,
         bots=parse_specs(args.bots if args.bots is not None else ["ismcts,greedy,random"]),
         mode=args.mode or "round-robin", deals=args.deals if args.deals is not None else 30,
         seatings=args.seatings or "rotate", seed=args.seed if args.seed is not None else 1, limit=_limit(args))
@@ -382,7 +429,7 @@ def _cmd_analyse(args):
 
 PLAY_HELP = """commands:
   NUMBER        play the action with that number in the list
-  TEXT          play the action written out, e.g. 'draw' or 'place T05 at C1'
+  TEXT          play the action written out, as the list of legal actions shows it
   list          show the legal actions again      board   show the board again
   hint          what the hint bot would play, and why
   help          this help                          quit    leave the game"""

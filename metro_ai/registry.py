@@ -1,60 +1,49 @@
-"""The registry of games: names, descriptions and how to load each one."""
+"""The registry: the games metro-ai plays and the bots that play them.
+
+A game is registered by one line in ``GAME_CLASSES`` ("module:Class" of its ``Game`` subclass);
+everything else about it (title, options, player range, action space, benchmark positions) is
+read from the class, so the CLI, ``metro-ai bench``, the OpenSpiel bridge and the docs need no
+edit for a new game.
+"""
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+
+GAME_CLASSES = (
+    "metro_ai.engine.metro:MetroGame",
+    "metro_ai.engine.breakthrough:BreakthroughGame",
+)
+
+#: The game the command line plays when none is named.
+DEFAULT_GAME = "metro"
+
+_GAMES: dict = {}
 
 
-@dataclass(frozen=True)
-class GameInfo:
-    name: str
-    title: str
-    module: str            # module holding the game class
-    cls: str
-    options: dict          # option name -> (default, description)
-
-    def load(self, **options):
-        unknown = sorted(set(options) - set(self.options))
-        if unknown:
-            raise ValueError(f"{self.name}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                             f"options are {', '.join(sorted(self.options))}")
-        game_cls = getattr(importlib.import_module(self.module), self.cls)
-        return game_cls(**options)
+def _games():
+    """Game name -> class, imported on first use."""
+    if not _GAMES:
+        for entry in GAME_CLASSES:
+            module, cls_name = entry.split(":")
+            cls = getattr(importlib.import_module(module), cls_name)
+            if cls.name in _GAMES:
+                raise RuntimeError(f"two registered games are called {cls.name!r}")
+            _GAMES[cls.name] = cls
+    return _GAMES
 
 
-GAMES = {
-    "metro": GameInfo(
-        "metro", "Metro (Dirk Henn's tile-laying game)", "metro_ai.engine.metro", "MetroGame",
-        {
-            "players": (4, "number of players, 2-6"),
-            "orientation": (True, "keep every tile in the board's orientation; False is variant M9"),
-            "hand_size": (1, "tiles held in hand, 1-3 (variant M10)"),
-        },
-    ),
-    "breakthrough": GameInfo(
-        "breakthrough", "Metro 2033: Breakthrough (card game)", "metro_ai.engine.breakthrough",
-        "BreakthroughGame",
-        {
-            "players": (2, "number of players, 2-5"),
-            "full_protection_required": (False, "survival mode 1: repel a monster only with protection against all its icons (B9, R13)"),
-            "failed_defence_tokens_down": (False, "survival mode 2: a failed defence puts all tokens above below the faction card (B9, R14)"),
-            "quest_tokens_stay_down": (False, "survival mode 3: completing a quest does not move the tokens below up (B9, R15)"),
-            "factions": ("random", "'random' or one faction name per player, e.g. ['Hansa', 'Polis'] (R22)"),
-            "turn_limit": (1000, "turns after which a game without winner ends, ranked by tokens (B8, R18)"),
-            "card_set": (None, "path of a card-set JSON file (schema in engine/cards.py); default the shipped reconstructed set"),
-        },
-    ),
-}
+def list_games(family=None):
+    """Names of the games metro-ai plays (of one ``family`` only if given: "metro",
+    "benchmark")."""
+    return sorted(name for name, cls in _games().items() if family is None or cls.family == family)
 
 
-def list_games():
-    """Names of the games metro-ai plays."""
-    return sorted(GAMES)
-
-
-def game_info(name):
+def game_class(name):
+    """The ``Game`` subclass registered as `name`; ValueError naming the games if none."""
+    if not isinstance(name, str):
+        raise ValueError(f"game name must be a str, got {name!r}")
     try:
-        return GAMES[name]
+        return _games()[name]
     except KeyError:
         raise ValueError(f"unknown game {name!r}; games are {', '.join(list_games())}") from None
 
@@ -64,9 +53,7 @@ def load_game(name, **options):
 
     Unknown names and bad options raise ValueError saying what is wrong.
     """
-    if not isinstance(name, str):
-        raise ValueError(f"game name must be a str, got {name!r}")
-    return game_info(name).load(**options)
+    return game_class(name)(**options)
 
 
 # ---- bots ----

@@ -1,11 +1,8 @@
 import os
-import sys
-from pathlib import Path
 
-# The reference engines live in tests/reference and are imported as `reference.*`.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from hypothesis import settings  # noqa: E402
+# pytest's default import mode puts tests/ on sys.path, so test files import their helpers
+# (stats, metro_positions, breakthrough_positions, golden) by name.
+from hypothesis import settings
 
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=30, deadline=None)

@@ -49,7 +49,8 @@ def test_position_is_fixed_and_a_real_choice():
         for stage in bench.STAGES:
             a, b = bench.position(game, 2, stage), bench.position(game, 2, stage)
             assert a.to_json() == b.to_json() and len(a.legal_actions()) >= 2 and not a.is_terminal()
-    assert bench.position("metro", 4, "end").tiles_placed >= bench.STAGES["end"]
+    metro = metro_ai.load_game("metro", players=4)
+    assert bench.position("metro", 4, "end").tiles_placed >= metro.benchmark_tiles["end"]
 
 
 def test_engine_growth_parallel_memory_sections(tmp_path):
@@ -57,8 +58,9 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
     report = bench.run(cfg, progress=False)
     secs = report["sections"]
     engine = secs["engine"]["rows"]
-    assert [(r["game"], r["players"]) for r in engine] == [("metro", 2), ("metro", 4),
-                                                            ("breakthrough", 2), ("breakthrough", 4)]
+    # every registered game with a reference engine, at two player counts, in list_games() order
+    assert [(r["game"], r["players"]) for r in engine] == [("breakthrough", 2), ("breakthrough", 4),
+                                                            ("metro", 2), ("metro", 4)]
     for r in engine:
         assert r["c_loop"] > 0 and r["reference"] > 0
         assert r["c_loop_ratio"] == pytest.approx(r["c_loop"] / r["reference"])
@@ -77,7 +79,7 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
         (4, 1, "threads"), (4, 2, "threads"), (4, 2, "processes")]
     assert par[0]["speedup"] == 1.0 and secs["parallel"]["time_margin"]["budget"] == 0.1
     mem = secs["memory"]["rows"]
-    assert [r["game"] for r in mem] == ["metro", "breakthrough"]
+    assert [r["game"] for r in mem] == metro_ai.list_games()
     for r in mem:
         assert r["nodes"] == r["iterations"] + 1 and r["peak_mib"] > 0
         assert r["tree_mib"] == pytest.approx(r["nodes"] * bench.NODE_BYTES / 2 ** 20)
@@ -96,19 +98,23 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
     assert data["sections"]["engine"]["columns"][:2] == ["game", "players"]
 
 
-def test_missing_reference_engines_skip_the_engine_section(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(bench.Skipped, match="--reference-dir"):
-        bench.reference_modules(str(tmp_path))
+def test_games_without_reference_engines_skip_the_engine_section(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "reference_of", lambda game: None)
     md, js = tmp_path / "b.md", tmp_path / "b.json"
     # a section named on the command line that cannot run: reported, and exit code 1
-    code = cli_main(["bench", "--sections", "engine", "--reference-dir", str(tmp_path), "--quiet",
+    code = cli_main(["bench", "--sections", "engine", "--games", "metro", "--quiet",
                      f"--markdown={md}", f"--json={js}"])
     assert code == 1
     text = md.read_text()
-    assert "Skipped: the pure-Python reference engines" in text
-    assert f"Command: `metro-ai bench --sections engine --reference-dir {tmp_path} --quiet" in text
+    assert "Skipped: no game of this run has a reference engine" in text
+    assert "Command: `metro-ai bench --sections engine --games metro --quiet" in text
     assert "skipped" in json.loads(js.read_text())["sections"]["engine"]
+
+
+def test_bench_games_option_is_checked(tmp_path, capsys):
+    out = [f"--markdown={tmp_path / 'b.md'}", f"--json={tmp_path / 'b.json'}"]
+    assert cli_main(["bench", "--sections", "engine", "--games", "chess", *out]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err
 
 
 def test_openspiel_sections_skip_without_openspiel(monkeypatch):

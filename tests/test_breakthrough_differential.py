@@ -22,7 +22,7 @@ import random
 import pytest
 
 from metro_ai.engine.breakthrough import BreakthroughGame
-from reference import breakthrough_ref as ref
+from metro_ai.engine.breakthrough import reference as ref
 from test_breakthrough_reference import _policy  # the card-aware random policy
 
 SWITCHES = [(a, b, c) for a in (False, True) for b in (False, True) for c in (False, True)]
@@ -182,7 +182,7 @@ def test_another_card_set_matches_reference(tmp_path):
     """A different valid card file (kinds in another order, so faction ids sit among the others,
     and changed numbers) is read the same way by both engines (ids in file order, R1)."""
     import json
-    from metro_ai.engine.cards import DEFAULT_PATH
+    from metro_ai.engine.breakthrough.cards import DEFAULT_PATH
 
     doc = json.loads(DEFAULT_PATH.read_text())
     kinds = doc["cards"]

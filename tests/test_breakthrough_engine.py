@@ -18,10 +18,11 @@ from hypothesis import given, strategies as st
 import metro_ai
 from metro_ai.engine import DataError
 from metro_ai.engine.breakthrough import BreakthroughGame, BreakthroughState
-from metro_ai.engine.cards import DEFAULT_PATH, CardSetError
+from metro_ai.engine.breakthrough.cards import DEFAULT_PATH, CardSetError
 from metro_ai.engine.core import random_playouts
+from breakthrough_positions import setup  # noqa: E402
 from stats import chi2_pvalue  # noqa: E402
-from reference import breakthrough_ref as ref
+from metro_ai.engine.breakthrough import reference as ref
 from test_breakthrough_differential import fast_to_dict, ref_to_dict
 from test_breakthrough_reference import _policy
 
@@ -182,10 +183,10 @@ def test_another_card_set_is_used(tmp_path):
     path.write_text(json.dumps(doc))
     g = metro_ai.load_game("breakthrough", players=3, card_set=str(path))
     assert g.options["card_set"] == str(path) and g.card_set.name == "test set"
-    s = g.setup(hands=[["Pork", "Tea"], ["Knife"], ["Knife"]])
+    s = setup(g, hands=[["Pork", "Tea"], ["Knife"], ["Knife"]])
     pork = g.name_to_ids["Pork"][0]
     assert s.play_cost(0, pork) == 1
-    assert game(3).setup(hands=[["Pork", "Tea"], ["Knife"], ["Knife"]]).play_cost(0, pork) == 3
+    assert setup(game(3), hands=[["Pork", "Tea"], ["Knife"], ["Knife"]]).play_cost(0, pork) == 3
     s = g.new_state(4)
     play(s, random.Random(4))
     assert s.is_terminal()
@@ -214,7 +215,7 @@ def test_unknown_or_illegal_actions(action, match):
 
 def test_illegal_actions_name_reason_and_state():
     g = game(2)
-    s = g.setup(hands=[["Pork", "Knife", "Tea", "Caldron", "Rat Meat"], ["Water Filter"] * 5],
+    s = setup(g, hands=[["Pork", "Knife", "Tea", "Caldron", "Rat Meat"], ["Water Filter"] * 5],
                 above=[1, 5], below=[4, 0])
     pork, tea = g.name_to_ids["Pork"][0], g.name_to_ids["Tea"][0]
     other = s.hand(1)[0]
@@ -313,7 +314,7 @@ def test_malformed_or_inconsistent_json(i):
 
 def test_tableau_entries_are_checked():
     g = game(2)
-    s = g.setup(hands=[["Knife"], ["Tea"]], tableaux=[["Pork", "Paveletskaya"], []])
+    s = setup(g, hands=[["Knife"], ["Tea"]], tableaux=[["Pork", "Paveletskaya"], []])
     obj = json.loads(s.to_json())
     pork = g.name_to_ids["Pork"][0]
     pav = g.name_to_ids["Paveletskaya"][0]
@@ -550,13 +551,13 @@ def test_random_playouts_run_and_terminate(players):
 
 def test_heuristic_is_tokens_plus_quest_progress():
     g = game(2)
-    s = g.setup(hands=[["Knife"], ["Tea"]], tableaux=[["Uniform", "Backpack", "Paveletskaya"], []],
+    s = setup(g, hands=[["Knife"], ["Tea"]], tableaux=[["Uniform", "Backpack", "Paveletskaya"], []],
                 above=[4, 5], below=[1, 0])
     h = s.heuristic()
     # Paveletskaya (military 5): Uniform 2 + Backpack 1 = 3 of 5; faction quests need 6+.
     assert h[0] == pytest.approx(5 + 0.5 * max(3 / 5, 3 / 6))
     assert 5 <= h[1] < 5.5
-    s2 = g.setup(hands=[["Knife"], ["Tea"]],
+    s2 = setup(g, hands=[["Knife"], ["Tea"]],
                  tableaux=[["Uniform", "Backpack", "Paveletskaya", "Hunter"], []], above=[4, 2],
                  below=[1, 0])
     assert s2.heuristic()[0] == pytest.approx(5 + 0.5)        # Hunter doubles: 6 >= 5
@@ -570,7 +571,7 @@ def test_setup_matches_the_reference_setup():
               tableaux=[["Uniform", "Backpack", "Paveletskaya"], [{"card": "Caldron", "rotated": True}]],
               above=[4, 5], below=[1, 0], market=["Pork", "Tea"], deck_top=["Shrimp"],
               discard=["Rats"], seed=7)
-    fast = game(2).setup(**kw)
+    fast = setup(game(2), **kw)
     slow = ref.RefBreakthroughGame(players=2).setup(**kw)
     assert fast_to_dict(fast) == ref_to_dict(slow)
 
@@ -578,7 +579,7 @@ def test_setup_matches_the_reference_setup():
 def test_hunter_doubles_equipment_for_paveletskaya():
     """Rulebook example: Uniform + Backpack, Hunter played for 3, Paveletskaya completed (B5)."""
     g = game(2)
-    s = g.setup(hands=[["Hunter", "Knife", "Tea", "Pork", "Rat Meat"], ["Water Filter"] * 5],
+    s = setup(g, hands=[["Hunter", "Knife", "Tea", "Pork", "Rat Meat"], ["Water Filter"] * 5],
                 tableaux=[["Uniform", "Backpack", "Paveletskaya"], []], above=[4, 5], below=[1, 0])
     ids = {name: g.name_to_ids[name][0] for name in ("Hunter", "Uniform", "Backpack", "Paveletskaya")}
     assert QUEST * C + ids["Paveletskaya"] not in s.legal_actions()
@@ -599,7 +600,7 @@ def test_giant_amoeba_repelled_and_suffered():
     """Rulebook example (B7): Caldron repels Giant Amoeba (then a free play); Backpack and Rat
     Meat do not, so that player loses a station."""
     g = game(3)
-    s = g.setup(hands=[["Giant Amoeba", "Knife", "Tea", "Pork", "Medicine"], ["Pork", "Tea"],
+    s = setup(g, hands=[["Giant Amoeba", "Knife", "Tea", "Pork", "Medicine"], ["Pork", "Tea"],
                        ["Knife"]],
                 tableaux=[[{"card": "Caldron", "rotated": True}],
                           [{"card": "Backpack", "rotated": True}, {"card": "Rat Meat", "rotated": True},

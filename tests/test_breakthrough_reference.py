@@ -1,4 +1,4 @@
-"""Tests for the Breakthrough card set (engine/cards.py) and the reference engine.
+"""Tests for the Breakthrough card set (engine/breakthrough/cards.py) and the reference engine.
 
 Rules decisions are cited by id: B1-B9 from ../shared/rules/breakthrough.md, R1-R24 from the
 reference engine's module docstring.
@@ -7,29 +7,20 @@ reference engine's module docstring.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import random
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CARDS_JSON = ROOT / "engine" / "data" / "breakthrough_cards.json"
+CARDS_JSON = ROOT / "engine" / "breakthrough" / "data" / "breakthrough_cards.json"
 
-
-try:
-    from metro_ai.engine import cards as cards_mod
-except ImportError:  # package not installed: load the pure-Python module by path
-    _spec = importlib.util.spec_from_file_location("_bt_cards", ROOT / "engine" / "cards.py")
-    cards_mod = importlib.util.module_from_spec(_spec)
-    sys.modules["_bt_cards"] = cards_mod
-    _spec.loader.exec_module(cards_mod)
+from metro_ai.engine.breakthrough import cards as cards_mod  # noqa: E402
 
 from stats import chi2_pvalue  # noqa: E402
-from reference import breakthrough_ref as ref  # noqa: E402  (tests/conftest.py: tests/ on sys.path)
+from metro_ai.engine.breakthrough import reference as ref
 
 Game = ref.RefBreakthroughGame
 

@@ -11,7 +11,8 @@ import random
 import pytest
 
 import metro_ai
-from reference import breakthrough_ref as ref
+from breakthrough_positions import setup
+from metro_ai.engine.breakthrough import reference as ref
 from test_breakthrough_differential import _same_full
 
 H1 = ["Homemade Cartridges"] * 5
@@ -71,7 +72,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_rulebook_example_on_both_engines(name):
     options, position, texts = SCENARIOS[name]
-    fast = metro_ai.load_game("breakthrough", **options).setup(**position)
+    fast = setup(metro_ai.load_game("breakthrough", **options), **position)
     slow = ref.RefBreakthroughGame(**options).setup(**position)
     _same_full(fast, slow, (name, "set-up"))
     for i, text in enumerate(texts):

@@ -26,8 +26,9 @@ def test_every_pyx_turns_off_bounds_and_wraparound_checks():
 
 def test_contract_and_data_ship_with_the_package():
     engine = resources.files("metro_ai.engine")
-    for name in ("core.pxd", "rng.pxd", "metro.pxd", "data/metro_tiles.csv", "data/metro_stations.csv",
-                 "data/metro_lines.csv"):
+    for name in ("core.pxd", "rng.pxd", "metro/rules.pxd", "metro/data/metro_tiles.csv",
+                 "metro/data/metro_stations.csv", "metro/data/metro_lines.csv", "breakthrough/rules.pxd",
+                 "breakthrough/state.pxd", "breakthrough/data/breakthrough_cards.json"):
         assert engine.joinpath(name).is_file(), name
 
 
@@ -37,7 +38,7 @@ def test_shipped_data_matches_shared_originals():
         import pytest
         pytest.skip("shared/data is not beside this checkout")
     for name in ("metro_tiles.csv", "metro_stations.csv", "metro_lines.csv"):
-        assert (ROOT / "engine" / "data" / name).read_bytes() == (shared / name).read_bytes(), name
+        assert (ROOT / "engine" / "metro" / "data" / name).read_bytes() == (shared / name).read_bytes(), name
 
 
 def test_public_api_names():

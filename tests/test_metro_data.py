@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from metro_ai.engine import metro_data
+from metro_ai.engine.metro import data as metro_data
 from metro_ai.engine.errors import DataError
 
 

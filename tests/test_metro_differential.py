@@ -8,7 +8,7 @@ import random
 import pytest
 
 import metro_ai
-from reference import metro_ref as ref
+from metro_ai.engine.metro import reference as ref
 
 CONFIGS = [(p, o, h) for p in range(2, 7) for o in (True, False) for h in (1, 2, 3)]   # 30 configs
 GAMES_PER_CONFIG = 34                                                                   # 1,020 games

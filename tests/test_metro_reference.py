@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from reference import metro_ref as ref  # tests/conftest.py puts tests/ on sys.path
+from metro_ai.engine.metro import reference as ref
 
 RefMetroGame = ref.RefMetroGame
 RefMetroState = ref.RefMetroState

@@ -1,10 +1,11 @@
 """Independent pure-Python reference engine for Dirk Henn's *Metro* (base game, M1-M10).
 
-This module is the *oracle* the fast Cython engine of ``metro_ai`` is differentially tested
-against.  It is written directly from the project rules (``shared/rules/metro.md``, decisions
-M1-M10, cited as "M6" etc. in comments), the English rule text (``shared/seeds/003_*.txt``) and the
-data files ``shared/data/metro_{tiles,stations,lines}.csv``.  It deliberately imports nothing from
-``metro_ai`` and uses plain Python values only (lists, dicts, ints, tuples): clarity beats speed.
+This module is the *oracle* the fast Cython engine (``rules.pyx`` beside it) is differentially
+tested against, and the slow side of ``metro-ai bench``'s engine comparison.  It is written
+directly from the project rules (``docs/rules/metro.md``, decisions M1-M10, cited as "M6" etc. in
+comments), the English rule text and the data files ``data/metro_{tiles,stations,lines}.csv``.
+It deliberately imports nothing from ``metro_ai`` (not even the package's data loader) and uses
+plain Python values only (lists, dicts, ints, tuples): clarity beats speed.
 
 Geometry (from the CSV header comments)
 ---------------------------------------
@@ -120,29 +121,14 @@ def decode_action(action):
 # --------------------------------------------------------------------------------------------
 
 
-def shared_dir():
-    """The project's ``shared`` folder: $METRO_AI_SHARED if set, else the folder beside the repo.
-
-    This file is ``<repo>/tests/reference/metro_ref.py`` and ``shared/`` sits beside ``<repo>``,
-    so the default is ``parents[3] / "shared"``.
-    """
-    override = os.environ.get("METRO_AI_SHARED")
+def data_dir():
+    """Folder holding metro_tiles.csv, metro_stations.csv and metro_lines.csv: $METRO_AI_DATA if
+    set (for instance the project's original data files), else the copy the package ships beside
+    this module. A test checks that the shipped copy agrees with the originals."""
+    override = os.environ.get("METRO_AI_DATA")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[3] / "shared"
-
-
-def data_dir():
-    """Folder holding metro_tiles.csv, metro_stations.csv and metro_lines.csv.
-
-    The originals in ``shared/data`` when they are there; otherwise the copy the package ships
-    (``engine/data``), so a lone clone of the repository still runs its tests. A test checks
-    that the two copies agree whenever both exist.
-    """
-    original = shared_dir() / "data"
-    if (original / "metro_tiles.csv").exists():
-        return original
-    return Path(__file__).resolve().parents[2] / "engine" / "data"
+    return Path(__file__).resolve().parent / "data"
 
 
 def _read_csv(path):

@@ -153,7 +153,7 @@ _FIELDS = {
 
 
 try:  # inside the package: a DataError like every other malformed data file
-    from .errors import DataError as _Base
+    from metro_ai.engine.errors import DataError as _Base
 except ImportError:  # loaded on its own (e.g. by path): still a ValueError
     _Base = ValueError
 

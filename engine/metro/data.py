@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import DataError
+from metro_ai.engine.errors import DataError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 TOTAL_TILES = 60

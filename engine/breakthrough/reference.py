@@ -208,7 +208,7 @@ import json
 from pathlib import Path
 
 MASK64 = (1 << 64) - 1
-DEFAULT_CARDS = Path(__file__).resolve().parents[2] / "engine" / "data" / "breakthrough_cards.json"
+DEFAULT_CARDS = Path(__file__).resolve().parent / "data" / "breakthrough_cards.json"
 
 PEACEFUL_TYPES = ("welfare", "food", "items")
 MILITARY_TYPES = ("weapon", "bullets", "equipment")

@@ -1,9 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10).
 
-Rules as this project plays them: ``shared/rules/metro.md``; board and tiles: ``data/*.csv``.
+Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
+rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
+engine it is tested against is ``reference.py``.
 
-Encoding (part of the public contract, shared with the reference engine in tests/)
+Encoding (part of the public contract, shared with the reference engine)
 ---------------------------------------------------------------------------------
 * Squares: ``row * 8 + col``, row 0 at the top. The central block (rows 3-4, cols 3-4) takes no
   tile. Text form: columns A-H left to right, rows 1-8 top to bottom ("A1" is the top-left).
@@ -22,17 +24,17 @@ Encoding (part of the public contract, shared with the reference engine in tests
 * Returns: rank-based, (players strictly below + half the players tied) / (n - 1), at the end
   only (M8).
 """
-import json
+import random
 import re
 
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t
 
-from .core cimport GameState, rank_return
-from .rng cimport rng_t, rng_shuffle
-from .core import as_seed, parse_state_json
-from .errors import StateFormatError
-from . import metro_data
+from metro_ai.engine.core cimport Game, GameState
+from metro_ai.engine.rng cimport rng_t, rng_shuffle
+from metro_ai.engine.core import Option, STAGES, _to_a_choice, as_seed
+from metro_ai.engine.errors import StateFormatError
+from . import data as metro_data
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -82,6 +84,14 @@ cdef void _init_geometry():
 
 _init_geometry()
 
+
+cdef int next_square(int square, int port) noexcept nogil:
+    return NEXT[square][port]
+
+
+cdef int entry_port(int port) noexcept nogil:
+    return ENTER[port]
+
 # Weight of an open line's tiles in the heuristic (c_heuristic): an open line keeps growing until
 # it closes, so its current length undervalues it. Tuned by a one-ply greedy against random play,
 # 2 players, 100-200 games each: weight 0.5 won 13%, 1.2 won 76%, 1.5 won 93%, 2 won 98%, 3 won
@@ -115,41 +125,41 @@ _REASONS = {
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
 
 
-def square_name(int sq):
-    """Text name of a square: column letter A-H, row number 1-8 from the top."""
+def square_name(sq):
+    """Text name of a square (0..63, row * 8 + col): column letter A-H, row number 1-8 from the
+    top. ValueError for anything else."""
+    if isinstance(sq, bool) or not isinstance(sq, int) or not 0 <= sq < METRO_SQUARES:
+        raise ValueError(f"a square is an int in 0..63 (row * 8 + col), got {sq!r}")
     return "ABCDEFGH"[sq % 8] + str(sq // 8 + 1)
 
 
-cdef inline uint64_t _candidates(uint64_t placed) noexcept nogil:
+cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil:
     """Squares a tile may go on (M5): empty, not central, on the edge or next to a tile."""
     cdef uint64_t nb = (placed << 8) | (placed >> 8) | ((placed << 1) & ~COL0) | ((placed >> 1) & ~COL7)
     return (EDGE_MASK | nb) & ~placed & ~CENTRE_MASK
 
 
-cdef class MetroGame:
+cdef class MetroGame(Game):
     """Metro for 2-6 players. Options: ``orientation`` (M9 when False), ``hand_size`` (M10)."""
-    cdef MetroTables tables
-    cdef readonly int players
-    cdef readonly bint orientation
-    cdef readonly int hand_size
-    cdef readonly object data            # metro_data.MetroData
-    cdef readonly tuple tile_ids
-    cdef readonly dict owners            # player -> tuple of station numbers
-
     name = "metro"
+    title = "Metro (Dirk Henn's tile-laying game)"
+    min_players = 2
+    max_players = 6
+    OPTIONS = (
+        Option("players", 4, "int", "number of players, 2-6", "M1", low=2, high=6),
+        Option("orientation", True, "bool", "keep every tile in the board's orientation; False is variant M9", "M9"),
+        Option("hand_size", 1, "choice", "tiles held in hand, 1-3 (variant M10)", "M10", choices=(1, 2, 3)),
+    )
     # Play-out settings the search bots use unless told otherwise: uniform random to the end.
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
+    state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
+    reference = "metro_ai.engine.metro.reference:RefMetroGame"
+    #: Tiles on the board at each stage of ``benchmark_position``.
+    benchmark_tiles = {"opening": 0, "middle": 30, "end": 50}
 
-    def __init__(self, players=4, orientation=True, hand_size=1):
-        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
-            raise ValueError(f"metro: players must be an int from 2 to 6, got {players!r}")
-        if not isinstance(orientation, bool):
-            raise ValueError(f"metro: orientation must be True or False, got {orientation!r}")
-        if isinstance(hand_size, bool) or hand_size not in (1, 2, 3):
-            raise ValueError(f"metro: hand_size must be 1, 2 or 3 (M10), got {hand_size!r}")
-        self.players = players
-        self.orientation = orientation
-        self.hand_size = hand_size
+    def _configure(self):
+        self.orientation = self._options["orientation"]
+        self.hand_size = self._options["hand_size"]
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
@@ -203,22 +213,27 @@ cdef class MetroGame:
                         t.viol[k][r] |= (<uint64_t>1) << s
 
     @property
-    def num_players(self):
-        return self.players
-
-    @property
-    def options(self):
-        return {"players": self.players, "orientation": self.orientation, "hand_size": self.hand_size}
-
-    @property
     def max_actions(self):
         return METRO_MAX_HAND * METRO_SQUARES * 4 + 1
 
-    def __repr__(self):
-        return f"MetroGame(players={self.players}, orientation={self.orientation}, hand_size={self.hand_size})"
+    @property
+    def num_distinct_actions(self):
+        return METRO_DRAW + 1
 
-    def __reduce__(self):
-        return (MetroGame, (self.players, self.orientation, self.hand_size))
+    @property
+    def max_game_length(self):
+        return 2 * METRO_TILES          # every tile placed, each at most one draw before it
+
+    def benchmark_position(self, stage="opening", seed=11):
+        """The deal `seed` after random play (``random.Random(seed)``) has put
+        ``benchmark_tiles[stage]`` tiles on the board, moved on to the first real choice."""
+        if stage not in STAGES:
+            raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+        s = self.new_state(seed)
+        rng = random.Random(seed)
+        while s.tiles_placed < self.benchmark_tiles[stage]:
+            s.apply(rng.choice(s.legal_actions()))
+        return _to_a_choice(s)
 
     cdef MetroState _blank(self):
         cdef MetroState st = MetroState.__new__(MetroState)
@@ -239,21 +254,17 @@ cdef class MetroGame:
                 tiles[i] = k
                 i += 1
         rng_shuffle(&rng, tiles, METRO_TILES)
-        _clear(d, &self.tables)
+        clear_state(d, &self.tables)
         memcpy(d.supply, tiles, 60)
         for rnd in range(self.hand_size):
             for p in range(self.players):
-                _hand_add(d, p, _draw(d))
+                hand_add(d, p, draw_tile(d))
         d.current = 0
         d.phase = PHASE_TURN
         return st
 
-    def state_from_json(self, text):
-        """Rebuild a state from `to_json()` output, checking it against the rules.
-
-        Malformed or inconsistent input raises StateFormatError saying what is wrong.
-        """
-        return _state_from_json(self, text)
+    def _load_state(self, obj):
+        return _load_state(self, obj)
 
     def kind_index(self, tile_id):
         try:
@@ -287,7 +298,7 @@ cdef class MetroGame:
 
 # ---- state mechanics (C level) ----
 
-cdef void _clear(MetroData* d, const MetroTables* t) noexcept nogil:
+cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil:
     """Empty board, empty hands, every owned line open and waiting on its station's square."""
     cdef int l
     memset(d, 0, sizeof(MetroData))
@@ -301,14 +312,14 @@ cdef void _clear(MetroData* d, const MetroTables* t) noexcept nogil:
         d.waiting[t.line_square[l]] |= (<unsigned int>1) << l
 
 
-cdef inline signed char _draw(MetroData* d) noexcept nogil:
+cdef signed char draw_tile(MetroData* d) noexcept nogil:
     cdef signed char k = d.supply[d.top]
     d.supply[d.top] = -1          # drawn entries are wiped: a state holds no trace of past draws
     d.top += 1
     return k
 
 
-cdef void _hand_add(MetroData* d, int p, signed char k) noexcept nogil:
+cdef void hand_add(MetroData* d, int p, signed char k) noexcept nogil:
     cdef int i = d.hand_n[p]
     while i > 0 and d.hand[p][i - 1] > k:
         d.hand[p][i] = d.hand[p][i - 1]
@@ -317,7 +328,7 @@ cdef void _hand_add(MetroData* d, int p, signed char k) noexcept nogil:
     d.hand_n[p] += 1
 
 
-cdef void _hand_remove(MetroData* d, int p, signed char k) noexcept nogil:
+cdef void hand_remove(MetroData* d, int p, signed char k) noexcept nogil:
     cdef int i, j
     for i in range(d.hand_n[p]):
         if d.hand[p][i] == k:
@@ -328,7 +339,7 @@ cdef void _hand_remove(MetroData* d, int p, signed char k) noexcept nogil:
             return
 
 
-cdef void _advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil:
+cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil:
     """Follow open line l from its frontier until an empty square or an arrival (M7)."""
     cdef int sq = d.line_sq[l]
     cdef int p = d.line_port[l]
@@ -357,7 +368,7 @@ cdef void _advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogi
         return
 
 
-cdef void _place(MetroData* d, const MetroTables* t, int k, int sq, int r) noexcept nogil:
+cdef void place_tile(MetroData* d, const MetroTables* t, int k, int sq, int r) noexcept nogil:
     d.cell[sq] = <unsigned char>(k * 4 + r)
     d.placed |= (<uint64_t>1) << sq
     d.nplaced += 1
@@ -367,10 +378,10 @@ cdef void _place(MetroData* d, const MetroTables* t, int k, int sq, int r) noexc
     while m:
         l = __builtin_ctzll(m)
         m &= m - 1
-        _advance_line(d, t, l)
+        advance_line(d, t, l)
 
 
-cdef inline uint64_t _allowed_mask(const MetroTables* t, uint64_t cand, int k, int r) noexcept nogil:
+cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k, int r) noexcept nogil:
     """Squares where (k, r) may go now: M5 candidates minus M6 breaches, unless every placement
     of kind k breaches M6, in which case all candidates are allowed (the M6 exception)."""
     cdef int i
@@ -380,7 +391,7 @@ cdef inline uint64_t _allowed_mask(const MetroTables* t, uint64_t cand, int k, i
     return cand
 
 
-cdef int _placements(const MetroTables* t, uint64_t cand, int k, int* out) noexcept nogil:
+cdef int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out) noexcept nogil:
     cdef uint64_t masks[4]
     cdef uint64_t any_ok = 0, m
     cdef int i, n = 0, sq, nr = t.nrot[k]
@@ -424,12 +435,12 @@ cdef class MetroState(GameState):
         cdef uint64_t cand
         if d.phase == PHASE_OVER:
             return 0
-        cand = _candidates(d.placed)
+        cand = candidate_squares(d.placed)
         if d.phase == PHASE_PLACE_DRAWN:
-            return _placements(self.t, cand, d.drawn, out)
+            return legal_placements(self.t, cand, d.drawn, out)
         for i in range(d.hand_n[p]):
             if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
-                n += _placements(self.t, cand, d.hand[p][i], out + n)
+                n += legal_placements(self.t, cand, d.hand[p][i], out + n)
         if d.top < METRO_TILES:
             out[n] = METRO_DRAW
             n += 1
@@ -467,10 +478,10 @@ cdef class MetroState(GameState):
                 found = True
         if not found:
             return R_ROTATION
-        cdef uint64_t cand = _candidates(d.placed)
+        cdef uint64_t cand = candidate_squares(d.placed)
         if not (cand >> sq) & 1:
             return R_SQUARE
-        if not (_allowed_mask(t, cand, k, r) >> sq) & 1:
+        if not (allowed_squares(t, cand, k, r) >> sq) & 1:
             return R_ONE_TILE
         return 0
 
@@ -478,17 +489,17 @@ cdef class MetroState(GameState):
         cdef MetroData* d = &self.d
         cdef int p = d.current, i, n
         if action == METRO_DRAW:
-            d.drawn = _draw(d)
+            d.drawn = draw_tile(d)
             d.phase = PHASE_PLACE_DRAWN
             return
-        _place(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
+        place_tile(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
         if d.phase == PHASE_PLACE_DRAWN:
             d.drawn = -1          # the hand tile stays in hand (M4)
             d.phase = PHASE_TURN
         else:
-            _hand_remove(d, p, action >> 8)
+            hand_remove(d, p, action >> 8)
             if d.top < METRO_TILES:
-                _hand_add(d, p, _draw(d))
+                hand_add(d, p, draw_tile(d))
         n = self.t.players
         for i in range(1, n + 1):
             if d.hand_n[(p + i) % n] > 0:
@@ -499,13 +510,6 @@ cdef class MetroState(GameState):
 
     cdef int c_num_actions(self) noexcept nogil:
         return METRO_DRAW + 1
-
-    cdef void c_returns(self, double* out) noexcept nogil:
-        cdef int i, n = self.t.players
-        cdef double sc[METRO_MAX_PLAYERS]
-        self.c_scores(sc)
-        for i in range(n):
-            out[i] = rank_return(i, n, sc) if self.d.phase == PHASE_OVER else 0.0
 
     cdef void c_scores(self, double* out) noexcept nogil:
         cdef int i
@@ -554,7 +558,7 @@ cdef class MetroState(GameState):
                 c = d.hand_n[p]
                 d.hand_n[p] = 0
                 for i in range(c):
-                    _hand_add(d, p, pool[n])
+                    hand_add(d, p, pool[n])
                     n += 1
         if d.drawn >= 0 and d.current != player:
             d.drawn = pool[n]
@@ -575,16 +579,6 @@ cdef class MetroState(GameState):
         return (f"metro {self.t.players} players, {d.nplaced} tiles placed, phase {_PHASES[d.phase]}, "
                 f"player {d.current} to move with hand {[self.game.tile_ids[k] for k in self.hand(d.current)] if d.current >= 0 else []}"
                 + (f", drawn {self.game.tile_ids[d.drawn]}" if d.drawn >= 0 else ""))
-
-    def __repr__(self):
-        return f"<MetroState {self._summary()}>"
-
-    def __eq__(self, other):
-        if not isinstance(other, MetroState):
-            return NotImplemented
-        return self.game.options == other.game.options and self.to_json() == other.to_json()
-
-    __hash__ = None
 
     @property
     def phase(self):
@@ -616,10 +610,6 @@ cdef class MetroState(GameState):
         """64 entries, square = row * 8 + col: None or (kind index, rotation)."""
         return [None if c == METRO_EMPTY else (c >> 2, c & 3) for c in self.d.cell[:64]]
 
-    def scores(self):
-        """Points per player so far (M7)."""
-        return [self.d.score[i] for i in range(self.t.players)]
-
     def lines(self):
         """Every owned line that has scored: station, owner, tiles passed, arrival (0 = centre),
         whether doubled, points. In station order."""
@@ -632,16 +622,6 @@ cdef class MetroState(GameState):
                             "central": central, "points": self.d.line_len[l] * (2 if central else 1)})
         return out
 
-    def action_to_string(self, action):
-        return self.game.action_to_string(action)
-
-    def string_to_action(self, text):
-        return self.game.string_to_action(text)
-
-    def _check_player(self, player):
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.t.players:
-            raise ValueError(f"player must be an int in 0..{self.t.players - 1}, got {player!r}")
-
     def _board_json(self):
         ids = self.game.tile_ids
         return [[None if self.d.cell[r * 8 + c] == METRO_EMPTY else
@@ -651,8 +631,6 @@ cdef class MetroState(GameState):
     def _public(self):
         g = self.game
         return {
-            "game": "metro",
-            "options": g.options,
             "current_player": self.d.current,
             "phase": self.phase,
             "tiles_placed": self.d.nplaced,
@@ -669,22 +647,21 @@ cdef class MetroState(GameState):
         their own hand, the sizes of the others' hands and of the supply, and the drawn tile if
         they drew it (M3). Nothing hidden from them."""
         self._check_player(player)
-        obs = self._public()
+        obs = {"game": self.game.name, "options": self.game.options}
+        obs.update(self._public())
         ids = self.game.tile_ids
         obs["player"] = player
         obs["hand"] = [ids[k] for k in self.hand(player)]
         obs["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 and self.d.current == player else None
         return obs
 
-    def to_json(self):
-        """The full state (hidden parts included) as JSON text; ``game.state_from_json`` reads it."""
-        obj = {"format": "metro-ai-state", "version": 1}
-        obj.update(self._public())
+    def _state_fields(self):
+        obj = self._public()
         ids = self.game.tile_ids
         obj["hands"] = [[ids[k] for k in self.hand(p)] for p in range(self.t.players)]
         obj["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 else None
         obj["supply"] = [ids[k] for k in self.supply()]
-        return json.dumps(obj, separators=(",", ":"))
+        return obj
 
     def render(self, player=None):
         """A text drawing of the board for terminals: tile ids (with rotation after a slash),
@@ -718,21 +695,10 @@ cdef class MetroState(GameState):
                         + (f"  drawn: {ids[self.d.drawn]}" if self.d.drawn >= 0 and self.d.current == player else ""))
         return "\n".join(rows)
 
-    def __str__(self):
-        return self.render()
-
-    def __reduce__(self):
-        return (_unpickle, (self.game, self.to_json()))
-
-
-def _unpickle(game, text):
-    return game.state_from_json(text)
-
-
 _PHASES = ("turn", "place_drawn", "over")
 
 
-cdef void _retrace(MetroData* d, const MetroTables* t) noexcept nogil:
+cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil:
     """Recompute every line, the waiting lists and the scores from the board alone."""
     cdef int l
     memset(d.waiting, 0, sizeof(d.waiting))
@@ -742,19 +708,18 @@ cdef void _retrace(MetroData* d, const MetroTables* t) noexcept nogil:
         d.line_port[l] = t.line_port[l]
         d.line_len[l] = 0
         d.line_arr[l] = -1
-        _advance_line(d, t, l)
+        advance_line(d, t, l)
 
 
-def _state_from_json(MetroGame game, text):
+def _load_state(MetroGame game, obj):
+    """The state `obj` describes (its envelope already checked by ``Game.state_from_json``)."""
     def bad(msg):
         raise StateFormatError(f"metro state: {msg}")
-    obj = parse_state_json(text, "metro", game.options, ("game", "options", "current_player", "phase", "board", "hands",
-                                           "supply", "drawn"))
     ids = game.tile_ids
     cdef MetroState st = game._blank()
     cdef MetroData* d = &st.d
     cdef const MetroTables* t = &game.tables
-    _clear(d, t)
+    clear_state(d, t)
     counts = [0] * METRO_KINDS
 
     def kind(v, where):
@@ -791,7 +756,7 @@ def _state_from_json(MetroGame game, text):
         if not isinstance(hand, list) or len(hand) > t.hand_size:
             bad(f"hand of player {p} must be a list of at most {t.hand_size} tiles")
         for v in hand:
-            _hand_add(d, p, kind(v, f"hand of player {p}"))
+            hand_add(d, p, kind(v, f"hand of player {p}"))
     supply = obj["supply"]
     if not isinstance(supply, list):
         bad("supply must be a list")
@@ -826,7 +791,7 @@ def _state_from_json(MetroGame game, text):
             bad(f"player {cur} is to move but holds no tile")
     d.current = cur
     d.phase = _PHASES.index(phase)
-    _retrace(d, t)
+    retrace_lines(d, t)
     if "scores" in obj and obj["scores"] != st.scores():
         bad(f"scores {obj['scores']!r} do not match the board, which gives {st.scores()!r}")
     if "lines" in obj and obj["lines"] != st.lines():

@@ -1,0 +1,387 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Metro 2033: Breakthrough: rebuilding a state from its JSON form, checked against the rules.
+
+``BreakthroughGame.state_from_json`` checks the envelope (``engine/core``) and calls
+``load_state`` here, which checks every field and the invariants between them before the state
+is handed out: a state it accepts is one the engine can play.
+"""
+from libc.stdint cimport uint64_t
+
+from metro_ai.engine.breakthrough.rules cimport *
+from metro_ai.engine.breakthrough.state cimport BreakthroughGame, BreakthroughState
+from metro_ai.engine.errors import StateFormatError
+from metro_ai.engine.breakthrough.rules import PHASES, THREAT_TYPES, names_of_bits
+
+
+
+def load_state(BreakthroughGame game, obj):
+    """The state `obj` describes (its envelope already checked by ``Game.state_from_json``), or
+    StateFormatError saying what is wrong."""
+    def bad(msg):
+        raise StateFormatError(f"breakthrough state: {msg}")
+    cdef const BtTables* t = &game.tables
+    cdef BreakthroughState st = game._blank()
+    cdef BtData* d = &st.d
+    cdef int n = t.players, C = t.C
+    clear_state(d, t)
+    names = game.card_names
+    where_of = {}
+
+    def is_int(v, lo=None, hi=None):
+        return (not isinstance(v, bool) and isinstance(v, int) and (lo is None or v >= lo)
+                and (hi is None or v <= hi))
+
+    def card(v, where):
+        if not is_int(v, 0, C - 1):
+            bad(f"{where}: unknown card {v!r} (card ids are 0..{C - 1})")
+        if v in where_of:
+            bad(f"card {v} ({names[v]}) is both in {where_of[v]} and in {where}")
+        where_of[v] = where
+        return v
+
+    def int_list(key, lo, hi):
+        v = obj[key]
+        if not isinstance(v, list) or len(v) != n or not all(is_int(x, lo, hi) for x in v):
+            bad(f"{key} must be a list of {n} ints in {lo}..{hi}")
+        return v
+
+    def bool_list(key):
+        v = obj[key]
+        if not isinstance(v, list) or len(v) != n or not all(isinstance(x, bool) for x in v):
+            bad(f"{key} must be a list of {n} booleans")
+        return v
+
+    # factions
+    fids = game.faction_ids()
+    facs = obj["factions"]
+    if not isinstance(facs, list) or len(facs) != n:
+        bad(f"factions must be a list of {n} faction card ids")
+    for p, f in enumerate(facs):
+        if f not in fids or isinstance(f, bool):
+            bad(f"factions[{p}]: {f!r} is not a faction card")
+        card(f, f"player {p}'s faction")
+        d.faction[p] = f
+    if game.factions != "random" and [names[f] for f in facs] != list(game.factions):
+        bad(f"factions {facs!r} differ from the game's chosen factions {list(game.factions)!r}")
+    for p, v in enumerate(bool_list("faction_done")):
+        d.fdone[p] = v
+    # hands
+    hands, known, hand_gen = obj["hands"], obj["known"], obj["hand_gen"]
+    if not isinstance(hands, list) or len(hands) != n:
+        bad(f"hands must be a list of {n} lists")
+    if not isinstance(known, list) or len(known) != n:
+        bad(f"known must be a list of {n} lists")
+    if not isinstance(hand_gen, list) or len(hand_gen) != n or not all(isinstance(x, dict) for x in hand_gen):
+        bad(f"hand_gen must be a list of {n} objects")
+    deck_gen = obj["deck_generation"]
+    if not is_int(deck_gen, 0, 2**31 - 1):
+        bad(f"deck_generation must be an int >= 0, got {deck_gen!r}")
+    d.deck_gen = deck_gen
+    for p in range(n):
+        h = hands[p]
+        if not isinstance(h, list) or len(h) > BT_HAND:
+            bad(f"hand of player {p} must be a list of at most {BT_HAND} cards")
+        if list(h) != sorted(h, key=lambda v: v if is_int(v) else -1):
+            bad(f"hand of player {p} must be sorted by card id (R23)")
+        kn = known[p]
+        if not isinstance(kn, list):
+            bad(f"known[{p}] must be a list")
+        gens = hand_gen[p]
+        for c in h:
+            card(c, f"player {p}'s hand")
+            if t.ctype[c] == CT_FACTION:
+                bad(f"player {p}'s hand holds the faction card {c} ({names[c]})")
+            if c in kn:
+                if str(c) in gens:
+                    bad(f"card {c} in player {p}'s hand is both known and a blind draw")
+                hand_add(d, p, c, -1)
+            else:
+                g = gens.get(str(c))
+                if not is_int(g, 0, deck_gen):
+                    bad(f"hand_gen of player {p}: card {c} needs a deck generation 0..{deck_gen}, got {g!r}")
+                hand_add(d, p, c, g)
+        for c in kn:
+            if c not in h:
+                bad(f"known[{p}]: card {c!r} is not in player {p}'s hand")
+        for key in gens:
+            if not isinstance(key, str) or not key.isdigit() or int(key) not in h or int(key) in kn:
+                bad(f"hand_gen of player {p}: {key!r} is not a blind draw in that hand")
+    # tableaux
+    tabs = obj["tableaux"]
+    if not isinstance(tabs, list) or len(tabs) != n:
+        bad(f"tableaux must be a list of {n} lists")
+    for p in range(n):
+        if not isinstance(tabs[p], list):
+            bad(f"tableaux[{p}] must be a list")
+        for e in tabs[p]:
+            if not isinstance(e, dict) or set(e) != {"card", "rotated", "tokens"}:
+                bad(f"tableaux[{p}]: each entry is {{\"card\", \"rotated\", \"tokens\"}}, got {e!r}")
+            c = card(e["card"], f"player {p}'s tableau")
+            if t.ctype[c] == CT_FACTION:
+                bad(f"player {p}'s tableau holds the faction card {c} ({names[c]})")
+            if not isinstance(e["rotated"], bool):
+                bad(f"tableaux[{p}]: card {c}: rotated must be a boolean")
+            if e["rotated"] and not t.rot_ok[c]:
+                bad(f"tableaux[{p}]: card {c} ({names[c]}) cannot be played rotated")
+            if not e["rotated"] and not t.play_ok[c]:
+                bad(f"tableaux[{p}]: card {c} ({names[c]}) cannot be played face up")
+            if not is_int(e["tokens"], 0, TOKENS_PER_COLOUR):
+                bad(f"tableaux[{p}]: card {c}: tokens must be an int 0..10")
+            if e["tokens"] and t.ctype[c] != CT_STATION:
+                bad(f"tableaux[{p}]: card {c} ({names[c]}) is not a station and cannot carry tokens")
+            bit_set(d.tab[p], c)
+            if e["rotated"]:
+                bit_set(d.rot, c)
+            d.tok[c] = e["tokens"]
+    # market, deck, discard
+    mk = obj["market"]
+    if not isinstance(mk, list) or len(mk) != BT_MARKET:
+        bad("market must be a list of 3 slots (card id or null)")
+    for s, m in enumerate(mk):
+        if m is None:
+            d.market[s] = BT_NONE
+        else:
+            c = card(m, f"market slot {s}")
+            if t.ctype[c] == CT_FACTION:
+                bad(f"market slot {s} holds a faction card")
+            d.market[s] = c
+    deck = obj["deck"]
+    if not isinstance(deck, list):
+        bad("deck must be a list (top card first)")
+    for i, v in enumerate(deck):
+        c = card(v, "the deck")
+        if t.ctype[c] == CT_FACTION:
+            bad(f"the deck holds the faction card {c}")
+    d.deck_n = len(deck)
+    for i in range(len(deck)):
+        d.deck[i] = deck[len(deck) - 1 - i]
+    disc = obj["discard"]
+    if not isinstance(disc, list):
+        bad("discard must be a list (oldest first)")
+    for v in disc:
+        c = card(v, "the discard pile")
+        if t.ctype[c] == CT_FACTION:
+            bad(f"the discard pile holds the faction card {c}")
+        d.disc[d.disc_n] = c
+        d.disc_n += 1
+    for c in range(C):
+        if c not in where_of and t.ctype[c] != CT_FACTION:
+            bad(f"card {c} ({names[c]}) is missing: every card must be in exactly one place")
+    # tokens
+    above, below, supply = int_list("above", 0, 10), int_list("below", 0, 10), int_list("supply", 0, 10)
+    for p in range(n):
+        on = sum(e["tokens"] for e in tabs[p])
+        if above[p] + below[p] + supply[p] + on != TOKENS_PER_COLOUR:
+            bad(f"player {p} has {above[p]} above + {below[p]} below + {on} on stations + "
+                f"{supply[p]} in the supply; a colour has {TOKENS_PER_COLOUR} tokens")
+        d.above[p], d.below[p], d.supply[p] = above[p], below[p], supply[p]
+    if "tokens" in obj and obj["tokens"] != st.scores():
+        bad(f"tokens {obj['tokens']!r} do not match the token areas, which give {st.scores()!r}")
+    # turn, players, phase
+    turn = obj["turn"]
+    if not is_int(turn, 1, t.turn_limit):
+        bad(f"turn must be an int in 1..{t.turn_limit} (the turn limit), got {turn!r}")
+    d.turn = turn
+    active = obj["active"]
+    if not is_int(active, 0, n - 1):
+        bad(f"active must be a player 0..{n - 1}, got {active!r}")
+    d.active = active
+    if not isinstance(obj["main_done"], bool):
+        bad("main_done must be a boolean")
+    d.main_done = obj["main_done"]
+    rs = obj["rng_state"]
+    if isinstance(rs, str) and rs.isdigit():
+        rs = int(rs)
+    if not is_int(rs, 0, 2**64 - 1):
+        bad(f"rng_state must be an unsigned 64-bit int (as a decimal string), got {rs!r}")
+    d.rng = rs
+    phase = obj["phase"]
+    if phase not in PHASES:
+        bad(f"phase must be one of {PHASES}, got {phase!r}")
+    d.phase = PHASES.index(phase)
+    cur = obj["current_player"]
+    if not is_int(cur, -1, n - 1):
+        bad(f"current_player must be -1..{n - 1}, got {cur!r}")
+    winner = obj["winner"]
+    if winner is not None and not is_int(winner, 0, n - 1):
+        bad(f"winner must be null or a player, got {winner!r}")
+    sc = st.scores()
+    if phase == "over":
+        if cur != -1:
+            bad("current_player must be -1 once the game is over")
+        if winner is None:
+            if max(sc) >= WIN_TOKENS:
+                bad("a player holds 10 tokens, so the game has a winner (B8)")
+            if turn != t.turn_limit:
+                bad(f"a game without winner ends at the turn limit {t.turn_limit} (R18)")
+        elif sc[winner] < WIN_TOKENS:
+            bad(f"winner {winner} holds {sc[winner]} tokens, not {WIN_TOKENS} (B8)")
+        d.winner = -1 if winner is None else winner
+        d.decider = -1
+    else:
+        if winner is not None:
+            bad("a game with a winner is over")
+        if max(sc) >= WIN_TOKENS:
+            bad("a player holds 10 tokens: the game should be over (B8)")
+        if cur < 0:
+            bad("current_player is -1 but the game is not over")
+        d.decider = cur
+    _load_agenda(st, obj, bad)
+    _load_pending(st, obj, bad)
+    return st
+
+
+def _load_agenda(BreakthroughState st, obj, bad):
+    cdef BtData* d = &st.d
+    n = st.t.players
+    ag = obj["agenda"]
+    phase = obj["phase"]
+    if not isinstance(ag, list) or not all(isinstance(x, dict) and "task" in x for x in ag):
+        bad("agenda must be a list of tasks {\"task\": ...}")
+    kinds = [x["task"] for x in ag]
+    allowed = {"main": [[]], "quest_hero": [[]], "keep_station": [[]], "discard3": [[]], "over": [[]],
+               "draw": [["draw"], ["refill"], ["refill", "next_turn"]],
+               "protect": [["monster", "refill"]], "free_play": [["monster", "refill"]],
+               "lose_station": [["monster", "refill"]]}[phase]
+    if kinds not in allowed:
+        bad(f"agenda {kinds!r} does not fit phase {phase!r} (expected one of {allowed!r})")
+    rot = [(d.active + i) % n for i in range(n)]
+    cur = obj["current_player"]
+    if phase in ("main", "quest_hero", "keep_station", "discard3") and cur != d.active:
+        bad(f"in phase {phase!r} the active player {d.active} decides, not {cur}")
+    if phase in ("discard3", "draw", "protect", "free_play", "lose_station") and not d.main_done:
+        bad(f"phase {phase!r} comes after the main action: main_done must be true")
+    for task in ag:
+        kind = task["task"]
+        if kind == "draw":
+            if set(task) != {"task", "player", "left"} or task["player"] != d.active or \
+                    isinstance(task["left"], bool) or task["left"] not in (1, 2, 3):
+                bad(f"draw task must be {{\"task\": \"draw\", \"player\": {d.active}, \"left\": 1..3}}, got {task!r}")
+            if cur != d.active:
+                bad("the active player draws after the main action")
+            if d.hand_n[d.active] + task["left"] > BT_HAND:
+                bad(f"draw task: {task['left']} more cards would make a hand of more than {BT_HAND}")
+            d.todo_draw = task["left"]
+        elif kind == "monster":
+            if set(task) != {"task", "card", "order", "stage"}:
+                bad(f"monster task needs card, order and stage, got {task!r}")
+            c = task["card"]
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < st.t.C or st.t.ctype[c] != CT_THREAT:
+                bad(f"monster task: {c!r} is not a threat card")
+            order = task["order"]
+            if not isinstance(order, list) or not order or order != rot[n - len(order):]:
+                bad(f"monster task: order must be the remaining players from the active one clockwise, got {order!r}")
+            if order[0] != cur:
+                bad(f"monster task: player {order[0]} is attacked, but player {cur} decides")
+            if task["stage"] not in ("check", "protect", "free"):
+                bad(f"monster task: stage must be check, protect or free, got {task['stage']!r}")
+            stage = ("check", "protect", "free").index(task["stage"])
+            want = {"protect": ST_PROTECT, "free_play": ST_FREE, "lose_station": ST_CHECK}[phase]
+            if stage != want:
+                bad(f"monster task: stage {task['stage']!r} does not fit phase {phase!r}")
+            d.todo_monster = 1
+            d.mon_card = c
+            d.mon_pos = n - len(order)
+            d.mon_stage = stage
+        elif kind == "refill":
+            order = task.get("order")
+            if set(task) != {"task", "order"} or not isinstance(order, list) or \
+                    not order or order != rot[n - len(order):]:
+                bad(f"refill task: order must be the remaining players from the active one clockwise, got {order!r}")
+            if phase == "draw" and order[0] != cur:
+                bad(f"refill task: player {order[0]} draws next, but player {cur} decides")
+            d.todo_refill = 1
+            d.refill_pos = n - len(order)
+        elif kind == "next_turn":
+            if set(task) != {"task"}:
+                bad(f"next_turn task takes no fields, got {task!r}")
+            d.todo_next_turn = 1
+        else:
+            bad(f"unknown task {kind!r}")
+    if phase == "draw":
+        if d.hand_n[cur] >= BT_HAND and d.todo_refill:
+            bad(f"player {cur} already holds {BT_HAND} cards and cannot be refilling")
+        if not card_available(d):
+            bad("no card can be drawn, so there is no draw decision")
+
+
+def _load_pending(BreakthroughState st, obj, bad):
+    cdef BtData* d = &st.d
+    cdef const BtTables* t = st.t
+    cdef int tot[6]
+    phase = obj["phase"]
+    pend = obj["pending"]
+    p = obj["current_player"]
+    names = st.game.card_names
+    needs = {"quest_hero": {"kind", "card"}, "keep_station": {"kind", "card", "k"},
+             "discard3": {"kind", "last", "left"},
+             "protect": {"kind", "threats", "uncovered", "card"}, "free_play": {"kind", "card"},
+             "lose_station": {"kind", "card"}}
+    if phase not in needs:
+        if pend is not None:
+            bad(f"phase {phase!r} has no pending decision data, got {pend!r}")
+        return
+    if not isinstance(pend, dict) or set(pend) != needs[phase] or pend.get("kind") != phase:
+        bad(f"phase {phase!r} needs pending {{{', '.join(sorted(needs[phase]))}}} with kind {phase!r}, got {pend!r}")
+
+    def card_ok(c):
+        return not isinstance(c, bool) and isinstance(c, int) and 0 <= c < t.C
+
+    if phase == "discard3":
+        last, left = pend["last"], pend["left"]
+        if not card_ok(last) or left not in (1, 2) or isinstance(left, bool):
+            bad(f"pending discard3: last must be a card id and left 1 or 2, got {pend!r}")
+        pile = st.discard()
+        if not pile or pile[len(pile) - 1] != last:       # (no negative index: wraparound=False)
+            bad(f"pending discard3: the last pick {last} must be on top of the discard pile")
+        if sum(1 for c in st.hand(p) if c > last) < left:
+            bad(f"pending discard3: fewer than {left} hand cards above id {last} remain (R5)")
+        d.discard_last = last
+        d.discard_left = left
+        return
+    c = pend["card"]
+    if not card_ok(c):
+        bad(f"pending {phase}: card must be a card id, got {c!r}")
+    d.pending_card = c
+    if phase == "quest_hero":
+        if not quest_open(d, t, p, c):
+            bad(f"pending quest_hero: card {c} ({names[c]}) is not an open quest of player {p}")
+        resource_totals(d, t, p, tot)
+        if not any_hero_fits(d, t, p, tot, t.qclass[c], t.qamount[c]):
+            bad(f"pending quest_hero: no hero of player {p} can double for {names[c]} (R3)")
+    elif phase == "keep_station":
+        k = pend["k"]
+        if t.ctype[c] != CT_STATION or not bit_has(d.tab[p], c) or d.tok[c] != 0:
+            bad(f"pending keep_station: card {c} ({names[c]}) is not a station of player {p} without tokens")
+        want = 1 + sum(1 for x, r, tk in st.tableau(p) if tk > 0)
+        if k != want or isinstance(k, bool):
+            bad(f"pending keep_station: k must be {want} (1 + stations carrying tokens, B5), got {k!r}")
+        d.keep_tokens = k
+    else:
+        if c != d.mon_card:
+            bad(f"pending {phase}: card {c} is not the attacking monster {d.mon_card}")
+        if phase == "protect":
+            thr = pend["threats"]
+            unc = pend["uncovered"]
+            if thr != names_of_bits(THREAT_TYPES, t.threats[c]):
+                bad(f"pending protect: threats must be the monster's icons {names_of_bits(THREAT_TYPES, t.threats[c])!r}")
+            if not isinstance(unc, list) or not unc or any(u not in thr for u in unc) or unc != sorted(set(unc)):
+                bad(f"pending protect: uncovered must be a sorted, non-empty list of the monster's icons, got {unc!r}")
+            mask = 0
+            for u in unc:
+                mask |= 1 << THREAT_TYPES.index(u)
+            if mask != t.threats[c] and not t.full_protection:
+                bad("pending protect: icons are given up one card at a time only under full_protection_required (R13)")
+            d.uncovered = mask
+            if not st.legal_actions():
+                bad(f"pending protect: player {p} has no played protection against {unc!r}")
+        elif phase == "free_play":
+            if d.hand_n[p] == 0:
+                bad(f"pending free_play: player {p} has no card to play")
+        elif phase == "lose_station":
+            if t.loss[c] != 0:
+                bad(f"pending lose_station: {names[c]} does not take a station")
+            if not has_station(d, t, p):
+                bad(f"pending lose_station: player {p} has no station")
+
+

@@ -1,0 +1,96 @@
+# Metro (Dirk Henn's tile-laying game): flat C state, rule tables and the rules helpers.
+# Rules: docs/rules/metro.md (M1-M10). An expansion cimports what it needs from here, e.g.
+#     from metro_ai.engine.metro.rules cimport MetroData, MetroTables, place_tile, legal_placements
+# and extends the state (a subclass of MetroState) or wraps the helpers in its own rules.
+from libc.stdint cimport uint64_t
+from metro_ai.engine.core cimport Game, GameState
+
+cdef enum:
+    METRO_KINDS = 24
+    METRO_SQUARES = 64
+    METRO_TILES = 60
+    METRO_MAX_PLAYERS = 6
+    METRO_MAX_HAND = 3
+    METRO_MAX_LINES = 32
+    METRO_DRAW = 6144          # action: draw the top supply tile (M4)
+    METRO_EMPTY = 255          # cell value of an empty square
+    METRO_OFF_BOARD = -1       # next_square: leaving the board (an arrival station)
+    METRO_CENTRE = -2          # next_square: entering the central station
+
+cdef enum MetroPhase:
+    PHASE_TURN = 0             # place a hand tile or draw
+    PHASE_PLACE_DRAWN = 1      # place the tile just drawn
+    PHASE_OVER = 2
+
+cdef struct MetroTables:                   # per game configuration, shared by all its states
+    signed char exits[24][4][8]            # exits[kind][rot][port]
+    signed char nrot[24]                   # rotations listed for a kind (1 with orientation on)
+    signed char rots[24][4]                # the listed rotations, ascending (one per layout)
+    uint64_t viol[24][4]                   # squares where (kind, rot) breaks the one-tile rule (M6)
+    signed char count[24]                  # tiles of each kind
+    signed char line_station[32]           # line id -> station number (owned stations only)
+    signed char line_owner[32]             # line id -> player
+    signed char line_square[32]            # the station's square
+    signed char line_port[32]              # the station's departure port
+    signed char arrival[64][8]             # odd boundary port -> station number, else 0
+    int players
+    int hand_size
+    int nlines
+
+cdef struct MetroData:                     # the whole state, hidden parts included
+    unsigned char cell[64]                 # METRO_EMPTY or kind * 4 + rot
+    uint64_t placed                        # bitmask of occupied squares
+    signed char hand[6][3]                 # sorted kinds; -1 past hand_n
+    signed char hand_n[6]
+    signed char supply[60]                 # supply[top:] is the face-down supply, front first
+    signed char top                        # tiles drawn so far (dealt ones included)
+    signed char drawn                      # kind drawn this turn, or -1
+    signed char current                    # player to move, -1 once over
+    signed char phase                      # MetroPhase
+    signed char nplaced
+    int score[6]
+    signed char line_sq[32]                # open line: square its frontier waits on; -1 closed
+    signed char line_port[32]              # open line: port it enters that square at
+    short line_len[32]                     # tile passes so far (a tile passed twice counts twice)
+    signed char line_arr[32]               # closed line: arrival station, 0 = centre; -1 open
+    unsigned int waiting[64]               # bitmask of open lines waiting on each empty square
+
+
+cdef class MetroGame(Game):
+    cdef MetroTables tables
+    cdef readonly bint orientation       # False: variant M9 (tiles may be rotated)
+    cdef readonly int hand_size          # tiles held in hand (M10)
+    cdef readonly object data            # metro_ai.engine.metro.data.MetroData
+    cdef readonly tuple tile_ids         # "T01" .. "T24", kind index order
+    cdef readonly dict owners            # player -> tuple of station numbers
+    cdef _build_tables(self)
+    cdef MetroState _blank(self)
+
+
+cdef class MetroState(GameState):
+    cdef MetroData d
+    cdef const MetroTables* t
+
+
+# ---- the rules helpers (C level, no GIL) ----
+# Board geometry: the square entered by leaving `square` through `port` (or METRO_OFF_BOARD,
+# METRO_CENTRE), and the port it is entered at.
+cdef int next_square(int square, int port) noexcept nogil
+cdef int entry_port(int port) noexcept nogil
+# Squares a tile may go on (M5): empty, not central, on the edge or next to a tile.
+cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil
+# Squares where (kind, rot) may go now: M5 candidates less M6 breaches (with M6's exception).
+cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int kind, int rot) noexcept nogil
+# Every legal placement of `kind` on `cand` into out (sorted by square then rotation); the count.
+cdef int legal_placements(const MetroTables* t, uint64_t cand, int kind, int* out) noexcept nogil
+# Empty board, empty hands, every owned line open and waiting on its station's square.
+cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil
+cdef signed char draw_tile(MetroData* d) noexcept nogil           # the front supply tile
+cdef void hand_add(MetroData* d, int player, signed char kind) noexcept nogil      # kept sorted
+cdef void hand_remove(MetroData* d, int player, signed char kind) noexcept nogil
+# Follow open line l from its frontier until an empty square or an arrival; score it (M7).
+cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
+# Put (kind, rot) on square and advance every line waiting there.
+cdef void place_tile(MetroData* d, const MetroTables* t, int kind, int square, int rot) noexcept nogil
+# Recompute every line, the waiting lists and the scores from the board alone.
+cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil
