@@ -95,7 +95,7 @@ class Option:
     (None or a file path) or "any" (checked by ``check``, a function of the value that returns the
     value to store or raises ValueError). ``rule`` is the rules id the option implements (see
     ``docs/rules/``), or None. ``bridged``: whether interop layers (OpenSpiel) expose it as a
-    parameter (plain ints and bools only).
+    parameter (default: ints, bools and choices among ints).
     """
     __slots__ = ("name", "default", "kind", "description", "rule", "low", "high", "choices", "check",
                  "bridged")
@@ -106,7 +106,10 @@ class Option:
             raise ValueError(f"option {name}: unknown kind {kind!r}")
         self.name, self.default, self.kind, self.description, self.rule = name, default, kind, description, rule
         self.low, self.high, self.choices, self.check = low, high, tuple(choices or ()), check
-        self.bridged = kind in ("int", "bool") if bridged is None else bridged
+        if bridged is None:
+            bridged = kind in ("int", "bool") or (kind == "choice" and all(
+                isinstance(c, (int, bool)) for c in self.choices))
+        self.bridged = bridged
 
     def __repr__(self):
         return f"Option({self.name!r}, default={self.default!r}, kind={self.kind!r})"

@@ -15,15 +15,13 @@ Install the optional extra (``pip install "metro-ai[openspiel]"``, i.e. ``open_s
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1), uct_c=1.4, max_simulations=200)
     bot.step(state)
 
-Registered games (``GAMES``; each metro-ai game is ``metro_ai_<name>``):
-
-* ``metro_ai_metro``: parameters ``players`` (2-6, default 2), ``orientation`` (True),
-  ``hand_size`` (1-3), ``deals``; 6145 distinct actions (placements ``kind*256 + square*4 + rot``,
-  draw 6144), at most 120 player moves.
-* ``metro_ai_breakthrough``: parameters ``players`` (2-5, default 2), the three survival-mode
-  flags, ``turn_limit`` (1000), ``deals``; ``9*C + 9`` distinct actions (1206 for the shipped card
-  set); factions are random and the card set is the shipped one.  Action strings end in
-  `` #<action id>`` because two cards may share a name and OpenSpiel wants them unique.
+Registered games (``GAMES``): every game of ``metro_ai.list_games()`` is ``metro_ai_<name>``, read
+from its ``Game`` class: the parameters are the game's options declared ``bridged`` (ints and
+bools; ``players`` defaults to the fewest the game allows, the others to the game's defaults; the
+rest keep their defaults), plus ``deals``; ``num_distinct_actions`` and ``max_game_length`` are
+the game's.  Where a game declares that two actions may print alike (``unique_action_strings``
+False, e.g. two copies of a card), action strings end in `` #<action id>`` because OpenSpiel wants
+them unique.
 
 Design (what OpenSpiel sees):
 
@@ -78,17 +76,19 @@ _SEED_SCALE = 2 ** 53          # a uniform double in [0, 1) has 53 bits
 
 
 class _Spec:
-    def __init__(self, name, long_name, min_players, max_players, params, num_actions, max_length,
-                 tag_actions=False):
-        self.name = name                    # metro_ai game name
-        self.short_name = "metro_ai_" + name
-        self.long_name = long_name
-        self.min_players = min_players
-        self.max_players = max_players
-        self.params = params                # OpenSpiel parameter -> default (also passed to load_game)
-        self.num_actions = num_actions      # callable(metro_ai game) -> num_distinct_actions
-        self.max_length = max_length        # callable(metro_ai game) -> max player moves
-        self.tag_actions = tag_actions      # append " #<id>": two cards may share a name
+    """What OpenSpiel needs to know about one metro-ai game, read from its ``Game`` class: the
+    bridged parameters are the options declared ``bridged`` (plain ints and bools), with the
+    game's defaults, players defaulting to the fewest the game allows."""
+
+    def __init__(self, cls):
+        self.name = cls.name                # metro_ai game name
+        self.short_name = "metro_ai_" + cls.name
+        self.long_name = f"metro-ai {cls.title}"
+        self.min_players = cls.min_players
+        self.max_players = cls.max_players
+        self.params = {o.name: (cls.min_players if o.name == "players" else o.default)
+                       for o in cls.OPTIONS if o.bridged}   # OpenSpiel parameter -> default
+        self.tag_actions = not cls.unique_action_strings    # append " #<id>" to action strings
 
     def game_type(self):
         spec = dict(self.params)
@@ -111,33 +111,8 @@ class _Spec:
         )
 
 
-def _metro_actions(game):
-    from metro_ai.engine import metro  # noqa: F401  (METRO_DRAW is a C enum: 6144)
-    return 6145                         # METRO_DRAW + 1 (engine/metro.pxd)
-
-
-def _metro_length(game):
-    return 2 * 60                       # METRO_TILES placements, each at most one draw before it
-
-
-def _bt_actions(game):
-    return int(game.num_distinct_actions)
-
-
-def _bt_length(game):
-    # Observed ~4-5 moves per turn under random play; 64 per turn is a generous bound.
-    return int(game.turn_limit) * 64
-
-
-GAMES = {
-    "metro": _Spec("metro", "metro-ai Metro (Dirk Henn's tile-laying game)", 2, 6,
-                   {"players": 2, "orientation": True, "hand_size": 1}, _metro_actions, _metro_length),
-    "breakthrough": _Spec("breakthrough", "metro-ai Metro 2033: Breakthrough (card game)", 2, 5,
-                          {"players": 2, "full_protection_required": False,
-                           "failed_defence_tokens_down": False, "quest_tokens_stay_down": False,
-                           "turn_limit": 1000},
-                          _bt_actions, _bt_length, tag_actions=True),
-}
+#: metro-ai game name -> its OpenSpiel description, for every registered game.
+GAMES = {name: _Spec(metro_ai.registry.game_class(name)) for name in metro_ai.list_games()}
 
 
 def game_name(name):
@@ -200,13 +175,13 @@ class MetroAIGame(pyspiel.Game):
         self.metro_game = _engine_game(spec.name, options)
         n = self.metro_game.num_players
         info = pyspiel.GameInfo(
-            num_distinct_actions=spec.num_actions(self.metro_game),
+            num_distinct_actions=self.metro_game.num_distinct_actions,
             max_chance_outcomes=self.deals,
             num_players=n,
             min_utility=0.0,
             max_utility=1.0,
             utility_sum=n / 2.0,
-            max_game_length=spec.max_length(self.metro_game),
+            max_game_length=self.metro_game.max_game_length,
         )
         super().__init__(spec.game_type(), info, params)
 
