@@ -10,11 +10,11 @@ Users import from here only; ``metro_ai.engine`` and ``metro_ai.bots`` are the f
 """
 from metro_ai.bots.limit import Limit
 from metro_ai.engine.errors import DataError, IllegalActionError, MetroAIError, StateFormatError
-from metro_ai.botspec import BotSpec, BotSpecError, parse_specs
-from metro_ai.match import RecordError, load_state, play_match, replay
+from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
+from metro_ai.play.match import RecordError, load_state, play_match, replay
+from metro_ai.play.tournament import (TournamentConfig, TournamentError, TournamentResult, load_tournament,
+                                      run_tournament)
 from metro_ai.registry import describe_bots, list_bots, list_games, load_game, make_bot
-from metro_ai.tournament import (TournamentConfig, TournamentError, TournamentResult, load_tournament,
-                                 run_tournament)
 
 __version__ = "0.1.0"
 

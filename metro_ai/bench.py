@@ -53,7 +53,7 @@ import metro_ai
 from metro_ai.bots.search import NODE_BYTES
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.core import build_info, random_playouts
-from metro_ai.ratings import wilson
+from metro_ai.play.ratings import wilson
 
 SECTIONS = ("engine", "growth", "parallel", "memory", "openspiel", "strength")
 STAGES = {"opening": 0, "middle": 30, "end": 50}     # Metro: tiles on the board

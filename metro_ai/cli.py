@@ -17,7 +17,7 @@ import textwrap
 
 import metro_ai
 from metro_ai import bench
-from metro_ai.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
+from metro_ai.play.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
 from metro_ai.bots.seeding import derive
 from metro_ai.registry import BOTS, GAMES, PRESETS
 
@@ -268,7 +268,7 @@ _CONFIG_ARGS = ("game", "players", "bots", "mode", "deals", "seatings", "seed", 
 
 
 def _tournament_config(args):
-    from metro_ai.tournament import TournamentConfig
+    from metro_ai.play.tournament import TournamentConfig
     given = any(getattr(args, k) is not None for k in _CONFIG_ARGS) or args.option
     if args.resume and not given:
         return None
@@ -282,8 +282,8 @@ def _tournament_config(args):
 
 
 def _cmd_tournament(args):
-    from metro_ai import report as rep
-    from metro_ai.tournament import TournamentError, load_tournament, run_tournament
+    from metro_ai.play import report as rep
+    from metro_ai.play.tournament import TournamentError, load_tournament, run_tournament
     from pathlib import Path
     if args.jobs == 0 or args.jobs < -1:
         raise ValueError(f"--jobs must be a positive number of processes or -1 (one per core), got {args.jobs}")
@@ -346,7 +346,7 @@ class _StartedProgress:
     """The progress line, told how many games were already done when this run began."""
 
     def __init__(self):
-        from metro_ai.report import ProgressLine
+        from metro_ai.play.report import ProgressLine
         self.line = None
         self.cls = ProgressLine
 

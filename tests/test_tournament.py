@@ -13,8 +13,8 @@ import pytest
 
 import metro_ai
 from metro_ai.cli import main
-from metro_ai.report import build_report, format_report, plot, write_csv, write_games_csv
-from metro_ai.tournament import TournamentConfig, TournamentDB, TournamentError, load_tournament, run_tournament
+from metro_ai.play.report import build_report, format_report, plot, write_csv, write_games_csv
+from metro_ai.play.tournament import TournamentConfig, TournamentDB, TournamentError, load_tournament, run_tournament
 
 BOTS = ["ismcts:iterations=30", "greedy", "random"]
 
@@ -111,7 +111,7 @@ def test_stored_once_resume_and_refusals(tmp_path):
 
 
 def test_failed_games_are_kept_apart_and_retried(tmp_path, monkeypatch):
-    import metro_ai.tournament as t
+    import metro_ai.play.tournament as t
     real = t.play_match
 
     def flaky(game, specs, **kw):
@@ -294,7 +294,7 @@ def test_cli_tournament_bad_usage(argv, err, tmp_path, capsys):
 
 
 def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys, monkeypatch):
-    import metro_ai.report as rep
+    import metro_ai.play.report as rep
 
     def missing():
         raise RuntimeError("plots need matplotlib: pip install 'metro-ai[plot]'")
@@ -310,7 +310,7 @@ def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys
 
 def test_progress_line_on_a_terminal_and_in_a_log():
     import io
-    from metro_ai.report import ProgressLine
+    from metro_ai.play.report import ProgressLine
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -26,11 +26,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from metro_ai.botspec import BotSpec, BotSpecError, parse_specs
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import MetroAIError
-from metro_ai.match import limit_from_dict, limit_to_dict, play_match
+from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
+from metro_ai.play.match import limit_from_dict, limit_to_dict, play_match
 
 MODES = ("round-robin", "gauntlet")
 SEATINGS = ("rotate", "all")
@@ -310,8 +310,8 @@ class TournamentResult:
         return len(self.games) == self.total
 
     def report(self, **kwargs):
-        """The standings, ratings and matrices: see :func:`metro_ai.report.build_report`."""
-        from metro_ai.report import build_report
+        """The standings, ratings and matrices: see :func:`metro_ai.play.report.build_report`."""
+        from metro_ai.play.report import build_report
         return build_report(self, **kwargs)
 
 

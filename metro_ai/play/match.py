@@ -8,10 +8,10 @@ import platform
 import time
 from pathlib import Path
 
-from metro_ai.botspec import BotSpec
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import MetroAIError, StateFormatError
+from metro_ai.play.botspec import BotSpec
 
 RECORD_FORMAT = "metro-ai-match"
 RECORD_VERSION = 1

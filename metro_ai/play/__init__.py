@@ -1,0 +1,2 @@
+"""Playing games between bots: bot specs, matches and their records, tournaments, ratings and
+reports. Users import from :mod:`metro_ai`."""
