@@ -11,14 +11,12 @@ import inspect
 import json
 import os
 import shlex
-import shutil
 import sys
 import textwrap
 
 import metro_ai
 from metro_ai import bench
 from metro_ai.play.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
-from metro_ai.bots.seeding import derive
 from metro_ai.registry import BOTS, GAMES, PRESETS
 
 BOT_SPEC_HELP = """\
@@ -29,15 +27,18 @@ medium:time=0.5,label=quick. In a list, commas separate bots and KEY=VALUE items
 before them: ismcts:c=1.0,time=0.1,greedy,random is three bots."""
 
 
+DEFAULT_GAME = "metro"          # the game of match, tournament and play without --game
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
 def _add_game_args(p, players_default):
-    p.add_argument("--game", default=None, help="game name (default: metro)")
+    p.add_argument("--game", default=None, help=f"game name (default: {DEFAULT_GAME})")
     p.add_argument("--players", type=int, default=None, help=f"number of players (default: {players_default})")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="a game option, e.g. --option hand_size=2 --option orientation=false (metro-ai games)")
+                   help="a game option, repeated for each (metro-ai games lists every game's options)")
 
 
 def _add_budget_args(p, what):
@@ -159,7 +160,7 @@ def _limit(args):
 def _game(args, players_default):
     options = _options(args.option)
     options["players"] = args.players if args.players is not None else players_default
-    return metro_ai.load_game(args.game or "metro", **options)
+    return metro_ai.load_game(args.game or DEFAULT_GAME, **options)
 
 
 def _bot_options(cls):
@@ -275,7 +276,7 @@ def _tournament_config(args):
     options = _options(args.option)
     options["players"] = args.players if args.players is not None else 2
     return TournamentConfig(
-        game=args.game or "metro", options=options,
+        game=args.game or DEFAULT_GAME, options=options,
         bots=parse_specs(args.bots if args.bots is not None else ["ismcts,greedy,random"]),
         mode=args.mode or "round-robin", deals=args.deals if args.deals is not None else 30,
         seatings=args.seatings or "rotate", seed=args.seed if args.seed is not None else 1, limit=_limit(args))
@@ -380,115 +381,33 @@ def _cmd_analyse(args):
 
 # ---- play ----
 
-PLAY_HELP = """commands:
-  NUMBER        play the action with that number in the list
-  TEXT          play the action written out, e.g. 'draw' or 'place T05 at C1'
-  list          show the legal actions again      board   show the board again
-  hint          what the hint bot would play, and why
-  help          this help                          quit    leave the game"""
-
-
-def _columns(items, width):
-    if not items:
-        return []
-    cell = max(len(s) for s in items) + 2
-    per = max(1, width // cell)
-    rows = -(-len(items) // per)
-    return ["".join(items[r + c * rows].ljust(cell) for c in range(per) if r + c * rows < len(items)).rstrip()
-            for r in range(rows)]
-
-
 def _cmd_play(args, read=None, write=None):
+    from metro_ai.play.human import HumanSeat
+    from metro_ai.play.loop import Stop, play_game
+    from metro_ai.play.match import make_seats
     read = read or input
     write = write or print
     game = _game(args, 2)
     n = game.num_players
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat must be 0-{n - 1} for {n} players, got {args.seat}")
-    others = [p for p in range(n) if p != args.seat]
+    me = args.seat
+    others = [p for p in range(n) if p != me]
     specs = _seat_specs(args.bots, n - 1, "--bots")
     hint_spec = BotSpec.parse(args.hint_bot)
     if not hint_spec.searches():
         raise BotSpecError(f"--hint-bot {args.hint_bot!r} does not search; use ismcts, pimc, flat-mc or a preset")
-    bots = {p: specs[i].make(seed=derive(args.seed, 0x5EA7, p)) for i, p in enumerate(others)}
-    limits = {p: specs[i].limit or _limit(args) for i, p in enumerate(others)}
-    labels = {p: specs[i].display for i, p in enumerate(others)}
-    labels[args.seat] = "you"
+    human = HumanSeat(me, read=read, write=write, hint=hint_spec, hint_seed=args.seed)
+    seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=args.seed, limit=_limit(args))
+    labels = [s["bot"] for s in info]
     state = game.new_state(args.seed)
-    me = args.seat
-    width = shutil.get_terminal_size((100, 24)).columns
-    hints = 0
     write(f"{game.name}, {n} players; you are player {me}. "
           + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
-
-    def show_actions(actions):
-        items = [f"{i + 1:>3}: {state.action_to_string(a)}" for i, a in enumerate(actions)]
-        write(f"your legal actions ({len(actions)}):")
-        for line in _columns(items, width):
-            write("  " + line)
-
-    while not state.is_terminal():
-        p = state.current_player
-        if p != me:
-            action = bots[p].choose(state, limits[p])
-            write(f"P{p} ({labels[p]}): {state.action_to_string(action)}")
-            state.apply(action)
-            continue
-        write("")
-        write(state.render(player=me))
-        actions = state.legal_actions()
-        show_actions(actions)
-        while True:
-            try:
-                text = read(f"P{me}> ").strip()
-            except EOFError:
-                write("\nend of input: you left the game")
-                return 0
-            low = text.lower()
-            if not text:
-                continue
-            if low in ("quit", "exit", "q"):
-                write("you left the game")
-                return 0
-            if low in ("help", "?", "h"):
-                write(PLAY_HELP)
-                continue
-            if low in ("list", "l", "actions"):
-                show_actions(actions)
-                continue
-            if low in ("board", "b"):
-                write(state.render(player=me))
-                continue
-            if low == "hint":
-                try:
-                    hinter = hint_spec.make(seed=derive(args.seed, 0x4141, hints))
-                    hints += 1
-                    analysis = hinter.analyse(state, hint_spec.limit)
-                    number = actions.index(analysis.chosen) + 1 if analysis.chosen in actions else "?"
-                    write(f"hint ({hint_spec.display}): play {number}: {analysis.chosen_text}")
-                    write(analysis.table(top=5))
-                except Exception as exc:  # noqa: BLE001 - a hint must never end the game
-                    write(f"no hint: {type(exc).__name__}: {exc}")
-                continue
-            if text.isdigit():
-                k = int(text)
-                if not 1 <= k <= len(actions):
-                    write(f"there is no action {k}: choose 1-{len(actions)}, or type 'list'")
-                    continue
-                action = actions[k - 1]
-            else:
-                try:
-                    action = state.string_to_action(text)
-                except (ValueError, KeyError) as exc:
-                    write(f"not understood: {text!r} ({exc}). Type a number from the list, an action as "
-                          "written there, or 'help'")
-                    continue
-                if action not in actions:
-                    write(f"{text!r} is not legal now; type 'list' to see what is")
-                    continue
-            write(f"P{me} (you): {state.action_to_string(action)}")
-            state.apply(action)
-            break
+    try:
+        play_game(state, seats, limits,
+                  on_move=lambda s, move: write(f"P{move['player']} ({labels[move['player']]}): {move['text']}"))
+    except Stop:
+        return 0
     write("")
     write(state.render(player=me))
     scores, returns = state.scores(), state.returns()
