@@ -284,7 +284,7 @@ def _tournament_config(args):
 
 def _cmd_tournament(args):
     from metro_ai.play import report as rep
-    from metro_ai.play.tournament import TournamentError, load_tournament, run_tournament
+    from metro_ai.play.tournament import Tournament, TournamentError
     from pathlib import Path
     if args.jobs == 0 or args.jobs < -1:
         raise ValueError(f"--jobs must be a positive number of processes or -1 (one per core), got {args.jobs}")
@@ -311,12 +311,13 @@ def _cmd_tournament(args):
     if not args.quiet:
         progress = _StartedProgress()
     interrupted = False
+    tournament = Tournament(config, db=args.db)
     try:
-        result = run_tournament(config, db=args.db, overwrite=args.overwrite, jobs=args.jobs, dask=args.dask,
-                                progress=progress, max_games=args.max_games)
+        result = tournament.run(jobs=args.jobs, dask=args.dask, progress=progress, max_games=args.max_games,
+                                overwrite=args.overwrite)
     except KeyboardInterrupt:
         interrupted = True
-        result = load_tournament(args.db)
+        result = tournament.results()
     finally:
         if progress is not None:
             progress.close()

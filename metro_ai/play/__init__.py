@@ -8,7 +8,7 @@
 - :mod:`~metro_ai.play.match`: one game and its JSON record (:func:`metro_ai.play_match`),
   replaying a record, loading a saved state.
 - :mod:`~metro_ai.play.tournament`: round robins and gauntlets over duplicate deals, in parallel,
-  stored in SQLite and resumable.
+  stored in SQLite and resumable (:class:`metro_ai.Tournament`).
 - :mod:`~metro_ai.play.ratings`: Elo ratings (Bradley-Terry, Plackett-Luce) with intervals.
 - :mod:`~metro_ai.play.report`: standings, matrices, CSV, plots and the progress line.
 
