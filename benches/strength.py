@@ -21,7 +21,7 @@ from joblib import Parallel, delayed
 
 import metro_ai
 from metro_ai.bots.seeding import derive
-from metro_ai.ratings import wilson
+from metro_ai.play.ratings import wilson
 
 
 def limit_of(seconds, iterations):

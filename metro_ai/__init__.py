@@ -5,22 +5,27 @@
 >>> state = game.new_state(seed=7)
 >>> bot = metro_ai.make_bot("random", seed=3)
 >>> state.apply(bot.choose(state))
+>>> record = metro_ai.play_match(game, ["hard", "greedy", "random", "medium"], seed=1)
+>>> t = metro_ai.Tournament(game="metro", options={"players": 2}, bots=["ismcts", "greedy", "random"],
+...                         deals=20, seed=1, db="t.sqlite")
+>>> result = t.run(jobs=2)          # t.resume() continues after an interruption; t.results() reads
 
-Users import from here only; ``metro_ai.engine`` and ``metro_ai.bots`` are the floors below.
+Users import from here only; ``metro_ai.engine``, ``metro_ai.bots`` and ``metro_ai.play`` are
+the floors below.
 """
 from metro_ai.bots.limit import Limit
 from metro_ai.engine.errors import DataError, IllegalActionError, MetroAIError, StateFormatError
-from metro_ai.botspec import BotSpec, BotSpecError, parse_specs
-from metro_ai.match import RecordError, load_state, play_match, replay
+from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
+from metro_ai.play.match import RecordError, load_state, play_match, replay
+from metro_ai.play.tournament import (Tournament, TournamentConfig, TournamentError, TournamentResult,
+                                      load_tournament, run_tournament)
 from metro_ai.registry import describe_bots, list_bots, list_games, load_game, make_bot
-from metro_ai.tournament import (TournamentConfig, TournamentError, TournamentResult, load_tournament,
-                                 run_tournament)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "RecordError",
-    "StateFormatError", "TournamentConfig", "TournamentError", "TournamentResult",
+    "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
     "describe_bots", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
     "parse_specs", "play_match", "replay", "run_tournament",
 ]

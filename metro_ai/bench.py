@@ -55,8 +55,9 @@ import metro_ai
 from metro_ai.bots.search import NODE_BYTES
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.core import STAGES, build_info, random_playouts
+from metro_ai.play.loop import play_game
+from metro_ai.play.ratings import wilson
 from metro_ai.registry import DEFAULT_GAME, game_class, list_games
-from metro_ai.ratings import wilson
 
 SECTIONS = ("engine", "growth", "parallel", "memory", "openspiel", "strength")
 DEAL = 11                                           # the deal of every fixed position
@@ -487,28 +488,30 @@ def openspiel_section(cfg, progress):
 
 
 def strength_game(seed, index, seconds=None, iterations=None, game_name=DEFAULT_GAME):
-    """One 2-player game of `game_name`: our ismcts in seat ``index % 2`` of deal ``index // 2`` against
-    OpenSpiel's Python ISMCTS, both with ``seconds`` or both with ``iterations`` per move."""
+    """One 2-player game of `game_name`: our ismcts in seat ``index % 2`` of deal ``index // 2``
+    against OpenSpiel's Python ISMCTS, both with ``seconds`` or both with ``iterations`` per
+    move; a player with a single legal action plays it without a search."""
     bridge, osb = _openspiel()
     deal, seat = divmod(index, 2)
     state = metro_ai.load_game(game_name, players=2).new_state(derive(seed, deal))
     game = bridge.load(game_name, players=2)
     ours = metro_ai.make_bot("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C)
     theirs = osb.python_bot(game, derive(seed, deal, seat, 2), UCT_C, iterations=iterations, seconds=seconds)
-    limit = metro_ai.Limit(time=seconds, iterations=iterations)
     its = {"ours": [], "openspiel": []}
-    while not state.is_terminal():
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            action = legal[0]
-        elif state.current_player == seat:
-            r = ours.analyse(state, limit)
-            action = r.chosen
-            its["ours"].append(r.iterations)
-        else:
-            action = osb.choose(theirs, game, state)
-            its["openspiel"].append(iterations or theirs.last_simulations)
-        state.apply(action)
+
+    def our_seat(state, limit):
+        r = ours.analyse(state, limit)
+        its["ours"].append(r.iterations)
+        return r.chosen
+
+    def their_seat(state, limit):
+        action = osb.choose(theirs, game, state)
+        its["openspiel"].append(iterations or theirs.last_simulations)
+        return action
+
+    seats = [their_seat, their_seat]
+    seats[seat] = our_seat
+    play_game(state, seats, [metro_ai.Limit(time=seconds, iterations=iterations)] * 2, play_forced=True)
     scores = state.scores()
     first = 1.0 if scores[seat] > scores[1 - seat] else 0.5 if scores[seat] == scores[1 - seat] else 0.0
     return {"deal": deal, "seat": seat, "scores": list(scores), "first": first,

@@ -11,14 +11,12 @@ import inspect
 import json
 import os
 import shlex
-import shutil
 import sys
 import textwrap
 
 import metro_ai
 from metro_ai import bench
-from metro_ai.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
-from metro_ai.bots.seeding import derive
+from metro_ai.play.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
 from metro_ai.registry import BOTS, DEFAULT_GAME, PRESETS, game_class, list_games
 
 BOT_SPEC_HELP = """\
@@ -27,6 +25,7 @@ its options plus iterations=N (budget per move, reproducible), time=S (seconds p
 reproducible) and label=TEXT (its name in tables); e.g. ismcts:c=1.0,iterations=500 or hard or
 medium:time=0.5,label=quick. In a list, commas separate bots and KEY=VALUE items continue the bot
 before them: ismcts:c=1.0,time=0.1,greedy,random is three bots."""
+
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -316,7 +315,7 @@ _CONFIG_ARGS = ("game", "players", "bots", "mode", "deals", "seatings", "seed", 
 
 
 def _tournament_config(args):
-    from metro_ai.tournament import TournamentConfig
+    from metro_ai.play.tournament import TournamentConfig
     given = any(getattr(args, k) is not None for k in _CONFIG_ARGS) or args.option
     if args.resume and not given:
         return None
@@ -329,8 +328,8 @@ def _tournament_config(args):
 
 
 def _cmd_tournament(args):
-    from metro_ai import report as rep
-    from metro_ai.tournament import TournamentError, load_tournament, run_tournament
+    from metro_ai.play import report as rep
+    from metro_ai.play.tournament import Tournament, TournamentError
     from pathlib import Path
     if args.jobs == 0 or args.jobs < -1:
         raise ValueError(f"--jobs must be a positive number of processes or -1 (one per core), got {args.jobs}")
@@ -357,12 +356,13 @@ def _cmd_tournament(args):
     if not args.quiet:
         progress = _StartedProgress()
     interrupted = False
+    tournament = Tournament(config, db=args.db)
     try:
-        result = run_tournament(config, db=args.db, overwrite=args.overwrite, jobs=args.jobs, dask=args.dask,
-                                progress=progress, max_games=args.max_games)
+        result = tournament.run(jobs=args.jobs, dask=args.dask, progress=progress, max_games=args.max_games,
+                                overwrite=args.overwrite)
     except KeyboardInterrupt:
         interrupted = True
-        result = load_tournament(args.db)
+        result = tournament.results()
     finally:
         if progress is not None:
             progress.close()
@@ -393,7 +393,7 @@ class _StartedProgress:
     """The progress line, told how many games were already done when this run began."""
 
     def __init__(self):
-        from metro_ai.report import ProgressLine
+        from metro_ai.play.report import ProgressLine
         self.line = None
         self.cls = ProgressLine
 
@@ -427,115 +427,33 @@ def _cmd_analyse(args):
 
 # ---- play ----
 
-PLAY_HELP = """commands:
-  NUMBER        play the action with that number in the list
-  TEXT          play the action written out, as the list of legal actions shows it
-  list          show the legal actions again      board   show the board again
-  hint          what the hint bot would play, and why
-  help          this help                          quit    leave the game"""
-
-
-def _columns(items, width):
-    if not items:
-        return []
-    cell = max(len(s) for s in items) + 2
-    per = max(1, width // cell)
-    rows = -(-len(items) // per)
-    return ["".join(items[r + c * rows].ljust(cell) for c in range(per) if r + c * rows < len(items)).rstrip()
-            for r in range(rows)]
-
-
 def _cmd_play(args, read=None, write=None):
+    from metro_ai.play.human import HumanSeat
+    from metro_ai.play.loop import Stop, play_game
+    from metro_ai.play.match import make_seats
     read = read or input
     write = write or print
     game = _game(args, 2)
     n = game.num_players
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat must be 0-{n - 1} for {n} players, got {args.seat}")
-    others = [p for p in range(n) if p != args.seat]
+    me = args.seat
+    others = [p for p in range(n) if p != me]
     specs = _seat_specs(args.bots, n - 1, "--bots")
     hint_spec = BotSpec.parse(args.hint_bot)
     if not hint_spec.searches():
         raise BotSpecError(f"--hint-bot {args.hint_bot!r} does not search; use ismcts, pimc, flat-mc or a preset")
-    bots = {p: specs[i].make(seed=derive(args.seed, 0x5EA7, p)) for i, p in enumerate(others)}
-    limits = {p: specs[i].limit or _limit(args) for i, p in enumerate(others)}
-    labels = {p: specs[i].display for i, p in enumerate(others)}
-    labels[args.seat] = "you"
+    human = HumanSeat(me, read=read, write=write, hint=hint_spec, hint_seed=args.seed)
+    seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=args.seed, limit=_limit(args))
+    labels = [s["bot"] for s in info]
     state = game.new_state(args.seed)
-    me = args.seat
-    width = shutil.get_terminal_size((100, 24)).columns
-    hints = 0
     write(f"{game.name}, {n} players; you are player {me}. "
           + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
-
-    def show_actions(actions):
-        items = [f"{i + 1:>3}: {state.action_to_string(a)}" for i, a in enumerate(actions)]
-        write(f"your legal actions ({len(actions)}):")
-        for line in _columns(items, width):
-            write("  " + line)
-
-    while not state.is_terminal():
-        p = state.current_player
-        if p != me:
-            action = bots[p].choose(state, limits[p])
-            write(f"P{p} ({labels[p]}): {state.action_to_string(action)}")
-            state.apply(action)
-            continue
-        write("")
-        write(state.render(player=me))
-        actions = state.legal_actions()
-        show_actions(actions)
-        while True:
-            try:
-                text = read(f"P{me}> ").strip()
-            except EOFError:
-                write("\nend of input: you left the game")
-                return 0
-            low = text.lower()
-            if not text:
-                continue
-            if low in ("quit", "exit", "q"):
-                write("you left the game")
-                return 0
-            if low in ("help", "?", "h"):
-                write(PLAY_HELP)
-                continue
-            if low in ("list", "l", "actions"):
-                show_actions(actions)
-                continue
-            if low in ("board", "b"):
-                write(state.render(player=me))
-                continue
-            if low == "hint":
-                try:
-                    hinter = hint_spec.make(seed=derive(args.seed, 0x4141, hints))
-                    hints += 1
-                    analysis = hinter.analyse(state, hint_spec.limit)
-                    number = actions.index(analysis.chosen) + 1 if analysis.chosen in actions else "?"
-                    write(f"hint ({hint_spec.display}): play {number}: {analysis.chosen_text}")
-                    write(analysis.table(top=5))
-                except Exception as exc:  # noqa: BLE001 - a hint must never end the game
-                    write(f"no hint: {type(exc).__name__}: {exc}")
-                continue
-            if text.isdigit():
-                k = int(text)
-                if not 1 <= k <= len(actions):
-                    write(f"there is no action {k}: choose 1-{len(actions)}, or type 'list'")
-                    continue
-                action = actions[k - 1]
-            else:
-                try:
-                    action = state.string_to_action(text)
-                except (ValueError, KeyError) as exc:
-                    write(f"not understood: {text!r} ({exc}). Type a number from the list, an action as "
-                          "written there, or 'help'")
-                    continue
-                if action not in actions:
-                    write(f"{text!r} is not legal now; type 'list' to see what is")
-                    continue
-            write(f"P{me} (you): {state.action_to_string(action)}")
-            state.apply(action)
-            break
+    try:
+        play_game(state, seats, limits,
+                  on_move=lambda s, move: write(f"P{move['player']} ({labels[move['player']]}): {move['text']}"))
+    except Stop:
+        return 0
     write("")
     write(state.render(player=me))
     scores, returns = state.scores(), state.returns()

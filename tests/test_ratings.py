@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from metro_ai import ratings
+from metro_ai.play import ratings
 
 
 def _returns_from_order(order, n):
@@ -99,7 +99,7 @@ def test_bootstrap_is_seeded_and_unrateable_results_say_why():
 
 
 def test_wilson_interval():
-    from metro_ai.ratings import wilson
+    from metro_ai.play.ratings import wilson
     lo, hi = wilson(0.5, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
     lo, hi = wilson(1.0, 200)                    # 200 wins of 200: the interval still has width

@@ -13,8 +13,8 @@ import pytest
 
 import metro_ai
 from metro_ai.cli import main
-from metro_ai.report import build_report, format_report, plot, write_csv, write_games_csv
-from metro_ai.tournament import TournamentConfig, TournamentDB, TournamentError, load_tournament, run_tournament
+from metro_ai.play.report import build_report, format_report, plot, write_csv, write_games_csv
+from metro_ai.play.tournament import TournamentConfig, TournamentDB, TournamentError, load_tournament, run_tournament
 
 BOTS = ["ismcts:iterations=30", "greedy", "random"]
 
@@ -110,8 +110,49 @@ def test_stored_once_resume_and_refusals(tmp_path):
         run_tournament(None, db=tmp_path / "none.sqlite")
 
 
+def test_tournament_configure_run_resume_results(tmp_path):
+    path = tmp_path / "t.sqlite"
+    t = metro_ai.Tournament(game="metro", options={"players": 2}, bots=BOTS, deals=3, seed=7, db=path)
+    assert t.config == config() and t.config.players == 2 and "18 games" in repr(t)
+    fresh = t.results()                                           # nothing played yet: nothing stored
+    assert fresh.games == [] and fresh.total == 18 and not fresh.complete and not path.exists()
+    part = t.run(max_games=5)
+    assert len(part.games) == 5 and not part.complete and t.results() == part
+    assert metro_ai.load_tournament(path) == part
+    # another object on the same file, without settings, resumes the stored tournament
+    other = metro_ai.Tournament(db=path)
+    assert other.config == t.config and other.results() == part
+    done = other.resume(jobs=2)
+    assert done.complete and len(done.games) == 18
+    assert outcomes(done) == outcomes(metro_ai.run_tournament(config(), jobs=1))
+    assert t.results() == done == metro_ai.load_tournament(path)      # results equal a fresh load
+    assert t.resume().games == done.games                              # nothing left to play
+    assert metro_ai.Tournament(config(), db=path).results() == done    # a ready config works too
+    with pytest.raises(TournamentError, match="different tournament"):
+        metro_ai.Tournament(config(seed=99), db=path).results()
+    with pytest.raises(TournamentError, match="different tournament"):
+        metro_ai.Tournament(config(seed=99), db=path).run()
+    assert len(metro_ai.Tournament(config(seed=99), db=path).run(overwrite=True, max_games=1).games) == 1
+
+
+def test_tournament_in_memory_and_refusals():
+    t = metro_ai.Tournament(config())
+    assert t.results().games == [] and t.results().path is None
+    part = t.run(max_games=4)
+    assert len(part.games) == 4 and t.results() == part
+    done = t.resume()
+    assert done.complete and outcomes(done) == outcomes(run_tournament(config(), jobs=1))
+    assert len(t.run(overwrite=True, max_games=2).games) == 2             # overwrite starts afresh
+    with pytest.raises(TournamentError, match="no tournament given"):
+        metro_ai.Tournament()
+    with pytest.raises(TypeError, match="not both"):
+        metro_ai.Tournament(config(), deals=4)
+    with pytest.raises(TournamentError, match="no tournament file"):
+        metro_ai.Tournament(db="/nonexistent/t.sqlite").results()
+
+
 def test_failed_games_are_kept_apart_and_retried(tmp_path, monkeypatch):
-    import metro_ai.tournament as t
+    import metro_ai.play.tournament as t
     real = t.play_match
 
     def flaky(game, specs, **kw):
@@ -294,7 +335,7 @@ def test_cli_tournament_bad_usage(argv, err, tmp_path, capsys):
 
 
 def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys, monkeypatch):
-    import metro_ai.report as rep
+    import metro_ai.play.report as rep
 
     def missing():
         raise RuntimeError("plots need matplotlib: pip install 'metro-ai[plot]'")
@@ -310,7 +351,7 @@ def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys
 
 def test_progress_line_on_a_terminal_and_in_a_log():
     import io
-    from metro_ai.report import ProgressLine
+    from metro_ai.play.report import ProgressLine
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -8,10 +8,11 @@ import platform
 import time
 from pathlib import Path
 
-from metro_ai.botspec import BotSpec
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import MetroAIError, StateFormatError
+from metro_ai.play.botspec import BotSpec
+from metro_ai.play.loop import play_game
 
 RECORD_FORMAT = "metro-ai-match"
 RECORD_VERSION = 1
@@ -74,6 +75,31 @@ def _seat_info(bot, spec, seat_limit):
     }
 
 
+def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None):
+    """The seats of a match: ``(players, limits, seats)``, one entry per seat.
+
+    Each of `bots` is a bot spec (text or :class:`BotSpec`), made here with the seed
+    ``bot_seeds[seat]`` (default: derived from `seed` and the seat) and given its spec's budget,
+    else `limit`; or any other seat (a bot object, a person's seat: see
+    :mod:`metro_ai.play.loop`), used as it is with `limit`. `players` are the seats to play,
+    `limits` their budgets, `seats` the record's description of each (see :func:`play_match`).
+    """
+    if bot_seeds is not None and len(bot_seeds) != len(bots):
+        raise ValueError(f"bot_seeds has {len(bot_seeds)} seeds for {len(bots)} bots")
+    players, limits, seats = [], [], []
+    for p, b in enumerate(bots):
+        if isinstance(b, (str, BotSpec)):
+            spec = BotSpec.parse(b)
+            bot = spec.make(bot_seeds[p] if bot_seeds is not None else derive(seed, 0x5EA7, p))
+            seat_limit = spec.limit if spec.limit is not None else limit
+        else:
+            spec, bot, seat_limit = getattr(b, "spec", None), b, limit
+        players.append(bot)
+        limits.append(seat_limit)
+        seats.append(_seat_info(bot, spec, seat_limit))
+    return players, limits, seats
+
+
 def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, bot_seeds=None):
     """Play one game between `bots`, one per seat, from `seed`, and return its JSON-ready record.
 
@@ -88,37 +114,17 @@ def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, b
     seed, which bot sat where (``bots``: names; ``seats``: spec, options, seed and budget of
     each), every action with its text and the seconds the bot took, the final scores and
     returns, the total seconds and the versions. ``on_action(state, player, action)`` is called
-    after each action if given. :func:`replay` rebuilds every state from the record.
+    after each action if given. :func:`replay` rebuilds every state from the record. The game
+    is played by :func:`metro_ai.play.loop.play_game`.
     """
     game = _as_game(game, len(bots))
     if len(bots) != game.num_players:
         raise ValueError(f"{game.name} with {game.num_players} players needs {game.num_players} bots, got {len(bots)}")
-    if bot_seeds is not None and len(bot_seeds) != len(bots):
-        raise ValueError(f"bot_seeds has {len(bot_seeds)} seeds for {len(bots)} bots")
-    players, limits, seats = [], [], []
-    for p, b in enumerate(bots):
-        if isinstance(b, (str, BotSpec)):
-            spec = BotSpec.parse(b)
-            bot = spec.make(bot_seeds[p] if bot_seeds is not None else derive(seed, 0x5EA7, p))
-            seat_limit = spec.limit if spec.limit is not None else limit
-        else:
-            spec, bot, seat_limit = getattr(b, "spec", None), b, limit
-        players.append(bot)
-        limits.append(seat_limit)
-        seats.append(_seat_info(bot, spec, seat_limit))
+    players, limits, seats = make_seats(bots, seed, limit, bot_seeds)
     t_start = time.perf_counter()
     state = game.new_state(seed)
-    moves = []
-    while not state.is_terminal():
-        player = state.current_player
-        t0 = time.perf_counter()
-        action = players[player].choose(state, limits[player])
-        took = time.perf_counter() - t0
-        text = state.action_to_string(action)
-        state.apply(action)
-        moves.append({"player": player, "action": action, "text": text, "seconds": round(took, 6)})
-        if on_action is not None:
-            on_action(state, player, action)
+    hook = None if on_action is None else (lambda s, move: on_action(s, move["player"], move["action"]))
+    moves = play_game(state, players, limits, on_move=hook)
     return {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from metro_ai import ratings as _ratings
+from metro_ai.play import ratings as _ratings
 
 
 def _first_shares(returns):
@@ -29,7 +29,7 @@ def _first_shares(returns):
 
 
 def build_report(result, bootstrap=1000, seed=0, anchor=None):
-    """A JSON-ready report of a :class:`~metro_ai.tournament.TournamentResult`."""
+    """A JSON-ready report of a :class:`~metro_ai.play.tournament.TournamentResult`."""
     config = result.config
     labels = config.labels
     n = len(labels)

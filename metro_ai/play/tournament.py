@@ -8,7 +8,8 @@ once, so 2 bots at 3 seats give AAB and ABB); in a gauntlet the first bot (the c
 against ``players - 1`` copies of each other bot. Each *deal* (a seed derived from the tournament
 seed) is played at every table in every seating: the table's cyclic rotations (``rotate``,
 each bot in each seat once) or all its distinct permutations (``all``). So every bot meets the
-same tiles or cards from every seat (duplicate deals) and the luck of the deal cancels out.
+same chance events (the deal and every draw) from every seat (duplicate deals) and the luck of
+the deal cancels out.
 Bot seeds derive from the tournament seed too: the same tournament, with iteration budgets,
 plays the same games with the same results on any machine, whatever the order or place the
 games run in (time budgets are not reproducible).
@@ -26,11 +27,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from metro_ai.botspec import BotSpec, BotSpecError, parse_specs
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import MetroAIError
-from metro_ai.match import limit_from_dict, limit_to_dict, play_match
+from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
+from metro_ai.play.match import limit_from_dict, limit_to_dict, play_match
 
 MODES = ("round-robin", "gauntlet")
 SEATINGS = ("rotate", "all")
@@ -310,20 +311,160 @@ class TournamentResult:
         return len(self.games) == self.total
 
     def report(self, **kwargs):
-        """The standings, ratings and matrices: see :func:`metro_ai.report.build_report`."""
-        from metro_ai.report import build_report
+        """The standings, ratings and matrices: see :func:`metro_ai.play.report.build_report`."""
+        from metro_ai.play.report import build_report
         return build_report(self, **kwargs)
 
 
+class Tournament:
+    """A tournament: configure it, run it, resume it after an interruption, read its results.
+
+    >>> import metro_ai
+    >>> t = metro_ai.Tournament(game="metro", options={"players": 2},
+    ...                         bots=["ismcts:iterations=200", "greedy", "random"], deals=20, seed=1,
+    ...                         db="t.sqlite")
+    >>> partial = t.run(jobs=2, max_games=10)   # ten games; the rest stay pending in t.sqlite
+    >>> result = t.resume(jobs=2)               # the rest (also after Ctrl-C or a killed process)
+    >>> t.results() == result                   # what the file holds, readable from anywhere
+    True
+    >>> report = metro_ai.Tournament(db="t.sqlite").results().report()    # standings, ratings
+
+    The settings are those of :class:`TournamentConfig` (``game``, ``options``, ``bots``,
+    ``mode``, ``deals``, ``seatings``, ``seed``, ``limit``), or a ready `config`, or none at all
+    to take the tournament stored in `db`. `db` is the SQLite file of the results (see
+    :class:`TournamentDB`); None keeps them in memory, for the life of this object. The same
+    settings play the same games (with iteration budgets, the same results anywhere).
+    :func:`run_tournament` and :func:`load_tournament` are the one-call forms.
+    """
+
+    def __init__(self, config=None, db=None, **settings):
+        if config is None and settings:
+            config = TournamentConfig(**settings)
+        elif settings:
+            raise TypeError(f"pass either a TournamentConfig or settings, not both: {sorted(settings)}")
+        self.path = None if db is None or str(db) == ":memory:" else Path(db)
+        if self.path is None and config is None:
+            raise TournamentError("no tournament given: pass a TournamentConfig or its settings "
+                                  "(game=, options=, bots=, ...)")
+        self._config = config
+        self._memory = None            # the in-memory TournamentDB, once created
+
+    def __repr__(self):
+        what = self._config.describe() if self._config is not None else "as stored"
+        return f"Tournament({what}; {'in memory' if self.path is None else str(self.path)})"
+
+    @property
+    def config(self):
+        """The :class:`TournamentConfig`: as given, else the one stored in `db`."""
+        if self._config is None:
+            with self._read() as store:
+                self._config = store.config()
+        return self._config
+
+    def _read(self):
+        """The existing store, to read in a ``with`` block (which closes a file's)."""
+        if self.path is None:
+            return _Borrowed(self._memory)
+        if not self.path.exists():
+            raise TournamentError(f"no tournament file {str(self.path)!r}")
+        store = TournamentDB(self.path)
+        try:
+            stored = store.config()
+        except BaseException:
+            store.close()
+            raise
+        if stored is None:
+            store.close()
+            raise TournamentError(f"{str(self.path)!r} holds no tournament")
+        return store
+
+    def _open(self, overwrite):
+        """The store to play into, created if needed: ``(store, config, close it after the run)``."""
+        if self.path is not None:
+            store, self._config = _open(self._config, self.path, overwrite)
+            return store, self._config, True
+        if self._memory is None or overwrite:
+            if self._memory is not None:
+                self._memory.close()
+            self._memory = TournamentDB(None)
+            self._memory.create(self._config)
+        return self._memory, self._config, False
+
+    def run(self, jobs=1, dask=None, progress=None, max_games=None, overwrite=False):
+        """Play the games not yet done and return the :class:`TournamentResult`.
+
+        If `db` holds this tournament, only the games not yet done are played (an interrupted run
+        continues where it stopped); if it holds a different one, TournamentError, unless
+        `overwrite` (then what it held is discarded). Games run on `jobs` local processes through
+        joblib (1: in this process; -1: one per core), or with ``dask="tcp://host:port"`` on that
+        Dask cluster through joblib's Dask backend. Each result is stored as it arrives.
+        ``progress(done, total, result_so_far)`` is called once before the first game and after
+        each stored game. `max_games` stops after that many games this run (the rest stay
+        pending). Ctrl-C (KeyboardInterrupt) stops the run; every game finished before is kept,
+        and the exception propagates.
+        """
+        store, config, close = self._open(overwrite)
+        path = None if store.path is None else str(store.path)
+        try:
+            todo = store.unfinished()
+            if max_games is not None:
+                todo = todo[:max_games]
+            total = store.counts()["total"]
+            games = store.results()
+            result = TournamentResult(config, games, [], total, path)
+            key = config.key()
+            if progress is not None:
+                progress(len(games), total, result)
+            for game_id, outcome in _execute(key, todo, jobs, dask):
+                if store.store(game_id, outcome) and "record" in outcome:
+                    rec = outcome["record"]
+                    t = rec["tournament"]
+                    games.append({"id": game_id, "deal": t["deal"], "table": t["table"], "seating": t["seating"],
+                                  "seats": t["seats"], "scores": rec["scores"], "returns": rec["returns"],
+                                  "seconds": rec.get("seconds")})
+                if progress is not None:
+                    progress(len(games), total, result)
+            games.sort(key=lambda g: g["id"])
+            result.failures = store.failures()
+            return result
+        finally:
+            if close:
+                store.close()
+
+    def resume(self, jobs=1, dask=None, progress=None, max_games=None):
+        """Continue the tournament: play the games not yet done (failed ones again), never
+        discarding what is stored; the arguments and result of :meth:`run`."""
+        return self.run(jobs=jobs, dask=dask, progress=progress, max_games=max_games)
+
+    def results(self):
+        """The :class:`TournamentResult` of the games stored so far (none before the first run)."""
+        where = None if self.path is None else str(self.path)
+        if self._config is not None and (self._memory is None if self.path is None else not self.path.exists()):
+            return TournamentResult(self._config, [], [], len(self._config.schedule()), where)   # nothing stored yet
+        with self._read() as store:
+            stored = store.config()
+            if self._config is not None and stored != self._config:
+                raise TournamentError(f"{where!r} holds a different tournament ({stored.describe()})")
+            self._config = stored
+            return TournamentResult(stored, store.results(), store.failures(), store.counts()["total"], where)
+
+
+class _Borrowed:
+    """A store used in a ``with`` block without closing it (the in-memory one lives on)."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def __enter__(self):
+        return self.store
+
+    def __exit__(self, *exc):
+        return False
+
+
 def load_tournament(path):
-    """The results stored in a tournament file so far."""
-    if not Path(path).exists():
-        raise TournamentError(f"no tournament file {str(path)!r}")
-    with TournamentDB(path) as db:
-        config = db.config()
-        if config is None:
-            raise TournamentError(f"{str(path)!r} holds no tournament")
-        return TournamentResult(config, db.results(), db.failures(), db.counts()["total"], str(path))
+    """The results stored in a tournament file so far: ``Tournament(db=path).results()``."""
+    return Tournament(db=path).results()
 
 
 def _open(config, db, overwrite):
@@ -360,52 +501,19 @@ def _open(config, db, overwrite):
 
 def run_tournament(config=None, db=None, *, overwrite=False, jobs=1, dask=None, progress=None, max_games=None,
                    **settings):
-    """Play a tournament (or the rest of one) and return its :class:`TournamentResult`.
+    """Play a tournament (or the rest of one) and return its :class:`TournamentResult`:
+    ``Tournament(config, db, **settings).run(...)`` in one call.
 
     `config` is a :class:`TournamentConfig`, or None with keyword `settings` for one
     (``game="metro", options={"players": 2}, bots=["ismcts:iterations=200", "greedy", "random"],
     deals=20, seed=1``), or None alone to continue the tournament stored in `db`.
 
     `db` is the SQLite file (None: in memory). If it already holds the same tournament, only the
-    games not yet done are played (so an interrupted run continues where it stopped); if it
-    holds a different one, TournamentError, unless `overwrite`. Games run on `jobs` local
-    processes through joblib (1: in this process; -1: one per core), or with ``dask="tcp://host:port"``
-    on that Dask cluster through joblib's Dask backend. Each result is stored as it arrives.
-    ``progress(done, total, result_so_far)`` is called once before the first game and after each
-    stored game. `max_games` stops after that many games this run (the rest stay pending).
-    Ctrl-C (KeyboardInterrupt) stops the run; every game finished before is kept, and the
-    exception propagates.
+    games not yet done are played; if it holds a different one, TournamentError, unless
+    `overwrite`. `jobs`, `dask`, `progress` and `max_games`: see :meth:`Tournament.run`.
     """
-    if config is None and settings:
-        config = TournamentConfig(**settings)
-    elif settings:
-        raise TypeError(f"pass either a TournamentConfig or settings, not both: {sorted(settings)}")
-    store, config = _open(config, db, overwrite)
-    path = None if store.path is None else str(store.path)
-    try:
-        todo = store.unfinished()
-        if max_games is not None:
-            todo = todo[:max_games]
-        total = store.counts()["total"]
-        games = store.results()
-        result = TournamentResult(config, games, [], total, path)
-        key = config.key()
-        if progress is not None:
-            progress(len(games), total, result)
-        for game_id, outcome in _execute(key, todo, jobs, dask):
-            if store.store(game_id, outcome) and "record" in outcome:
-                rec = outcome["record"]
-                t = rec["tournament"]
-                games.append({"id": game_id, "deal": t["deal"], "table": t["table"], "seating": t["seating"],
-                              "seats": t["seats"], "scores": rec["scores"], "returns": rec["returns"],
-                              "seconds": rec.get("seconds")})
-            if progress is not None:
-                progress(len(games), total, result)
-        games.sort(key=lambda g: g["id"])
-        result.failures = store.failures()
-        return result
-    finally:
-        store.close()
+    return Tournament(config, db, **settings).run(jobs=jobs, dask=dask, progress=progress, max_games=max_games,
+                                                  overwrite=overwrite)
 
 
 def _execute(key, todo, jobs, dask):
@@ -439,5 +547,5 @@ def _execute(key, todo, jobs, dask):
             delayed(play_scheduled)(key, g) for g in todo)
 
 
-__all__ = ["BotSpecError", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
+__all__ = ["BotSpecError", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
            "load_tournament", "play_scheduled", "run_tournament"]
