@@ -1,5 +1,5 @@
 import sys
 from pathlib import Path
 
-# The reference engines live in tests/reference.
+# The benches import helpers of the tests (the card-aware random policy) by name.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

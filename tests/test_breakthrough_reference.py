@@ -1,7 +1,7 @@
 """Tests for the Breakthrough card set (engine/breakthrough/cards.py) and the reference engine.
 
-Rules decisions are cited by id: B1-B9 from ../shared/rules/breakthrough.md, R1-R24 from the
-reference engine's module docstring.
+Rules decisions are cited by id: B1-B9 and R1-R24 from docs/rules/breakthrough.md (R1-R24 also in the
+reference engine's module docstring).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Tests of the pure-Python reference Metro engine (tests/reference/metro_ref.py) on its own.
+"""Tests of the pure-Python reference Metro engine (metro_ai.engine.metro.reference) on its own.
 
-Rule ids (M1...) refer to shared/rules/metro.md.
+Rule ids (M1...) refer to docs/rules/metro.md.
 """
 
 from collections import Counter

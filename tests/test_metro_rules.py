@@ -1,4 +1,4 @@
-"""The Metro rules M1-M8 on hand-made positions, for the Cython engine (shared/rules/metro.md)."""
+"""The Metro rules M1-M8 on hand-made positions, for the Cython engine (docs/rules/metro.md)."""
 import pytest
 
 import metro_ai

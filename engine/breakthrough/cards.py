@@ -1,8 +1,8 @@
 """Card sets for *Metro 2033: Breakthrough*: schema, loader and validator (pure Python).
 
 The printed card list of the game is not public.  The project ships a **reconstructed** set
-(``engine/data/breakthrough_cards.json``) that keeps the rulebook's component counts and every card
-fact the rulebook fixes (see ``../shared/rules/breakthrough.md``); everything else is chosen so that
+(``data/breakthrough_cards.json``) that keeps the rulebook's component counts and every card
+fact the rulebook fixes (see ``docs/rules/breakthrough.md``); everything else is chosen so that
 the game plays as described.  Anyone holding the printed cards can write a new file in the schema
 below and load it with :func:`load_card_set`; no code changes are needed.
 
@@ -155,7 +155,7 @@ _FIELDS = {
 try:  # inside the package: a DataError like every other malformed data file
     from metro_ai.engine.errors import DataError as _Base
 except ImportError:  # loaded on its own (e.g. by path): still a ValueError
-    _Base = ValueError
+    _Base = ValueError  # type: ignore[misc, assignment]
 
 
 class CardSetError(_Base):
@@ -422,7 +422,7 @@ def parse_card_set(data: Any, *, strict_counts: bool = True) -> CardSet:
             raise _err(None, None, "count", f"no {t} cards")
     if totals["faction"] < 5:
         raise _err(None, None, "count", f"{totals['faction']} faction cards; 5 players need 5")
-    cards = []
+    cards: list[Card] = []
     for k in kinds:
         for _ in range(k.count):
             cards.append(Card(len(cards), k))

@@ -1,10 +1,15 @@
 """Reference engine for *Metro 2033: Breakthrough*: the complete rules, in plain Python.
 
-This module is the rules authority that the fast Cython engine is differentially tested against.
-It is written for clarity, not speed, and depends only on the standard library: it parses the
-card-set JSON itself (it does not import ``engine/cards.py``) so that the two stay independent.
-Rules decisions cite their ids from ``../shared/rules/breakthrough.md`` (B1–B9); decisions that
-the rulebook and B1–B9 leave open are listed under "Decisions beyond B1–B9" (ids R1–R24).
+This module is the rules authority that the fast Cython engine is differentially tested against,
+and the slow side of ``metro-ai bench``'s engine comparison. It is written for clarity, not speed,
+and depends only on the standard library: it parses the card-set JSON itself (it does not import
+``cards.py``) so that the two stay independent. Rules decisions cite their ids from
+``docs/rules/breakthrough.md`` (B1–B9, and R1–R24 for the decisions the rulebook leaves open,
+also listed under "Decisions beyond B1–B9" below).
+
+Why one file of about 1,300 lines: it is a specification to be read top to bottom (decisions,
+encoding, then the rules in the order a turn plays them), independent of the engine it checks;
+splitting it would scatter the rules over files without making any of them reusable.
 
 Usage::
 
@@ -260,7 +265,7 @@ class SplitMix64:
 
 
 # ---------------------------------------------------------------------------------------------
-# Cards (own minimal parser: independent of engine/cards.py)
+# Cards (own minimal parser: independent of cards.py)
 # ---------------------------------------------------------------------------------------------
 def read_cards(path=None) -> list[dict]:
     """Read a card file and expand it: a list of dicts, one per physical card, with ``id``."""

@@ -1,11 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Metro 2033: Breakthrough (card game): a fast determinised engine (rules B1-B9, R1-R24).
 
-Rules as this project plays them: ``shared/rules/breakthrough.md`` (B1-B9); the decisions the
+Rules as this project plays them: ``docs/rules/breakthrough.md`` (B1-B9); the decisions the
 rulebook leaves open (R1-R24), the action encoding, the deal and the RNG use are specified in the
-module docstring of the reference engine ``tests/reference/breakthrough_ref.py``, which this
+module docstring of the reference engine ``reference.py`` (and in the rules file), which this
 engine matches bit for bit (``tests/test_breakthrough_differential.py``). Cards come from a card-set
-file read with ``engine/cards.py`` (default: the shipped reconstructed set).
+file read with ``cards.py`` (default: the shipped reconstructed set).
 
 Encoding (public contract, shared with the reference engine)
 -----------------------------------------------------------

@@ -144,7 +144,7 @@ cdef class MetroGame(Game):
     name = "metro"
     title = "Metro (Dirk Henn's tile-laying game)"
     min_players = 2
-    max_players = 6
+    max_players = METRO_MAX_PLAYERS
     OPTIONS = (
         Option("players", 4, "int", "number of players, 2-6", "M1", low=2, high=6),
         Option("orientation", True, "bool", "keep every tile in the board's orientation; False is variant M9", "M9"),
