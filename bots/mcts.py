@@ -145,7 +145,7 @@ class SearchBot(Bot):
 
     @staticmethod
     def _merge(summaries):
-        merged = {}
+        merged: dict[int, list[float]] = {}     # action -> [visits, value]
         for s in summaries:
             for action, visits, value, _avail in s["stats"]:
                 v = merged.setdefault(action, [0, 0.0])
@@ -248,6 +248,7 @@ class ISMCTSBot(SearchBot):
     core releases the GIL) or "processes" (joblib); ``max_nodes``.
     """
     name = "ismcts"
+    preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset
 
     def _cores(self, state, player, seed):
         return [SearchCore(state, player, derive(seed, i), **self._core_kwargs(state)) for i in range(self.workers)]
@@ -300,7 +301,7 @@ class PIMCBot(SearchBot):
     def _pick(self, merged, summaries, seed):
         if self.temperature > 0:
             return super()._pick(merged, summaries, seed)
-        votes = {}
+        votes: dict[int, int] = {}
         for summary in summaries:
             stats = [s for s in summary["stats"] if s[1] > 0]
             if stats:

@@ -92,7 +92,7 @@ class Settings:
 
     @classmethod
     def quick_run(cls, **kw):
-        base = dict(seconds=0.1, repeats=1, rounds=1, memory_iterations=100_000, openspiel_iterations=50,
+        base: dict = dict(seconds=0.1, repeats=1, rounds=1, memory_iterations=100_000, openspiel_iterations=50,
                     openspiel_repeats=1, strength_games=4, strength_time=0.01, quick=True)
         base.update(kw)
         return cls(**base)
@@ -497,7 +497,7 @@ def strength_game(seed, index, seconds=None, iterations=None, game_name=DEFAULT_
     game = bridge.load(game_name, players=2)
     ours = metro_ai.make_bot("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C)
     theirs = osb.python_bot(game, derive(seed, deal, seat, 2), UCT_C, iterations=iterations, seconds=seconds)
-    its = {"ours": [], "openspiel": []}
+    its: dict[str, list] = {"ours": [], "openspiel": []}
 
     def our_seat(state, limit):
         r = ours.analyse(state, limit)

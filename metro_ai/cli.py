@@ -290,7 +290,7 @@ def _seat_specs(items, seats, what):
 def _cmd_match(args):
     game = _game(args, 4)
     specs = _seat_specs(args.bots, game.num_players, "--bots")
-    final = []
+    final: list = []
     record = metro_ai.play_match(game, specs, seed=args.seed, limit=_limit(args),
                                  on_action=lambda s, p, a: final.__setitem__(slice(None), [s]))
     if args.save:

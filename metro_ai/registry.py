@@ -8,6 +8,11 @@ edit for a new game.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+if TYPE_CHECKING:
+    from metro_ai.bots.mcts import SearchBot
+    from metro_ai.engine.core import Game
 
 GAME_CLASSES = (
     "metro_ai.engine.metro:MetroGame",
@@ -17,10 +22,10 @@ GAME_CLASSES = (
 #: The game the command line plays when none is named.
 DEFAULT_GAME = "metro"
 
-_GAMES: dict = {}
+_GAMES: dict[str, type[Game]] = {}
 
 
-def _games():
+def _games() -> dict[str, type[Game]]:
     """Game name -> class, imported on first use."""
     if not _GAMES:
         for entry in GAME_CLASSES:
@@ -32,13 +37,13 @@ def _games():
     return _GAMES
 
 
-def list_games(family=None):
+def list_games(family: str | None = None) -> list[str]:
     """Names of the games metro-ai plays (of one ``family`` only if given: "metro",
     "benchmark")."""
     return sorted(name for name, cls in _games().items() if family is None or cls.family == family)
 
 
-def game_class(name):
+def game_class(name: str) -> type[Game]:
     """The ``Game`` subclass registered as `name`; ValueError naming the games if none."""
     if not isinstance(name, str):
         raise ValueError(f"game name must be a str, got {name!r}")
@@ -48,7 +53,7 @@ def game_class(name):
         raise ValueError(f"unknown game {name!r}; games are {', '.join(list_games())}") from None
 
 
-def load_game(name, **options):
+def load_game(name: str, **options: Any) -> Game:
     """Load a game by name with its options, e.g. ``load_game("metro", players=4)``.
 
     Unknown names and bad options raise ValueError saying what is wrong.
@@ -73,7 +78,7 @@ BOTS = {
 
 # Difficulty presets for people embedding opponents: an ISMCTS budget in iterations (so strength
 # does not depend on the machine) and a choice temperature (visits^(1/T); 0 = always the best).
-PRESETS = {
+PRESETS: dict[str, tuple[dict[str, Any], Limit, str]] = {
     "easy": (dict(temperature=1.0), Limit(iterations=50), "ismcts, 50 iterations, temperature 1"),
     "medium": (dict(temperature=0.3), Limit(iterations=500), "ismcts, 500 iterations, temperature 0.3"),
     "hard": (dict(), Limit(iterations=5_000), "ismcts, 5,000 iterations, best action"),
@@ -81,16 +86,24 @@ PRESETS = {
 }
 
 
-def list_bots():
+def list_bots() -> list[str]:
     """Names of the available bots and presets."""
     return sorted(BOTS) + sorted(PRESETS)
 
 
-def describe_bots():
+def describe_bots() -> dict[str, str]:
     """Bot or preset name -> one-line description."""
     out = {name: desc for name, (_, desc) in sorted(BOTS.items())}
     out.update({name: f"preset: {desc}" for name, (_, _, desc) in sorted(PRESETS.items())})
     return out
+
+
+# make_bot's type by name: the search bots and presets are SearchBots (analyse, default_limit).
+@overload
+def make_bot(name: Literal["flat-mc", "pimc", "ismcts", "mo-ismcts", "easy", "medium", "hard", "max"],
+             seed: int = 0, **options: Any) -> SearchBot: ...
+@overload
+def make_bot(name: str, seed: int = 0, **options: Any) -> Bot: ...
 
 
 def make_bot(name, seed=0, **options) -> Bot:

@@ -148,7 +148,7 @@ class _Ref:
         return self
 
 
-_ENGINE_GAMES = {}
+_ENGINE_GAMES: dict = {}
 
 
 def _engine_game(name, options):
@@ -160,10 +160,12 @@ def _engine_game(name, options):
 
 class MetroAIGame(pyspiel.Game):
     """An OpenSpiel game over a metro-ai game (subclassed once per registered game)."""
-    _spec = None
+    _spec: _Spec | None = None          # set in each registered game's subclass
 
     def __init__(self, params=None):
         spec = self._spec
+        if spec is None:
+            raise TypeError("MetroAIGame is subclassed once per registered game: use load(name)")
         params = dict(params or {})
         unknown = set(params) - set(spec.params) - {"deals"}
         if unknown:
