@@ -306,7 +306,8 @@ cdef class Game:
     @property
     def max_actions(self):
         """An upper bound on the number of legal actions in any state."""
-        return self.new_state(0).c_max_actions()
+        cdef GameState s = self.new_state(0)
+        return s.c_max_actions()
 
     def __repr__(self):
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
@@ -333,15 +334,18 @@ cdef class Game:
     def benchmark_position(self, stage="opening", seed=11):
         """A fixed position for benchmarks: the deal `seed` after ``benchmark_moves[stage]``
         random actions (a seeded ``random.Random(seed)``), moved on to the first choice between
-        two or more actions. Games may measure progress otherwise (Metro: tiles placed)."""
+        two or more actions; in a short game, play stops early, before a move after which no
+        such choice is left. Games may measure progress otherwise (Metro: tiles placed)."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
         s = self.new_state(seed)
         rng = random.Random(seed)
         for _ in range(self.benchmark_moves[stage]):
-            if s.is_terminal():
+            after = s.clone()
+            after.apply(rng.choice(after.legal_actions()))
+            if _to_a_choice(after.clone()).is_terminal():
                 break
-            s.apply(rng.choice(s.legal_actions()))
+            s = after
         return _to_a_choice(s)
 
     # ---- actions in text ----
