@@ -203,6 +203,27 @@ def test_playout_objects_equal_the_string_options():
         assert a == b
 
 
+def test_a_game_may_supply_its_own_playout_object():
+    from metro_ai.engine.metro import MetroGame
+
+    class Game(MetroGame):
+        search_defaults = {"rollout": HeuristicPlayout(depth=5)}
+
+    limit = metro_ai.Limit(iterations=300)
+    ours = Game(players=2).new_state(4)
+    plain = metro_ai.load_game("metro", players=2).new_state(4)
+    assert ours.to_json() == plain.to_json()
+
+    def run(state, **options):
+        r = metro_ai.make_bot("ismcts", seed=3, **options).analyse(state, limit).to_dict()
+        r.pop("seconds")
+        return r
+
+    assert run(ours) == run(plain, rollout="heuristic", rollout_depth=5)
+    assert run(ours, rollout_depth=2) == run(plain, rollout="heuristic", rollout_depth=2)
+    assert run(ours, rollout="random") == run(plain)      # the game's object is not used then
+
+
 def test_playout_objects_settings_copies_and_pickling():
     import pickle
     p = HeuristicPlayout(depth=10, cutoff_scale=1.0)
