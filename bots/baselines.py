@@ -1,40 +1,75 @@
-"""Honest baseline bots: they see only what their player may see."""
+"""Baseline bots that do not search: random and greedy. They see only what their player may see."""
 from __future__ import annotations
 
+import math
 import random as _random
 
-from metro_ai.engine.core import as_seed
-
-from .limit import Limit
-
-
-class Bot:
-    """A bot chooses an action for the player to move. Subclasses implement ``choose``.
-
-    Every bot takes a ``seed``; the same seed and the same calls give the same choices.
-    """
-    name = "bot"
-
-    def __init__(self, seed=0):
-        self.seed = as_seed(seed)
-
-    def choose(self, state, limit: Limit | None = None) -> int:
-        raise NotImplementedError
-
-    def __repr__(self):
-        return f"{type(self).__name__}(seed={self.seed})"
+from .base import Bot, Option
+from .seeding import derive
 
 
 class RandomBot(Bot):
     """Picks uniformly among the legal actions. The floor every other bot must clear."""
     name = "random"
 
-    def __init__(self, seed=0):
-        super().__init__(seed)
+    def __init__(self, seed=0, **options):
+        super().__init__(seed, **options)
         self._rng = _random.Random(self.seed)
 
     def choose(self, state, limit=None):
+        """A legal action, uniformly at random (`limit` is ignored)."""
         actions = state.legal_actions()
         if not actions:
             raise ValueError("no legal action: the game is over")
         return actions[self._rng.randrange(len(actions))]
+
+
+class GreedyBot(Bot):
+    """One-ply look-ahead on the game's public heuristic: picks the action maximising its own
+    value minus the best opponent's, averaged over ``worlds`` determinisations (so actions whose
+    outcome is hidden are judged by expectation); when the same player moves again it takes the
+    best follow-up. Ties are broken by the seeded generator."""
+    name = "greedy"
+    options = (
+        Option.integer("worlds", 4, "determinisations each action is averaged over", low=1),
+    )
+
+    def __init__(self, seed=0, **options):
+        super().__init__(seed, **options)
+        self._calls = 0
+
+    @staticmethod
+    def _value(s, me):
+        h = s.heuristic()
+        return h[me] - max(v for p, v in enumerate(h) if p != me)
+
+    def _best(self, s, me, depth):
+        if s.is_terminal() or s.current_player != me or depth == 0:
+            return self._value(s, me)
+        best = -math.inf
+        for a in s.legal_actions():
+            t = s.clone()
+            t.apply(a)
+            best = max(best, self._best(t, me, depth - 1))
+        return best
+
+    def choose(self, state, limit=None):
+        """The action with the best expected heuristic margin (`limit` is ignored)."""
+        actions = state.legal_actions()
+        if not actions:
+            raise ValueError("the game is over: there is nothing to choose")
+        me = state.current_player
+        seed = derive(self.seed, self._calls)
+        self._calls += 1
+        worlds = [state.determinize(me, derive(seed, i)) for i in range(self.worlds)]
+        scored = []
+        for a in actions:
+            total = 0.0
+            for w in worlds:
+                t = w.clone()
+                t.apply(a)
+                total += self._best(t, me, 1)
+            scored.append((total / len(worlds), a))
+        top = max(v for v, _ in scored)
+        best = [a for v, a in scored if v >= top - 1e-9]
+        return best[_random.Random(seed).randrange(len(best))]

@@ -1,9 +1,10 @@
-"""Search bots on the state contract: ISMCTS, determinised UCT (PIMC), flat Monte Carlo, greedy.
+"""The search bots: SO-ISMCTS, MO-ISMCTS, flat Monte Carlo and determinised UCT (PIMC), on one
+`SearchBot` (budgets, seeds per call, parallel workers, the final choice, `Analysis`).
 
 All of them decide from what their player may see: every search world is a
-``determinize(player, seed)`` of the position, which depends only on that player's view, and the
-greedy bot reads only public information. With a seed and an iteration budget, choices and
-analyses are reproducible bit for bit, parallel search included.
+``determinize(player, seed)`` of the position, which depends only on that player's view. With a
+seed and an iteration budget, choices and analyses are reproducible bit for bit, parallel search
+included.
 """
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from .baselines import Bot
+from .base import Bot, Option
 from .limit import Limit
-from .search import NODE_BYTES, SearchCore
+from .search import NODE_BYTES, HeuristicPlayout, Playout, RandomPlayout, SearchCore
 from .seeding import derive
+
+MAX_WORKERS = 256           # a fixed cap, so that a bot spec valid on one machine is valid on all
+MAX_NODES = 1 << 30         # node arrays double up to this size without overflowing a C int
+PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout}
 
 
 @dataclass
@@ -63,34 +68,39 @@ class Analysis:
 
 
 class SearchBot(Bot):
-    """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis."""
-    default_limit = Limit(iterations=1000)
+    """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis.
 
-    def __init__(self, seed=0, c=0.7, rollout=None, rollout_depth=None, cutoff_scale=None, final="visits",
-                 temperature=0.0, workers=1, backend="threads", max_nodes=5_000_000):
-        super().__init__(seed)
-        if final not in ("visits", "value"):
-            raise ValueError(f"final must be 'visits' or 'value', got {final!r}")
-        if not (isinstance(temperature, (int, float)) and temperature >= 0):
-            raise ValueError(f"temperature must be >= 0, got {temperature!r}")
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ValueError(f"workers must be a positive int, got {workers!r}")
-        if backend not in ("threads", "processes"):
-            raise ValueError(f"backend must be 'threads' or 'processes', got {backend!r}")
-        if rollout not in (None, "random", "heuristic"):
-            raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
-        if rollout_depth is not None and (isinstance(rollout_depth, bool) or not isinstance(rollout_depth, int) or rollout_depth < -1):
-            raise ValueError(f"rollout_depth must be None (the game's default), -1 (to the end) or an int >= 0, "
-                             f"got {rollout_depth!r}")
-        if cutoff_scale is not None and not (isinstance(cutoff_scale, (int, float)) and cutoff_scale >= 0):
-            raise ValueError(f"cutoff_scale must be None or >= 0, got {cutoff_scale!r}")
-        if not (isinstance(c, (int, float)) and c >= 0):
-            raise ValueError(f"c must be >= 0, got {c!r}")
-        self.c = float(c)
-        # None: the game's own play-out settings (game.search_defaults), else random to the end.
-        self.playout = {"rollout": rollout, "rollout_depth": rollout_depth, "cutoff_scale": cutoff_scale}
-        self.final, self.temperature = final, float(temperature)
-        self.workers, self.backend, self.max_nodes = workers, backend, max_nodes
+    The play-out settings ``rollout``, ``rollout_depth`` and ``cutoff_scale`` left as None take
+    the value of the same key in the game's ``search_defaults`` (a dict on the game object), else
+    random play-outs to the end. ``rollout`` may also be a `Playout` object (from the bot's
+    options or the game's ``search_defaults``), e.g. ``HeuristicPlayout(depth=10,
+    cutoff_scale=1.0)`` or a game's own subclass: it keeps its own settings, except that a
+    ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one.
+    """
+    default_limit = Limit(iterations=1000)
+    options = (
+        Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
+        Option("rollout", None, "None (the game's default) or 'random' or 'heuristic' or a Playout",
+               lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout),
+               "play-out policy: uniform, or the best of three random actions by the game's heuristic"),
+        Option.integer("rollout_depth", None, "actions played out before the game's heuristic scores the "
+                       "position", low=-1, none="the game's default",
+                       words="-1 (to the end) or an int >= 0"),
+        Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
+                      "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
+        Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
+                      ("visits", "value")),
+        Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
+        Option.integer("workers", 1, "independent root searches, merged by summing root statistics",
+                       low=1, high=MAX_WORKERS),
+        Option.choice("backend", "threads", "where workers run: threads (the search releases the GIL) "
+                      "or processes (joblib)", ("threads", "processes")),
+        Option.integer("max_nodes", 5_000_000, "nodes, all trees together, at which the tree stops growing",
+                       low=2, high=MAX_NODES),
+    )
+
+    def __init__(self, seed=0, **options):
+        super().__init__(seed, **options)
         self._calls = 0
 
     # -- what subclasses define --
@@ -102,14 +112,30 @@ class SearchBot(Bot):
         """How many cores _cores makes (one per worker unless a subclass says otherwise)."""
         return self.workers
 
+    def _playout(self, state):
+        """The `Playout` of a search of `state`: each play-out option the bot's, else the game's
+        ``search_defaults``', else random to the end with the hard rank at a cut-off. A `Playout`
+        object given to the bot keeps its own settings except those the bot's options give."""
+        game = getattr(state.game, "search_defaults", {})
+        rollout = self.rollout if self.rollout is not None else game.get("rollout")
+        fallback = {} if isinstance(self.rollout, Playout) else game
+        depth, scale = (getattr(self, k) if getattr(self, k) is not None else fallback.get(k)
+                        for k in ("rollout_depth", "cutoff_scale"))
+        if isinstance(rollout, Playout):
+            changes = {}
+            if depth is not None:
+                changes["depth"] = None if depth == -1 else depth
+            if scale is not None:
+                changes["cutoff_scale"] = scale
+            return rollout.replace(**changes) if changes else rollout
+        rollout = "random" if rollout is None else rollout
+        if rollout not in PLAYOUTS:
+            raise ValueError(f"rollout must be 'random', 'heuristic' or a Playout, got {rollout!r}")
+        return PLAYOUTS[rollout](depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale)
+
     def _core_kwargs(self, state):
-        """SearchCore options: the bot's, with the game's play-out defaults where left as None."""
-        defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0,
-                    **getattr(state.game, "search_defaults", {})}
-        playout = {k: defaults[k] if v is None else v for k, v in self.playout.items()}
-        if playout["rollout_depth"] == -1:
-            playout["rollout_depth"] = None        # SearchCore: None plays to the end
-        return dict(c=self.c, max_nodes=self.max_nodes, **playout)
+        """SearchCore options common to every core of a search of `state`."""
+        return dict(c=self.c, max_nodes=self.max_nodes, playout=self._playout(state))
 
     # -- the search --
     def _limit(self, limit):
@@ -181,6 +207,8 @@ class SearchBot(Bot):
                         workers=self.workers)
 
     def choose(self, state, limit: Limit | None = None) -> int:
+        """The action chosen by a search of `state` within `limit` (the bot's default budget if
+        None); a forced move is played without searching."""
         actions = state.legal_actions()
         if len(actions) == 1:
             self._calls += 1
@@ -189,6 +217,7 @@ class SearchBot(Bot):
 
     @property
     def bytes_per_node(self):
+        """Bytes per tree node."""
         return NODE_BYTES
 
 
@@ -237,15 +266,15 @@ class ISMCTSBot(SearchBot):
     """Single-observer ISMCTS: one tree over the searching player's information sets, a fresh
     determinisation every iteration, availability-aware UCB over the actions legal in each world.
 
-    Options: ``c`` exploration constant (0.7); ``rollout`` "random" or "heuristic" (a light
-    policy: best of three random actions by the game's public heuristic); ``rollout_depth``
-    (-1: play to the end; n: cut off after n actions and score the game's heuristic);
-    ``cutoff_scale`` (0: rank the players by the heuristic at the cut-off; > 0: a logistic soft
-    rank with this scale); these three default to the game's ``search_defaults`` (Metro: random
-    to the end; Breakthrough: see its module), else random to the end; ``final``
-    "visits" or "value"; ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``workers``
-    independent root searches merged by summing root statistics; ``backend`` "threads" (the
-    core releases the GIL) or "processes" (joblib); ``max_nodes``.
+    Options (``ISMCTSBot.options`` says each one's default and range): ``c`` exploration constant;
+    ``rollout`` "random", "heuristic" (a light policy: best of three random actions by the game's
+    public heuristic) or a `Playout`; ``rollout_depth`` (-1: play to the end; n: cut off after n
+    actions and score the game's heuristic); ``cutoff_scale`` (0: rank the players by the
+    heuristic at the cut-off; > 0: a logistic soft rank with this scale); these three default to
+    the game's ``search_defaults``, else random to the end; ``final`` "visits" or "value";
+    ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``workers`` independent root
+    searches merged by summing root statistics; ``backend`` "threads" (the core releases the
+    GIL) or "processes" (joblib); ``max_nodes``.
     """
     name = "ismcts"
     preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset
@@ -258,9 +287,9 @@ class MOISMCTSBot(ISMCTSBot):
     """Multi-observer ISMCTS: one tree per player. The player to move selects in their own tree;
     the other trees follow the move as each of those players observes it (the game's
     ``c_observed_action``), so opponents decide on what they could have seen rather than on the
-    searching player's information. Where every move is public, as in Metro and in this
-    project's Breakthrough encoding, the trees coincide and it chooses exactly as ``ismcts``
-    does (a test checks this) at n times the memory. Options as ``ismcts``."""
+    searching player's information. Where every move is public the trees coincide and it
+    chooses exactly as ``ismcts`` does (a test checks this) at n times the memory. Options as
+    ``ismcts``."""
     name = "mo-ismcts"
 
     def _cores(self, state, player, seed):
@@ -270,7 +299,8 @@ class MOISMCTSBot(ISMCTSBot):
 
 class FlatMCBot(SearchBot):
     """Flat Monte Carlo over determinisations: no tree below the root; root actions are tried in
-    turn (least visited first), each iteration in a fresh world with a play-out to the end."""
+    turn (least visited first), each iteration in a fresh world with a play-out. Options as
+    ``ismcts``."""
     name = "flat-mc"
 
     def _cores(self, state, player, seed):
@@ -281,22 +311,21 @@ class FlatMCBot(SearchBot):
 class PIMCBot(SearchBot):
     """Determinised UCT (perfect-information Monte Carlo): ``worlds`` determinisations, a plain
     UCT tree searched in each, the budget split evenly; the trees vote for their most-visited
-    action and the most votes wins (ties: most visits in all trees)."""
+    action and the most votes wins (ties: most visits in all trees). Options as ``ismcts``, and
+    ``worlds``."""
     name = "pimc"
-
-    def __init__(self, seed=0, worlds=8, **options):
-        super().__init__(seed, **options)
-        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
-            raise ValueError(f"worlds must be a positive int, got {worlds!r}")
-        self.n_worlds = worlds
+    options = SearchBot.options + (
+        Option.integer("worlds", 8, "determinisations, each searched by its own plain UCT tree with an "
+                       "even share of the budget", low=1),
+    )
 
     def _n_cores(self):
-        return self.n_worlds
+        return self.worlds
 
     def _cores(self, state, player, seed):
         return [SearchCore(state, player, derive(seed, i, 1),
                            fixed_world=state.determinize(player, derive(seed, i, 2)), **self._core_kwargs(state))
-                for i in range(self.n_worlds)]
+                for i in range(self.worlds)]
 
     def _pick(self, merged, summaries, seed):
         if self.temperature > 0:
@@ -308,54 +337,3 @@ class PIMCBot(SearchBot):
                 best = max(stats, key=lambda s: (s[1], s[2] / s[1], -s[0]))[0]
                 votes[best] = votes.get(best, 0) + 1
         return max(sorted(votes), key=lambda a: (votes[a], merged[a][0]))
-
-
-class GreedyBot(Bot):
-    """One-ply look-ahead on the game's public heuristic (for Metro: each player's score plus three
-    times the tiles their open lines already pass: it extends its own lines, closes its
-    opponents' and keeps its own open). Picks the action maximising own value minus the
-    best opponent's, averaged over ``worlds`` determinisations (so actions whose outcome is
-    hidden, like Metro's draw, are judged by expectation); when the same player moves again
-    (placing a drawn tile) it takes the best follow-up. Ties are broken by the seeded generator."""
-    name = "greedy"
-
-    def __init__(self, seed=0, worlds=4):
-        super().__init__(seed)
-        self.n_worlds = worlds
-        self._rng = random.Random(self.seed)
-        self._calls = 0
-
-    @staticmethod
-    def _value(s, me):
-        h = s.heuristic()
-        return h[me] - max(v for p, v in enumerate(h) if p != me)
-
-    def _best(self, s, me, depth):
-        if s.is_terminal() or s.current_player != me or depth == 0:
-            return self._value(s, me)
-        best = -math.inf
-        for a in s.legal_actions():
-            t = s.clone()
-            t.apply(a)
-            best = max(best, self._best(t, me, depth - 1))
-        return best
-
-    def choose(self, state, limit=None):
-        actions = state.legal_actions()
-        if not actions:
-            raise ValueError("the game is over: there is nothing to choose")
-        me = state.current_player
-        seed = derive(self.seed, self._calls)
-        self._calls += 1
-        worlds = [state.determinize(me, derive(seed, i)) for i in range(self.n_worlds)]
-        scored = []
-        for a in actions:
-            total = 0.0
-            for w in worlds:
-                t = w.clone()
-                t.apply(a)
-                total += self._best(t, me, 1)
-            scored.append((total / len(worlds), a))
-        top = max(v for v, _ in scored)
-        best = [a for v, a in scored if v >= top - 1e-9]
-        return best[random.Random(seed).randrange(len(best))]

@@ -1,4 +1,5 @@
-# The search core: one tree of information-set nodes in a flat, growable array (see search.pyx).
+# The search core: one tree of information-set nodes in a flat, growable array, and the play-out
+# policies it evaluates leaves with (see search.pyx).
 from libc.stdint cimport uint64_t
 from metro_ai.engine.core cimport GameState
 from metro_ai.engine.rng cimport rng_t
@@ -13,40 +14,61 @@ cdef struct Node:
     int avail               # times this node's action was legal when its parent was searched
     signed char mover       # the player who took `action` (-1 at the root)
 
+cdef class SearchCore
+
+cdef class Playout:
+    # The play-out step of the search and the evaluation where it stops (OpenSpiel's Evaluator).
+    # Holds settings only: one object may serve several cores searching in parallel, so scratch
+    # space is the core's (world, probe, legal, heur, rng).
+    cdef readonly int depth             # actions played out before evaluating; -1: to the end
+    cdef readonly double cutoff_scale   # 0: rank by heuristic at a cut-off; > 0: soft rank (logistic)
+
+    cdef int choose(self, SearchCore core, int n) noexcept nogil
+    cdef void evaluate(self, SearchCore core, double* out) noexcept nogil
+
+cdef class RandomPlayout(Playout):
+    pass
+
+cdef class HeuristicPlayout(Playout):
+    cdef readonly int samples           # random legal actions compared per move
+
 cdef class SearchCore:
     cdef Node** trees                   # one node array per tree: 1 (SO-ISMCTS) or one per player (MO)
-    cdef int* sizes
-    cdef int* caps
+    cdef int* sizes                     # per tree: nodes in use
+    cdef int* caps                      # per tree: nodes allocated
     cdef int* cur                       # per tree: the node the current iteration has reached
-    cdef int ntrees
+    cdef int ntrees                     # 1, or the number of players (MO-ISMCTS)
     cdef bint multi                     # MO-ISMCTS: select in the mover's tree
-    cdef int size, max_nodes            # nodes in all trees together
+    cdef int size, max_nodes            # nodes in all trees together, and the most allowed
     cdef GameState root                 # the position searched: read only through determinize
     cdef GameState fixed                # a fixed world (determinised UCT), or None
-    cdef bint use_fixed
+    cdef bint use_fixed                 # search `fixed` instead of a new determinisation each time
     cdef GameState world                # scratch: the world of the current iteration
-    cdef GameState probe                # scratch: heuristic rollout look-ahead
-    cdef int player, nplayers
-    cdef int* legal
+    cdef GameState probe                # scratch: look-ahead for play-out policies
+    cdef int player, nplayers           # the searching player, and the number of players
+    cdef int* legal                     # scratch: the world's legal actions at the last listing
+    cdef int nlegal                     # actions in `legal` at the last listing
     cdef int* mark                      # per action: stamp of the last listing it was legal in
-    cdef int stamp
-    cdef int num_actions
+    cdef int stamp                      # the current listing's stamp (negated: legal with a child)
+    cdef int num_actions                # size of the game's action space
     cdef double c                       # UCB exploration constant
     cdef int selection                  # 0: availability-aware UCB; 1: least visited (flat MC)
-    cdef int rollout                    # 0: uniform random; 1: light heuristic
-    cdef int rollout_depth              # -1: to the end; else cut off and evaluate
-    cdef double cutoff_scale            # 0: rank by heuristic at a cut-off; > 0: soft rank (logistic)
+    cdef Playout playout                # the play-out policy and leaf evaluation
     cdef int tree_depth                 # nodes are grown to this depth at most
-    cdef rng_t rng
-    cdef readonly long iterations
-    cdef readonly long worlds
-    cdef double* ret
-    cdef double* heur
+    cdef rng_t rng                      # every random choice of the search, play-outs included
+    cdef readonly long iterations       # iterations run
+    cdef readonly long worlds           # determinisations used
+    cdef double* ret                    # scratch: per player, the return of the current iteration
+    cdef double* heur                   # scratch: per player, the game's heuristic
 
     cdef int _grow(self, int t) noexcept nogil
     cdef int _add_child(self, int t, int parent, int action, int mover) noexcept nogil
     cdef int _child_for(self, int t, int parent, int action, int mover) noexcept nogil
+    cdef void _new_world(self) noexcept nogil
+    cdef void _descend(self, int ts, int child, int mover) noexcept nogil
+    cdef int _select(self) noexcept nogil
+    cdef void _expand(self, int untried) noexcept nogil
+    cdef void _play_out(self) noexcept nogil
+    cdef void _back_up(self) noexcept nogil
     cdef void _iterate(self) noexcept nogil
-    cdef int _rollout_action(self, int n) noexcept nogil
-    cdef void _evaluate(self, double* out) noexcept nogil
     cdef Node* _own(self)

@@ -2,17 +2,27 @@
 """The search core shared by every tree-search bot: information-set MCTS in C.
 
 One tree of nodes in a flat array that grows by doubling; every iteration runs without the GIL
-and creates no Python object. Each iteration:
+and creates no Python object. An iteration takes a world, then runs the four steps of MCTS, each
+a method of `SearchCore`:
 
-1. takes a world: a fresh ``determinize(player, seed)`` of the root (SO-ISMCTS), or a copy of a
-   fixed world (determinised UCT, used by PIMC);
-2. descends while every legal action of the world already has a child: among the children whose
-   action is legal in this world, UCB1 with availability counts (value / visits +
-   c * sqrt(ln(avail) / visits)), or least-visited first for flat Monte Carlo;
-3. expands one untried legal action, chosen uniformly, if the depth limit allows;
-4. plays out: uniform random or a light heuristic policy, to the end or to a cut-off where the
-   game's public heuristic is turned into rank-based returns;
-5. backs up each node's value for the player who moved into it (max^n for n players).
+0. a world (``_new_world``): a fresh ``determinize(player, seed)`` of the root (SO-ISMCTS), or a
+   copy of a fixed world (determinised UCT, used by PIMC);
+1. selection (``_select``): descend while every legal action of the world already has a child:
+   among the children whose action is legal in this world, UCB1 with availability counts
+   (value / visits + c * sqrt(ln(avail) / visits)), or least-visited first for flat Monte Carlo;
+2. expansion (``_expand``): add one untried legal action, chosen uniformly, if the depth limit
+   and the node budget allow;
+3. play-out (``_play_out``): the `Playout` policy plays on, to the end or to its cut-off depth,
+   and evaluates where it stopped (the returns at the end, the game's heuristic at a cut-off);
+4. back-up (``_back_up``): each node on the path adds the return of the player who moved into it
+   (max^n for n players).
+
+The play-out is an object, as OpenSpiel's ``Evaluator``: `RandomPlayout` (uniform) and
+`HeuristicPlayout` (the best of a few random actions by the game's heuristic) are given here, and
+a game may supply its own subclass from Cython, overriding ``choose`` and perhaps ``evaluate``.
+Selection is a flag of the core, not an object: its two rules are the core's own (flat Monte
+Carlo is the tree cut at depth 1), a game's knowledge enters through the play-out, and the rule
+runs once per child in the innermost loop, where a call would cost.
 
 With ``multi_observer=True`` (MO-ISMCTS) there is one tree per player: the player to move selects
 and expands in their own tree, while every other tree follows the move as that player observes
@@ -35,9 +45,6 @@ from metro_ai.engine.core import as_seed
 cdef enum:
     SEL_UCB = 0
     SEL_UNIFORM = 1
-    ROLL_RANDOM = 0
-    ROLL_HEURISTIC = 1
-    HEURISTIC_SAMPLES = 3       # actions the light rollout policy compares per move
     TIME_CHECK_EVERY = 16       # iterations between clock reads under a time budget
 
 
@@ -50,17 +57,140 @@ cdef inline double _now() noexcept nogil:
 NODE_BYTES = sizeof(Node)
 
 
+def _playout_from_settings(cls, settings):
+    """Unpickle a play-out: ``cls(**settings)``."""
+    return cls(**settings)
+
+
+cdef class Playout:
+    """The play-out step and the evaluation where it stops: a policy, a cut-off and an evaluator.
+
+    ``depth``: actions played out before evaluating (None or -1: to the end of the game);
+    ``cutoff_scale``: how a cut-off is scored from the game's heuristic h: 0 ranks the players by
+    h (the rank-based return of the end of a game); > 0 gives each player the mean over opponents
+    of logistic((h_self - h_opponent) / cutoff_scale), a soft rank.
+
+    The base class plays uniformly at random. A subclass (in Cython: ``cimport`` this class from
+    ``metro_ai.bots.search``) overrides ``choose`` and may override ``evaluate``; both run without
+    the GIL and must not create Python objects. A play-out holds settings only, since one object
+    may serve several cores searching in parallel: scratch space and the random generator are the
+    core's (``core.world``, ``core.probe``, ``core.legal``, ``core.heur``, ``core.rng``). A
+    subclass whose constructor takes other arguments overrides ``settings``.
+    """
+
+    def __init__(self, depth=None, cutoff_scale=0.0):
+        if depth is None:
+            depth = -1
+        if isinstance(depth, bool) or not isinstance(depth, int) or not -1 <= depth < (1 << 31):
+            raise ValueError(f"play-out depth must be None or -1 (to the end) or an int >= 0, got {depth!r}")
+        if isinstance(cutoff_scale, bool) or not isinstance(cutoff_scale, (int, float)) or not cutoff_scale >= 0:
+            raise ValueError(f"cutoff_scale must be a number >= 0, got {cutoff_scale!r}")
+        self.depth = depth
+        self.cutoff_scale = cutoff_scale
+
+    cdef int choose(self, SearchCore core, int n) noexcept nogil:
+        """The action to play in ``core.world``, whose ``n`` legal actions are ``core.legal[:n]``
+        (n >= 1). Uniform here; subclasses choose otherwise."""
+        return core.legal[rng_bounded(&core.rng, n)]
+
+    cdef void evaluate(self, SearchCore core, double* out) noexcept nogil:
+        """Each player's return in [0, 1] into ``out``, for ``core.world`` where the play-out
+        stopped: the game's returns at the end, the rank (hard or soft) by its heuristic at a
+        cut-off."""
+        cdef int i, j, np = core.nplayers
+        cdef double v
+        if core.world.c_is_terminal():
+            core.world.c_returns(out)
+            return
+        core.world.c_heuristic(core.heur)
+        for i in range(np):
+            if self.cutoff_scale == 0:
+                out[i] = rank_return(i, np, core.heur)
+            else:
+                v = 0
+                for j in range(np):
+                    if j != i:
+                        v += 1.0 / (1.0 + exp((core.heur[j] - core.heur[i]) / self.cutoff_scale))
+                out[i] = v / (np - 1)
+
+    def settings(self):
+        """The constructor's keyword arguments that make an equal play-out."""
+        return {"depth": None if self.depth < 0 else self.depth, "cutoff_scale": self.cutoff_scale}
+
+    def replace(self, **changes):
+        """A play-out of the same kind with some settings changed, e.g. ``p.replace(depth=5)``."""
+        unknown = sorted(set(changes) - set(self.settings()))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no setting {unknown[0]!r}; settings are "
+                             f"{', '.join(sorted(self.settings()))}")
+        return type(self)(**{**self.settings(), **changes})
+
+    def __reduce__(self):
+        return _playout_from_settings, (type(self), self.settings())
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.settings() == self.settings()
+
+    def __hash__(self):
+        return hash((type(self), tuple(sorted(self.settings().items()))))
+
+    def __repr__(self):
+        return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in self.settings().items()) + ")"
+
+
+cdef class RandomPlayout(Playout):
+    """Uniformly random play-outs (the ``rollout="random"`` of the bots), with the cut-off and
+    evaluation of `Playout`."""
+
+
+cdef class HeuristicPlayout(Playout):
+    """A light policy (the ``rollout="heuristic"`` of the bots): of ``samples`` random legal
+    actions, the best for the mover by the game's heuristic one ply ahead (own value minus the
+    best opponent's). Cut-off and evaluation as `Playout`."""
+
+    def __init__(self, depth=None, cutoff_scale=0.0, samples=3):
+        super().__init__(depth, cutoff_scale)
+        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 1000:
+            raise ValueError(f"samples must be an int in [1, 1000], got {samples!r}")
+        self.samples = samples
+
+    cdef int choose(self, SearchCore core, int n) noexcept nogil:
+        """One random action, then the best by the heuristic of ``samples`` more random ones
+        (the first is kept only when there is a single legal action)."""
+        cdef int k, i, a, best = core.legal[rng_bounded(&core.rng, n)]
+        cdef int p = core.world.c_current_player()
+        cdef double v, top, bestv = -1e300
+        if n == 1:
+            return best
+        for k in range(self.samples):
+            a = core.legal[rng_bounded(&core.rng, n)]
+            core.probe.c_copy_from(core.world)
+            core.probe.c_apply(a)
+            core.probe.c_heuristic(core.heur)
+            top = -1e300
+            for i in range(core.nplayers):
+                if i != p and core.heur[i] > top:
+                    top = core.heur[i]
+            v = core.heur[p] - top
+            if v > bestv:
+                bestv = v
+                best = a
+        return best
+
+    def settings(self):
+        """The constructor's keyword arguments that make an equal play-out."""
+        return {**Playout.settings(self), "samples": self.samples}
+
+
 cdef class SearchCore:
     """A search tree over `root` from `player`'s point of view. See the module docstring.
 
     Parameters: ``seed``; ``c`` exploration constant; ``selection`` "ucb" or "uniform";
-    ``rollout`` "random" or "heuristic"; ``rollout_depth`` (None: play to the end);
-    ``cutoff_scale``: at a cut-off each player's value is the mean over opponents of
-    logistic((h_self - h_opponent) / cutoff_scale) on the game's heuristic h, a soft version of
-    the rank-based return (0, the default, is the hard rank itself);
-    ``tree_depth`` (None: unlimited); ``max_nodes`` (the tree stops growing there);
-    ``fixed_world``: search this one full state instead of a fresh determinisation per iteration;
-    ``multi_observer``: one tree per player (MO-ISMCTS).
+    ``playout`` a `Playout` (None: `RandomPlayout` to the end); ``tree_depth`` (None: unlimited);
+    ``max_nodes`` (the tree stops growing there); ``fixed_world``: search this one full state
+    instead of a fresh determinisation per iteration; ``multi_observer``: one tree per player
+    (MO-ISMCTS). The bots check their options (`metro_ai.bots.base`); the core checks only what
+    keeps its memory safe.
     """
 
     def __cinit__(self):
@@ -74,17 +204,15 @@ cdef class SearchCore:
         self.ret = NULL
         self.heur = NULL
 
-    def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", rollout="random",
-                 rollout_depth=None, tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
-                 bint multi_observer=False, double cutoff_scale=0.0):
+    def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
+                 tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
+                 bint multi_observer=False):
         if root.c_is_terminal():
             raise ValueError("cannot search a finished game")
         if not 0 <= player < root.c_num_players():
             raise ValueError(f"player {player} out of range")
         if selection not in ("ucb", "uniform"):
             raise ValueError(f"selection must be 'ucb' or 'uniform', got {selection!r}")
-        if rollout not in ("random", "heuristic"):
-            raise ValueError(f"rollout must be 'random' or 'heuristic', got {rollout!r}")
         if not c >= 0:
             raise ValueError(f"exploration constant c must be >= 0, got {c!r}")
         if max_nodes < 1:
@@ -100,17 +228,14 @@ cdef class SearchCore:
         self.num_actions = root.c_num_actions()
         self.c = c
         self.selection = SEL_UCB if selection == "ucb" else SEL_UNIFORM
-        self.rollout = ROLL_RANDOM if rollout == "random" else ROLL_HEURISTIC
-        self.rollout_depth = -1 if rollout_depth is None else int(rollout_depth)
-        if not cutoff_scale >= 0:
-            raise ValueError(f"cutoff_scale must be >= 0, got {cutoff_scale!r}")
-        self.cutoff_scale = cutoff_scale
+        self.playout = RandomPlayout() if playout is None else playout
         self.tree_depth = 1 << 30 if tree_depth is None else int(tree_depth)
-        if self.rollout_depth < -1 or self.tree_depth < 1:
-            raise ValueError("rollout_depth must be >= 0 and tree_depth >= 1")
+        if self.tree_depth < 1:
+            raise ValueError("tree_depth must be >= 1")
         self.max_nodes = max_nodes
         self.rng = as_seed(seed)
         self.legal = <int*>malloc(max(root.c_max_actions(), 1) * sizeof(int))
+        self.nlegal = 0
         self.mark = <int*>malloc(max(self.num_actions, 1) * sizeof(int))
         self.ret = <double*>malloc(self.nplayers * sizeof(double))
         self.heur = <double*>malloc(self.nplayers * sizeof(double))
@@ -155,7 +280,10 @@ cdef class SearchCore:
         free(self.ret)
         free(self.heur)
 
+    # -- the tree --
+
     cdef int _grow(self, int t) noexcept nogil:
+        """Double tree t's node array; -1 if memory ran out."""
         cdef int cap = self.caps[t] * 2
         cdef Node* p = <Node*>realloc(self.trees[t], cap * sizeof(Node))
         if p == NULL:
@@ -196,52 +324,11 @@ cdef class SearchCore:
             ch = nodes[ch].next_sibling
         return self._add_child(t, parent, action, mover)
 
-    cdef void _evaluate(self, double* out) noexcept nogil:
-        """Rank-based returns at the end, or of the public heuristic at a cut-off (hard or soft)."""
-        cdef int i, j
-        cdef double v
-        if self.world.c_is_terminal():
-            self.world.c_returns(out)
-            return
-        self.world.c_heuristic(self.heur)
-        for i in range(self.nplayers):
-            if self.cutoff_scale == 0:
-                out[i] = rank_return(i, self.nplayers, self.heur)
-            else:
-                v = 0
-                for j in range(self.nplayers):
-                    if j != i:
-                        v += 1.0 / (1.0 + exp((self.heur[j] - self.heur[i]) / self.cutoff_scale))
-                out[i] = v / (self.nplayers - 1)
+    # -- one iteration: a world, then the four steps --
 
-    cdef int _rollout_action(self, int n) noexcept nogil:
-        """The light policy: of a few random legal actions, the best for the mover by the
-        public heuristic (own value minus the best opponent's), one ply ahead."""
-        cdef int k, i, a, best = self.legal[rng_bounded(&self.rng, n)]
-        cdef int p = self.world.c_current_player()
-        cdef double v, top, bestv = -1e300
-        if self.rollout == ROLL_RANDOM or n == 1:
-            return best
-        for k in range(HEURISTIC_SAMPLES):
-            a = self.legal[rng_bounded(&self.rng, n)]
-            self.probe.c_copy_from(self.world)
-            self.probe.c_apply(a)
-            self.probe.c_heuristic(self.heur)
-            top = -1e300
-            for i in range(self.nplayers):
-                if i != p and self.heur[i] > top:
-                    top = self.heur[i]
-            v = self.heur[p] - top
-            if v > bestv:
-                bestv = v
-                best = a
-        return best
-
-    cdef void _iterate(self) noexcept nogil:
-        cdef Node* nodes
-        cdef int node, depth = 0, n, i, a, ch, navail, untried, k, best, mover, steps, t, ts
-        cdef bint expanded = False
-        cdef double u, bu
+    cdef void _new_world(self) noexcept nogil:
+        """The world of this iteration, with every tree back at its root."""
+        cdef int t
         if self.use_fixed:
             self.world.c_copy_from(self.fixed)
         else:
@@ -249,12 +336,38 @@ cdef class SearchCore:
             self.worlds += 1
         for t in range(self.ntrees):
             self.cur[t] = 0
-        # Selection and expansion, in the tree of the player to move (the only tree in SO-ISMCTS).
+
+    cdef void _descend(self, int ts, int child, int mover) noexcept nogil:
+        """Move to `child` in tree ts (the mover's) and play its action in the world; every
+        other tree follows the action as its player observes it."""
+        cdef int t, ch
+        cdef int a = self.trees[ts][child].action
+        self.cur[ts] = child
+        for t in range(self.ntrees):
+            if t != ts:
+                ch = self._child_for(t, self.cur[t], self.world.c_observed_action(a, t), mover)
+                if ch < 0:                    # out of memory: stop growing
+                    self.max_nodes = self.size
+                    break
+                self.cur[t] = ch
+        self.world.c_apply(a)
+
+    cdef int _select(self) noexcept nogil:
+        """Selection: descend, in the tree of the player to move, while every action legal in
+        the world has a child, to the child with the best UCB value among those legal here
+        (availability counts; least visited first for flat Monte Carlo). Returns how many legal
+        actions of the node reached have no child, if it may be expanded (the world's legal
+        actions are then in ``legal[:nlegal]``, the untried ones marked with ``stamp``); 0 at the
+        end of the game, at the depth limit, at the node budget, or where no child is legal."""
+        cdef Node* nodes
+        cdef int depth = 0, node, n, i, ch, navail, untried, best, mover, ts
+        cdef double u, bu
         while not self.world.c_is_terminal() and depth < self.tree_depth:
             mover = self.world.c_current_player()
             ts = mover if self.multi else 0
             node = self.cur[ts]
             n = self.world.c_legal_actions(self.legal)
+            self.nlegal = n
             self.stamp += 1
             for i in range(n):
                 self.mark[self.legal[i]] = self.stamp
@@ -268,56 +381,64 @@ cdef class SearchCore:
                 ch = nodes[ch].next_sibling
             untried = n - navail
             if untried > 0 and self.size < self.max_nodes:
-                k = <int>rng_bounded(&self.rng, untried)
-                for i in range(n):
-                    a = self.legal[i]
-                    if self.mark[a] == self.stamp:
-                        if k == 0:
-                            break
-                        k -= 1
-                best = self._add_child(ts, node, a, mover)
-                expanded = True
-            elif navail == 0:
-                break
-            else:
-                best = -1
-                bu = -1e300
-                ch = nodes[node].first_child
-                while ch != -1:
-                    if self.mark[nodes[ch].action] == -self.stamp:
-                        nodes[ch].avail += 1
-                        if self.selection == SEL_UCB:
-                            u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
-                        else:
-                            u = -<double>nodes[ch].visits
-                        if u > bu:
-                            bu = u
-                            best = ch
-                    ch = nodes[ch].next_sibling
-            if best < 0:              # out of memory: stop growing, play out from here
+                return untried
+            if navail == 0:
+                return 0
+            best = -1
+            bu = -1e300
+            ch = nodes[node].first_child
+            while ch != -1:
+                if self.mark[nodes[ch].action] == -self.stamp:
+                    nodes[ch].avail += 1
+                    if self.selection == SEL_UCB:
+                        u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
+                    else:
+                        u = -<double>nodes[ch].visits
+                    if u > bu:
+                        bu = u
+                        best = ch
+                ch = nodes[ch].next_sibling
+            if best < 0:              # (not reached: a legal child always scores above -1e300)
                 self.max_nodes = self.size
-                break
-            a = self.trees[ts][best].action
-            self.cur[ts] = best
-            for t in range(self.ntrees):      # the other players' trees follow what they observe
-                if t != ts:
-                    ch = self._child_for(t, self.cur[t], self.world.c_observed_action(a, t), mover)
-                    if ch < 0:
-                        self.max_nodes = self.size
-                        break
-                    self.cur[t] = ch
-            self.world.c_apply(a)
+                return 0
+            self._descend(ts, best, mover)
             depth += 1
-            if expanded:
-                break
-        # Play-out.
-        steps = 0
-        while not self.world.c_is_terminal() and (self.rollout_depth < 0 or steps < self.rollout_depth):
+        return 0
+
+    cdef void _expand(self, int untried) noexcept nogil:
+        """Expansion: a child for one of the `untried` legal actions that selection stopped at,
+        chosen uniformly, and a step into it."""
+        cdef int mover = self.world.c_current_player()
+        cdef int ts = mover if self.multi else 0
+        cdef int i, a = -1, child
+        cdef int k = <int>rng_bounded(&self.rng, untried)
+        for i in range(self.nlegal):
+            a = self.legal[i]
+            if self.mark[a] == self.stamp:
+                if k == 0:
+                    break
+                k -= 1
+        child = self._add_child(ts, self.cur[ts], a, mover)
+        if child < 0:                 # out of memory: stop growing, play out from here
+            self.max_nodes = self.size
+            return
+        self._descend(ts, child, mover)
+
+    cdef void _play_out(self) noexcept nogil:
+        """Play-out: the play-out policy plays on to the end or its cut-off, then evaluates the
+        world into ``ret``."""
+        cdef int n, steps = 0, depth = self.playout.depth
+        while not self.world.c_is_terminal() and (depth < 0 or steps < depth):
             n = self.world.c_legal_actions(self.legal)
-            self.world.c_apply(self._rollout_action(n))
+            self.world.c_apply(self.playout.choose(self, n))
             steps += 1
-        self._evaluate(self.ret)
-        # Back-up, in every tree: each node keeps the value of the player who moved into it.
+        self.playout.evaluate(self, self.ret)
+
+    cdef void _back_up(self) noexcept nogil:
+        """Back-up, in every tree: each node on the path adds the return of the player who moved
+        into it; the root counts the visit."""
+        cdef Node* nodes
+        cdef int t, node
         for t in range(self.ntrees):
             nodes = self.trees[t]
             node = self.cur[t]
@@ -326,6 +447,16 @@ cdef class SearchCore:
                 nodes[node].value += self.ret[nodes[node].mover]
                 node = nodes[node].parent
             nodes[0].visits += 1
+
+    cdef void _iterate(self) noexcept nogil:
+        """One iteration: a world, then selection, expansion, play-out and back-up."""
+        cdef int untried
+        self._new_world()
+        untried = self._select()
+        if untried > 0:
+            self._expand(untried)
+        self._play_out()
+        self._back_up()
         self.iterations += 1
 
     def run(self, iterations=None, seconds=None):

@@ -189,18 +189,8 @@ def _game(args, players_default):
 
 
 def _bot_options(cls):
-    out = {}
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        for name, p in inspect.signature(init).parameters.items():
-            if name in ("self", "seed") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or name in out:
-                continue
-            out[name] = p.default if p.default is not p.empty else None
-        if not any(p.kind == p.VAR_KEYWORD for p in inspect.signature(init).parameters.values()):
-            break
-    return out
+    """Option name -> default, from the bot class's declaration (``cls.options``)."""
+    return {o.name: o.default for o in cls.options}
 
 
 def _catalogue():
@@ -209,7 +199,9 @@ def _catalogue():
     for name, (cls, desc) in sorted(BOTS.items()):
         searches = issubclass(cls, SearchBot)
         default = getattr(cls, "default_limit", None) if searches else None
-        bots[name] = {"description": desc, "options": _bot_options(cls), "searches": searches,
+        bots[name] = {"description": desc, "options": _bot_options(cls),
+                      "option_help": {o.name: {"allowed": o.allowed, "description": o.description} for o in cls.options},
+                      "searches": searches,
                       "default_budget": None if default is None else {"iterations": default.iterations, "time": default.time}}
     presets = {name: {"description": desc, "bot": "ismcts", "options": opts,
                       "budget": {"iterations": lim.iterations, "time": lim.time}}
@@ -263,8 +255,9 @@ def _cmd_bots(args):
     print("bots:")
     for name, b in cat["bots"].items():
         print(f"  {name}: {b['description']}")
-        if b["options"]:
-            print("      options: " + ", ".join(f"{k}={format_value(v)}" for k, v in b["options"].items()))
+        for k, v in b["options"].items():
+            h = b["option_help"][k]
+            print(f"      {k}={format_value(v)}: {h['description']} ({h['allowed']})")
         if b["default_budget"]:
             it, tm = b["default_budget"]["iterations"], b["default_budget"]["time"]
             print("      default budget: " + (f"{it} iterations" if it else f"{tm} s") + " per move")

@@ -63,9 +63,10 @@ def load_game(name: str, **options: Any) -> Game:
 
 # ---- bots ----
 
-from metro_ai.bots.baselines import Bot, RandomBot  # noqa: E402
+from metro_ai.bots.base import Bot, check_options  # noqa: E402
+from metro_ai.bots.baselines import GreedyBot, RandomBot  # noqa: E402
 from metro_ai.bots.limit import Limit  # noqa: E402
-from metro_ai.bots.mcts import FlatMCBot, GreedyBot, ISMCTSBot, MOISMCTSBot, PIMCBot  # noqa: E402
+from metro_ai.bots.mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot  # noqa: E402
 
 BOTS = {
     "random": (RandomBot, "uniformly random legal actions"),
@@ -108,10 +109,13 @@ def make_bot(name: str, seed: int = 0, **options: Any) -> Bot: ...
 
 def make_bot(name, seed=0, **options) -> Bot:
     """Create a bot by name with its options, e.g. ``make_bot("ismcts", seed=3, c=1.0)`` or a
-    preset ``make_bot("hard")``. Unknown names or options raise ValueError."""
+    preset ``make_bot("hard")``. Unknown names or options, and values out of range, raise
+    ValueError (checked against the bot class's ``options``; see `metro_ai.bots.base.Option`)."""
     if name in PRESETS:
         preset, limit, _ = PRESETS[name]
-        bot = ISMCTSBot(seed=seed, **{**preset, **options})
+        options = {**preset, **options}
+        check_options(name, ISMCTSBot.options, options)
+        bot = ISMCTSBot(seed=seed, **options)
         bot.default_limit = limit
         bot.preset = name
         return bot
@@ -119,7 +123,5 @@ def make_bot(name, seed=0, **options) -> Bot:
         cls, _ = BOTS[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown bot {name!r}; bots are {', '.join(list_bots())}") from None
-    try:
-        return cls(seed=seed, **options)
-    except TypeError as exc:
-        raise ValueError(f"bad option for bot {name!r}: {exc}") from None
+    check_options(name, cls.options, options)
+    return cls(seed=seed, **options)

@@ -5,7 +5,7 @@ import random
 import pytest
 
 import metro_ai
-from metro_ai.bots.search import NODE_BYTES, SearchCore
+from metro_ai.bots.search import NODE_BYTES, HeuristicPlayout, Playout, RandomPlayout, SearchCore
 
 SEARCH_BOTS = ["flat-mc", "pimc", "ismcts", "mo-ismcts"]
 ALL_BOTS = ["random", "greedy"] + SEARCH_BOTS + ["easy", "medium"]
@@ -123,7 +123,7 @@ def test_options_and_errors():
                 dict(temperature=-0.5)]:
         with pytest.raises(ValueError):
             metro_ai.make_bot("ismcts", **bad)
-    with pytest.raises(ValueError, match="bad option"):
+    with pytest.raises(ValueError, match="unknown option 'colour' for bot 'ismcts'; options are backend, c, "):
         metro_ai.make_bot("ismcts", colour="red")
     with pytest.raises(ValueError, match="worlds"):
         metro_ai.make_bot("pimc", worlds=0)
@@ -132,6 +132,119 @@ def test_options_and_errors():
         done.apply(done.legal_actions()[0])
     with pytest.raises(ValueError, match="over"):
         metro_ai.make_bot("ismcts").choose(done)
+
+
+@pytest.mark.parametrize("name,options,message", [
+    ("ismcts", dict(c=-1), "bot 'ismcts': option 'c' must be a finite number >= 0, got -1"),
+    ("ismcts", dict(c=float("inf")), "option 'c' must be a finite number >= 0, got inf"),
+    ("ismcts", dict(c=float("nan")), "option 'c' must be a finite number"),
+    ("ismcts", dict(c="1"), "option 'c' must be a finite number >= 0, got '1'"),
+    ("ismcts", dict(workers=257), "option 'workers' must be an int in [1, 256], got 257"),
+    ("ismcts", dict(workers=True), "option 'workers' must be an int"),
+    ("ismcts", dict(max_nodes=1), "option 'max_nodes' must be an int in [2, "),
+    ("ismcts", dict(rollout_depth=-2), "option 'rollout_depth' must be None (the game's default) or -1 (to the end) or an int >= 0"),
+    ("ismcts", dict(rollout="smart"), "option 'rollout' must be None (the game's default) or 'random' or 'heuristic' or a Playout"),
+    ("ismcts", dict(cutoff_scale=-1), "option 'cutoff_scale' must be None (the game's default) or a number >= 0"),
+    ("ismcts", dict(final="mean"), "option 'final' must be 'visits' or 'value', got 'mean'"),
+    ("ismcts", dict(backend="gpu"), "option 'backend' must be 'threads' or 'processes'"),
+    ("ismcts", dict(temperature=-0.5), "option 'temperature' must be a number >= 0, got -0.5"),
+    ("pimc", dict(worlds=0), "bot 'pimc': option 'worlds' must be an int >= 1, got 0"),
+    ("greedy", dict(worlds=0), "bot 'greedy': option 'worlds' must be an int >= 1, got 0"),
+    ("greedy", dict(c=1.0), "unknown option 'c' for bot 'greedy'; options are worlds"),
+    ("random", dict(worlds=2), "unknown option 'worlds' for bot 'random'; it takes no options"),
+    ("hard", dict(colour="red"), "unknown option 'colour' for bot 'hard'"),
+    ("easy", dict(workers=0), "bot 'easy': option 'workers' must be an int in [1, 256], got 0"),
+])
+def test_option_errors_name_bot_option_and_range(name, options, message):
+    with pytest.raises(ValueError) as e:
+        metro_ai.make_bot(name, **options)
+    assert message in str(e.value)
+
+
+def test_bot_classes_check_their_declared_options_and_show_them():
+    import inspect
+    from metro_ai.bots.baselines import GreedyBot, RandomBot
+    from metro_ai.bots.mcts import ISMCTSBot, PIMCBot
+    with pytest.raises(ValueError, match="bot 'ismcts': option 'c'"):
+        ISMCTSBot(c=-1)                       # not only through make_bot
+    with pytest.raises(ValueError, match="unknown option 'colour' for bot 'pimc'"):
+        PIMCBot(colour="red")
+    for cls in (RandomBot, GreedyBot, ISMCTSBot, PIMCBot):
+        params = inspect.signature(cls).parameters
+        assert list(params) == ["seed"] + [o.name for o in cls.options]
+        assert all(params[o.name].default == o.default for o in cls.options)
+    bot = PIMCBot(seed=3, worlds=2, c=1)
+    assert bot.worlds == 2 and bot.c == 1.0 and isinstance(bot.c, float) and bot.rollout is None
+    assert repr(bot) == "PIMCBot(seed=3, c=1.0, worlds=2)"
+
+
+def test_playout_objects_equal_the_string_options():
+    state = bt_midgame(3)
+    limit = metro_ai.Limit(iterations=300)
+
+    def run(**options):
+        r = metro_ai.make_bot("ismcts", seed=1, **options).analyse(state, limit).to_dict()
+        r.pop("seconds")
+        return r
+
+    heuristic = run(rollout="heuristic", rollout_depth=10, cutoff_scale=1.0)
+    assert run(rollout=HeuristicPlayout(depth=10, cutoff_scale=1.0)) == heuristic
+    assert run(rollout=HeuristicPlayout(), rollout_depth=10, cutoff_scale=1.0) == heuristic
+    assert run() == heuristic                 # the game's search_defaults
+    random_cut = run(rollout="random", rollout_depth=4, cutoff_scale=0)
+    assert run(rollout=RandomPlayout(depth=4)) == random_cut != heuristic
+    to_end = run(rollout="random", rollout_depth=-1, cutoff_scale=0)
+    assert run(rollout=RandomPlayout(depth=7), rollout_depth=-1) == to_end
+    metro = midgame(2)
+    for name in ("ismcts", "flat-mc", "pimc"):
+        a = metro_ai.make_bot(name, seed=2, rollout="heuristic", rollout_depth=5).analyse(metro, limit).to_dict()
+        b = metro_ai.make_bot(name, seed=2, rollout=HeuristicPlayout(depth=5)).analyse(metro, limit).to_dict()
+        a.pop("seconds"), b.pop("seconds")
+        assert a == b
+
+
+def test_a_game_may_supply_its_own_playout_object():
+    from metro_ai.engine.metro import MetroGame
+
+    class Game(MetroGame):
+        search_defaults = {"rollout": HeuristicPlayout(depth=5)}
+
+    limit = metro_ai.Limit(iterations=300)
+    ours = Game(players=2).new_state(4)
+    plain = metro_ai.load_game("metro", players=2).new_state(4)
+    assert ours.to_json() == plain.to_json()
+
+    def run(state, **options):
+        r = metro_ai.make_bot("ismcts", seed=3, **options).analyse(state, limit).to_dict()
+        r.pop("seconds")
+        return r
+
+    assert run(ours) == run(plain, rollout="heuristic", rollout_depth=5)
+    assert run(ours, rollout_depth=2) == run(plain, rollout="heuristic", rollout_depth=2)
+    assert run(ours, rollout="random") == run(plain)      # the game's object is not used then
+
+
+def test_playout_objects_settings_copies_and_pickling():
+    import pickle
+    p = HeuristicPlayout(depth=10, cutoff_scale=1.0)
+    assert (p.depth, p.cutoff_scale, p.samples) == (10, 1.0, 3)
+    assert p.settings() == {"depth": 10, "cutoff_scale": 1.0, "samples": 3}
+    assert pickle.loads(pickle.dumps(p)) == p and p != RandomPlayout(depth=10, cutoff_scale=1.0)
+    assert p.replace(depth=None).depth == -1 and p.depth == 10
+    assert repr(RandomPlayout()) == "RandomPlayout(depth=None, cutoff_scale=0.0)"
+    assert isinstance(p, Playout) and isinstance(RandomPlayout(), Playout)
+    for bad in [dict(depth=-2), dict(depth=1.5), dict(cutoff_scale=-1), dict(samples=0)]:
+        with pytest.raises(ValueError):
+            HeuristicPlayout(**bad)
+    with pytest.raises(ValueError, match="no setting 'samples'"):
+        RandomPlayout().replace(samples=2)
+    # A Playout object survives the trip to worker processes.
+    state = midgame(2)
+    limit = metro_ai.Limit(iterations=400)
+    threads = metro_ai.make_bot("ismcts", seed=4, workers=2, rollout=p).analyse(state, limit).to_dict()
+    procs = metro_ai.make_bot("ismcts", seed=4, workers=2, backend="processes", rollout=p).analyse(state, limit).to_dict()
+    threads.pop("seconds"), procs.pop("seconds")
+    assert threads == procs
 
 
 @pytest.mark.parametrize("rollout,depth", [("heuristic", None), ("random", 6), ("heuristic", 0)])
@@ -151,6 +264,9 @@ def test_search_core_memory_and_growth():
     capped = SearchCore(state, state.current_player, 1, max_nodes=50)
     capped.run(iterations=1000)
     assert capped.node_count == 50 and capped.root_visits == 1000
+    heuristic = SearchCore(state, state.current_player, 1, playout=HeuristicPlayout(depth=3))
+    heuristic.run(iterations=200)
+    assert heuristic.root_visits == 200 and heuristic.root_stats() != SearchCore(state, state.current_player, 1).root_stats()
     with pytest.raises(ValueError, match="iterations, seconds"):
         core.run()
 

@@ -58,6 +58,22 @@ def test_cli_bad_usage(argv, code, err, capsys):
 def test_cli_lists(capsys):
     assert main(["games"]) == 0 and "metro" in capsys.readouterr().out
     assert main(["bots", "--json"]) == 0 and "random" in json.loads(capsys.readouterr().out)
+    assert main(["match", "--bots", "ismcts:colour=red"]) == 2
+    assert "unknown option 'colour' for bot 'ismcts'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:
         main(["--help"])
     assert e.value.code == 0
+
+
+def test_cli_bot_catalogue_reads_the_option_declarations(capsys):
+    from metro_ai.registry import BOTS
+    assert main(["bots", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)["bots"]
+    for name, (cls, _) in BOTS.items():
+        assert list(info[name]["options"]) == [o.name for o in cls.options]
+        assert info[name]["option_help"] == {o.name: {"allowed": o.allowed, "description": o.description}
+                                             for o in cls.options}
+    assert info["pimc"]["options"]["worlds"] == 8 and info["random"]["options"] == {}
+    assert info["ismcts"]["option_help"]["workers"]["allowed"] == "an int in [1, 256]"
+    assert main(["bots"]) == 0
+    assert "workers=1: independent root searches" in capsys.readouterr().out

@@ -37,8 +37,8 @@ def test_spec_lists_continue_options():
 @pytest.mark.parametrize("text,message", [
     ("oracle", "unknown bot 'oracle'"),
     ("ismcts:c", "is not KEY=VALUE"),
-    ("ismcts:colour=red", "bad option"),
-    ("ismcts:c=-1", "c must be >= 0"),
+    ("ismcts:colour=red", "unknown option 'colour' for bot 'ismcts'; options are"),
+    ("ismcts:c=-1", "option 'c' must be a finite number >= 0, got -1"),
     ("ismcts:iterations=0", "iterations must be a positive int"),
     ("ismcts:time=fast", "time must be a positive number"),
     ("greedy:time=1", "does not search"),
