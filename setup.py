@@ -1,4 +1,6 @@
-"""Build the Cython extensions of metro-ai (all metadata lives in pyproject.toml).
+"""Build the Cython extensions of metro-ai and list its packages (all other metadata lives in
+pyproject.toml). Both lists are found from the tree, so a new game package (``engine/<game>/``
+with its ``.pyx``, ``.pxd`` and data) needs no edit here or in pyproject.toml.
 
 `engine/` and `bots/` install as `metro_ai.engine` and `metro_ai.bots`. Cython looks a `.pxd` up by
 its package path on disk, and there is no `metro_ai/engine/` folder in the source tree, so the
@@ -42,6 +44,16 @@ def mirror_pxd():
             shutil.copy2(pxd, dest)
 
 
+def packages():
+    """metro_ai and every sub-package (a folder with __init__.py) under metro_ai/, engine/, bots/,
+    by installed name."""
+    found = []
+    for folder, dotted in {"metro_ai": "metro_ai", **PACKAGES}.items():
+        for init in sorted((HERE / folder).rglob("__init__.py")):
+            found.append(".".join([dotted, *init.parent.relative_to(HERE / folder).parts]))
+    return found
+
+
 def extensions():
     flags = ["-O3"] if sys.platform != "win32" else ["/O2"]
     return [Extension(_dotted(folder, pyx), [os.path.relpath(pyx, HERE)], extra_compile_args=flags)
@@ -50,6 +62,7 @@ def extensions():
 
 mirror_pxd()
 setup(
+    packages=packages(),
     ext_modules=cythonize(
         extensions(),
         include_path=[str(MIRROR)],

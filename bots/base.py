@@ -27,11 +27,7 @@ class Option:
     allowed: str
     test: Callable[[Any], bool]
     description: str
-    convert: Callable[[Any], Any] = None
-
-    def __post_init__(self):
-        if self.convert is None:
-            object.__setattr__(self, "convert", _same)
+    convert: Callable[[Any], Any] | None = None
 
     @classmethod
     def integer(cls, name, default, description, low=None, high=None, none=None, words=None):
@@ -60,10 +56,6 @@ class Option:
         return cls(name, default, _or_none(words, none),
                    lambda v: (v is None and none is not None) or (isinstance(v, str) and v in values),
                    description)
-
-
-def _same(v):
-    return v
 
 
 def _is_int(v):
@@ -106,7 +98,7 @@ def check_options(bot, declared, given):
         value = given.get(o.name, o.default)
         if not o.test(value):
             raise ValueError(f"bot {bot!r}: option {o.name!r} must be {o.allowed}, got {value!r}")
-        values[o.name] = o.convert(value)
+        values[o.name] = value if o.convert is None else o.convert(value)
     return values
 
 
@@ -119,7 +111,8 @@ class Bot:
     shows the declared options in its signature (``help(SomeBot)``, `inspect.signature`).
     """
     name = "bot"
-    options: tuple = ()
+    options: tuple[Option, ...] = ()
+    spec: Any = None                    # the BotSpec it was made from (metro_ai.play), if any
 
     def __init__(self, seed=0, **options):
         self.seed = as_seed(seed)

@@ -78,7 +78,8 @@ class SearchBot(Bot):
     ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one.
     """
     default_limit = Limit(iterations=1000)
-    options = (
+    workers: int                        # set from the declared options (see bots/base.py)
+    options: tuple[Option, ...] = (
         Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
         Option("rollout", None, "None (the game's default) or 'random' or 'heuristic' or a Playout",
                lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout),

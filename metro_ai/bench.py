@@ -52,6 +52,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import metro_ai
+from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.search import NODE_BYTES
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.core import STAGES, build_info, random_playouts
@@ -114,6 +115,14 @@ def two_counts(name):
     """Two player counts of game `name` to compare: its smallest, and two more where allowed."""
     cls = game_class(name)
     return tuple(sorted({cls.min_players, min(cls.min_players + 2, cls.max_players)}))
+
+
+def searcher(name, seed=0, **options) -> SearchBot:
+    """``make_bot`` for a search bot (the bench reads its ``analyse``); TypeError for another."""
+    bot = metro_ai.make_bot(name, seed=seed, **options)
+    if not isinstance(bot, SearchBot):
+        raise TypeError(f"{name!r} is not a search bot")
+    return bot
 
 
 def _say(progress, text):
@@ -279,12 +288,12 @@ def growth_section(cfg, progress):
                 po, same, own, ratio = [], [], [], []
                 for _ in range(cfg.rounds):        # interleaved, so drifts of the machine hit all three
                     po.append(playouts_per_second(s, cfg.seconds))
-                    rate_same, nodes, its = search_rate(metro_ai.make_bot("ismcts", seed=1, **SAME_PLAYOUTS), s,
+                    rate_same, nodes, its = search_rate(searcher("ismcts", seed=1, **SAME_PLAYOUTS), s,
                                                         cfg.seconds)
                     same.append(rate_same)
                     ratio.append(rate_same / po[-1])
-                    own.append(search_rate(metro_ai.make_bot("ismcts", seed=1), s, cfg.seconds)[0])
-                mo = metro_ai.make_bot("mo-ismcts", seed=1).analyse(s, metro_ai.Limit(iterations=MO_ITERATIONS))
+                    own.append(search_rate(searcher("ismcts", seed=1), s, cfg.seconds)[0])
+                mo = searcher("mo-ismcts", seed=1).analyse(s, metro_ai.Limit(iterations=MO_ITERATIONS))
                 rows.append({"game": name, "players": players, "stage": stage, "legal_actions": len(s.legal_actions()),
                              "playouts": statistics.median(po), "ismcts": statistics.median(same),
                              "ratio": statistics.median(ratio), "ismcts_defaults": statistics.median(own),
@@ -329,7 +338,7 @@ def time_margin(state, budget, repeats):
     """(median, max) seconds past ``Limit(time=budget)`` that ``choose`` returns."""
     overs = []
     for i in range(repeats):
-        bot = metro_ai.make_bot("ismcts", seed=i)
+        bot = searcher("ismcts", seed=i)
         t0 = time.perf_counter()
         bot.choose(state, metro_ai.Limit(time=budget))
         overs.append(time.perf_counter() - t0 - budget)
@@ -346,7 +355,7 @@ def parallel_section(cfg, progress):
             for w in cfg.workers:
                 if backend == "processes" and w == 1:
                     continue
-                bot = metro_ai.make_bot("ismcts", seed=1, workers=w, backend=backend)
+                bot = searcher("ismcts", seed=1, workers=w, backend=backend)
                 bot.analyse(s, metro_ai.Limit(iterations=100))     # start the workers before timing
                 # processes pay a start-up per search: time them over twice as long
                 r = search_rate(bot, s, secs * (2 if backend == "processes" else 1))[0]
@@ -463,7 +472,7 @@ def openspiel_section(cfg, progress):
         game = bridge.load(cfg.game, players=players)
         ours, theirs = [], []
         for rep in range(cfg.openspiel_repeats):
-            r = metro_ai.make_bot("ismcts", seed=rep, c=UCT_C).analyse(state, metro_ai.Limit(iterations=cfg.openspiel_iterations))
+            r = searcher("ismcts", seed=rep, c=UCT_C).analyse(state, metro_ai.Limit(iterations=cfg.openspiel_iterations))
             ours.append(r.iterations / r.seconds)
             bot = (osb.cpp_bot(rep, UCT_C, cfg.openspiel_iterations) if ok else
                    osb.python_bot(game, rep, UCT_C, iterations=cfg.openspiel_iterations))
@@ -495,7 +504,7 @@ def strength_game(seed, index, seconds=None, iterations=None, game_name=DEFAULT_
     deal, seat = divmod(index, 2)
     state = metro_ai.load_game(game_name, players=2).new_state(derive(seed, deal))
     game = bridge.load(game_name, players=2)
-    ours = metro_ai.make_bot("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C)
+    ours = searcher("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C)
     theirs = osb.python_bot(game, derive(seed, deal, seat, 2), UCT_C, iterations=iterations, seconds=seconds)
     its: dict[str, list] = {"ours": [], "openspiel": []}
 

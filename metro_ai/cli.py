@@ -7,7 +7,6 @@ Every command has ``--help``; the listing and result commands have ``--json``.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import shlex

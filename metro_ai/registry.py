@@ -8,10 +8,9 @@ edit for a new game.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from metro_ai.bots.mcts import SearchBot
     from metro_ai.engine.core import Game
 
 GAME_CLASSES = (
@@ -97,14 +96,6 @@ def describe_bots() -> dict[str, str]:
     out = {name: desc for name, (_, desc) in sorted(BOTS.items())}
     out.update({name: f"preset: {desc}" for name, (_, _, desc) in sorted(PRESETS.items())})
     return out
-
-
-# make_bot's type by name: the search bots and presets are SearchBots (analyse, default_limit).
-@overload
-def make_bot(name: Literal["flat-mc", "pimc", "ismcts", "mo-ismcts", "easy", "medium", "hard", "max"],
-             seed: int = 0, **options: Any) -> SearchBot: ...
-@overload
-def make_bot(name: str, seed: int = 0, **options: Any) -> Bot: ...
 
 
 def make_bot(name, seed=0, **options) -> Bot:

@@ -201,7 +201,7 @@ def parse_specs(items):
             continue
         if not isinstance(item, str):
             raise BotSpecError(f"a bot spec must be text or a BotSpec, got {item!r}")
-        groups = []
+        groups: list = []
         for part in item.split(","):
             part = part.strip()
             if not part:

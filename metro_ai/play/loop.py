@@ -53,7 +53,7 @@ def play_game(state, seats, limits=None, on_move=None, play_forced=False, clock=
     while not state.is_terminal():
         player = state.current_player
         t0 = clock()
-        legal = state.legal_actions() if play_forced else None
+        legal = state.legal_actions() if play_forced else []
         if play_forced and len(legal) == 1:
             action = legal[0]
         else:

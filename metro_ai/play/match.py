@@ -1,7 +1,6 @@
 """Playing one game between bots, its JSON record, replaying a record, loading a saved state."""
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import platform
@@ -44,22 +43,14 @@ def _as_game(game, seats):
 
 
 def _bot_options(bot):
-    """Best-effort options of a bot object made without a spec: its constructor's parameters
-    read back from attributes of the same name (or ``n_<name>``)."""
-    out = {}
-    try:
-        params = inspect.signature(type(bot).__init__).parameters
-    except (TypeError, ValueError):
-        return out
-    for name, p in params.items():
-        if name in ("self", "seed") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-            continue
-        for attr in (name, f"n_{name}"):
-            if hasattr(bot, attr):
-                value = getattr(bot, attr)
-                if value is None or isinstance(value, (bool, int, float, str)):
-                    out[name] = value
-                break
+    """The options of a bot object made without a spec: those its class declares (``options``,
+    see ``metro_ai.bots.base``) with plain values, read back from the bot; none for other
+    objects."""
+    out: dict = {}
+    for o in getattr(type(bot), "options", ()):
+        value = getattr(bot, getattr(o, "name", ""), None)
+        if value is None or isinstance(value, (bool, int, float, str)):
+            out[o.name] = value
     return out
 
 

@@ -153,7 +153,7 @@ def plackett_luce(games, labels):
     ratings = [model.rating(name=lab) for lab in labels]
     for g in games:
         seats, ret = g["seats"], g["returns"]
-        ranks = [1 + sum(1 for r in ret if r > mine) for mine in ret]
+        ranks: list[float] = [1 + sum(1 for r in ret if r > mine) for mine in ret]
         teams = [[model.rating(mu=ratings[i].mu, sigma=ratings[i].sigma)] for i in seats]
         new = model.rate(teams, ranks=ranks)
         for i in set(seats):

@@ -18,6 +18,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from metro_ai.play import ratings as _ratings
 
@@ -34,7 +35,7 @@ def build_report(result, bootstrap=1000, seed=0, anchor=None):
     labels = config.labels
     n = len(labels)
     games = result.games
-    per = [{"seat_games": 0, "games": set(), "score": [], "ret": 0.0, "first": 0.0} for _ in range(n)]
+    per: list[dict[str, Any]] = [{"seat_games": 0, "games": set(), "score": [], "ret": 0.0, "first": 0.0} for _ in range(n)]
     win = [[[0.0, 0] for _ in range(n)] for _ in range(n)]
     first = [[[0.0, 0] for _ in range(n)] for _ in range(n)]
     seats = [{"seat": s, "games": 0, "ret": 0.0, "first": 0.0} for s in range(config.players)]
@@ -292,7 +293,7 @@ class ProgressLine:
         eta = self._clock(elapsed / new * left) if new > 0 else "?"
         standings = ""
         if result is not None and result.games:
-            totals = {}
+            totals: dict = {}
             for g in result.games:
                 for s, i in enumerate(g["seats"]):
                     t = totals.setdefault(i, [0.0, 0])

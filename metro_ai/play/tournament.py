@@ -125,7 +125,7 @@ class TournamentConfig:
     def schedule(self):
         """Every game of the tournament, deal by deal: dicts with id, deal, table, seating, seats
         (a bot index per seat), seed (the deal's) and bot_seeds (one per seat)."""
-        games = []
+        games: list = []
         tables = self.tables()
         for deal in range(self.deals):
             deal_seed = derive(self.seed, 0xDEA1, deal)
