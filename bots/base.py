@@ -1,105 +1,20 @@
-"""The bot contract: `Bot`, and the declaration of a bot's options (`Option`, `check_options`).
+"""The bot contract: `Bot`, whose subclasses declare their options.
 
-A bot class declares its options once, as a tuple of `Option` in ``options``: name, default,
-the values allowed and what it does. That one declaration gives the constructor's signature,
-checks every value (`check_options`, used by the constructor and by ``make_bot``), and is what
+A bot class declares its options once, as a tuple of `Option` in ``options`` (the same `Option`
+and `check_options` as a game's, ``metro_ai.engine.options``): name, default, the values allowed
+and what it does. That one declaration gives the constructor's signature, checks every value
+(`check_options`, used by the constructor and by ``make_bot``), and is what
 the command line's bot catalogue lists.
 """
 from __future__ import annotations
 
 import inspect
-import math
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from metro_ai.engine.core import as_seed
+from metro_ai.engine.options import Option, check_options
 
 from .limit import Limit
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of a bot: its ``name``, ``default``, the values ``allowed`` (in words, for
-    messages and listings), a ``test`` that is true of exactly those values, what it does
-    (``description``), and ``convert`` applied to an allowed value before the bot keeps it."""
-    name: str
-    default: Any
-    allowed: str
-    test: Callable[[Any], bool]
-    description: str
-    convert: Callable[[Any], Any] | None = None
-
-    @classmethod
-    def integer(cls, name, default, description, low=None, high=None, none=None, words=None):
-        """An int in [low, high] (either end may be open); ``none``: what None means, if allowed;
-        ``words``: the allowed values in other words than the range's."""
-        words = words or "an int" + _range_words(low, high)
-        return cls(name, default, _or_none(words, none),
-                   lambda v: (v is None and none is not None) or (_is_int(v) and _within(v, low, high)),
-                   description)
-
-    @classmethod
-    def number(cls, name, default, description, low=None, high=None, finite=False, none=None):
-        """A real number (int or float) in [low, high], finite if asked; ``none`` as in `integer`.
-        Kept as a float."""
-        words = ("a finite number" if finite else "a number") + _range_words(low, high)
-        return cls(name, default, _or_none(words, none),
-                   lambda v: (v is None and none is not None) or (
-                       _is_number(v) and not math.isnan(v) and (not finite or math.isfinite(v))
-                       and _within(v, low, high)),
-                   description, lambda v: v if v is None else float(v))
-
-    @classmethod
-    def choice(cls, name, default, description, values, none=None):
-        """One of ``values``; ``none`` as in `integer`."""
-        words = " or ".join(repr(v) for v in values)
-        return cls(name, default, _or_none(words, none),
-                   lambda v: (v is None and none is not None) or (isinstance(v, str) and v in values),
-                   description)
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _within(v, low, high):
-    return (low is None or v >= low) and (high is None or v <= high)
-
-
-def _range_words(low, high):
-    if low is not None and high is not None:
-        return f" in [{low:,}, {high:,}]" if isinstance(low, int) and isinstance(high, int) else f" in [{low}, {high}]"
-    if low is not None:
-        return f" >= {low}"
-    if high is not None:
-        return f" <= {high}"
-    return ""
-
-
-def _or_none(words, none):
-    return words if none is None else f"None ({none}) or {words}"
-
-
-def check_options(bot, declared, given):
-    """The values of every option in `declared` (a bot's ``options``): those `given`, checked,
-    and the defaults of the rest. `bot` names the bot in messages. Raises ValueError for an
-    unknown option name or a value outside its allowed range, saying which and what is allowed."""
-    names = [o.name for o in declared]
-    unknown = [k for k in given if k not in names]
-    if unknown:
-        listed = f"options are {', '.join(sorted(names))}" if names else "it takes no options"
-        raise ValueError(f"unknown option {unknown[0]!r} for bot {bot!r}; {listed}")
-    values = {}
-    for o in declared:
-        value = given.get(o.name, o.default)
-        if not o.test(value):
-            raise ValueError(f"bot {bot!r}: option {o.name!r} must be {o.allowed}, got {value!r}")
-        values[o.name] = value if o.convert is None else o.convert(value)
-    return values
 
 
 class Bot:
@@ -116,7 +31,7 @@ class Bot:
 
     def __init__(self, seed=0, **options):
         self.seed = as_seed(seed)
-        for key, value in check_options(self.name, self.options, options).items():
+        for key, value in check_options(f"bot {self.name!r}", self.options, options).items():
             setattr(self, key, value)
 
     def __init_subclass__(cls, **kwargs):

@@ -4,7 +4,9 @@ from __future__ import annotations
 import math
 import random as _random
 
-from .base import Bot, Option
+from metro_ai.engine.options import Option
+
+from .base import Bot
 from .seeding import derive
 
 

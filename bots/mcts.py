@@ -14,7 +14,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from .base import Bot, Option
+from metro_ai.engine.options import Option
+
+from .base import Bot
 from .limit import Limit
 from .search import NODE_BYTES, HeuristicPlayout, Playout, RandomPlayout, SearchCore
 from .seeding import derive
@@ -81,9 +83,9 @@ class SearchBot(Bot):
     workers: int                        # set from the declared options (see bots/base.py)
     options: tuple[Option, ...] = (
         Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
-        Option("rollout", None, "None (the game's default) or 'random' or 'heuristic' or a Playout",
-               lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout),
-               "play-out policy: uniform, or the best of three random actions by the game's heuristic"),
+        Option.custom("rollout", None, "play-out policy: uniform, or the best of three random actions by the "
+                      "game's heuristic", "None (the game's default) or 'random' or 'heuristic' or a Playout",
+                      lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout)),
         Option.integer("rollout_depth", None, "actions played out before the game's heuristic scores the "
                        "position", low=-1, none="the game's default",
                        words="-1 (to the end) or an int >= 0"),

@@ -1,9 +1,12 @@
 # Type stub of engine/core.pyx (metro_ai.engine.core): the Python face of the game contract.
 # The C-level methods (c_*), rank_return and MAX_PLAYERS are declared in core.pxd for Cython and
 # are not visible from Python. tests/test_typing.py checks this stub against the compiled module.
-from typing import Any, Callable, ClassVar, Iterable, Optional, Union
+from typing import Any, ClassVar, Iterable, Optional, Union
 
 from typing_extensions import Self
+
+from metro_ai.engine.options import Option as Option
+from metro_ai.engine.options import check_options as check_options
 
 STATE_FORMAT: str
 STATE_VERSION: int
@@ -18,34 +21,6 @@ def parse_state_json(
 ) -> dict[str, Any]: ...
 def random_playouts(state: GameState, games: int, seed: int) -> list[float]: ...
 def build_info() -> dict[str, bool]: ...
-
-class Option:
-    name: str
-    default: Any
-    kind: str
-    description: str
-    rule: Optional[str]
-    low: Optional[int]
-    high: Optional[int]
-    choices: tuple[Any, ...]
-    check: Optional[Callable[[str, Any], Any]]
-    bridged: bool
-    def __init__(
-        self,
-        name: str,
-        default: Any,
-        kind: str,
-        description: str,
-        rule: Optional[str] = None,
-        low: Optional[int] = None,
-        high: Optional[int] = None,
-        choices: Optional[Iterable[Any]] = None,
-        check: Optional[Callable[[str, Any], Any]] = None,
-        bridged: Optional[bool] = None,
-    ) -> None: ...
-    def allowed(self) -> str: ...
-    def validate(self, game_name: str, value: Any) -> Any: ...
-    def to_dict(self) -> dict[str, Any]: ...
 
 class Game:
     # Class attributes every game fills in (None in this base class for name, title).

@@ -22,6 +22,7 @@ from cpython.exc cimport PyErr_CheckSignals
 import json
 
 from .errors import IllegalActionError, StateFormatError
+from .options import Option, check_options
 
 from .rng cimport rng_t, rng_bounded
 
@@ -88,81 +89,6 @@ cdef double rank_return(int me, int n, const double* scores) noexcept nogil:
 
 
 
-class Option:
-    """One option of a game, declared once on the game class (``Game.OPTIONS``).
-
-    ``kind`` is "int" (with ``low``/``high``), "bool", "choice" (one of ``choices``), "path"
-    (None or a file path) or "any" (checked by ``check``, a function of the value that returns the
-    value to store or raises ValueError). ``rule`` is the rules id the option implements (see
-    ``docs/rules/``), or None. ``bridged``: whether interop layers (OpenSpiel) expose it as a
-    parameter (default: ints, bools and choices among ints).
-    """
-    __slots__ = ("name", "default", "kind", "description", "rule", "low", "high", "choices", "check",
-                 "bridged")
-
-    def __init__(self, name, default, kind, description, rule=None, low=None, high=None, choices=None,
-                 check=None, bridged=None):
-        if kind not in ("int", "bool", "choice", "path", "any"):
-            raise ValueError(f"option {name}: unknown kind {kind!r}")
-        self.name, self.default, self.kind, self.description, self.rule = name, default, kind, description, rule
-        self.low, self.high, self.choices, self.check = low, high, tuple(choices or ()), check
-        if bridged is None:
-            bridged = kind in ("int", "bool") or (kind == "choice" and all(
-                isinstance(c, (int, bool)) for c in self.choices))
-        self.bridged = bridged
-
-    def __repr__(self):
-        return f"Option({self.name!r}, default={self.default!r}, kind={self.kind!r})"
-
-    def allowed(self):
-        """The allowed values in words, for help texts and error messages."""
-        if self.kind == "bool":
-            return "True or False"
-        if self.kind == "int":
-            if self.high is None:
-                return f"an int >= {self.low}"
-            return f"an int from {self.low} to {self.high}"
-        if self.kind == "choice":
-            return "one of " + ", ".join(repr(c) for c in self.choices)
-        if self.kind == "path":
-            return "None (the shipped file) or a file path"
-        return "see the description"
-
-    def validate(self, game_name, value):
-        """The value to store, or ValueError naming the game, the option, the allowed values,
-        the rule id and the value given."""
-        def bad():
-            rule = f" ({self.rule})" if self.rule else ""
-            raise ValueError(f"{game_name}: {self.name} must be {self.allowed()}{rule}, got {value!r}")
-        if self.kind == "bool":
-            if not isinstance(value, bool):
-                bad()
-        elif self.kind == "int":
-            if isinstance(value, bool) or not isinstance(value, int):
-                bad()
-            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-                bad()
-        elif self.kind == "choice":
-            if isinstance(value, bool) or value not in self.choices or type(value) is not type(self.choices[0]):
-                bad()
-        elif self.kind == "path":
-            if value is not None and not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__"):
-                bad()
-        elif self.check is not None:
-            return self.check(game_name, value)
-        return value
-
-    def to_dict(self):
-        """A JSON-ready description (``metro-ai games --json``, the docs)."""
-        out = {"default": _json_ready(self.default), "kind": self.kind, "allowed": self.allowed(),
-               "help": self.description, "rule": self.rule}
-        if self.kind == "int":
-            out.update(low=self.low, high=self.high)
-        if self.kind == "choice":
-            out["choices"] = list(self.choices)
-        return out
-
-
 def _json_ready(value):
     return list(value) if isinstance(value, tuple) else value
 
@@ -182,7 +108,7 @@ cdef class Game:
     *Class attributes* a game fills in: ``name`` (short, lower case: the registry key), ``title``,
     ``family`` ("metro" for the Metro family; "benchmark" for games kept to compare with other
     libraries), ``min_players``/``max_players`` (at most ``MAX_PLAYERS``), ``OPTIONS`` (a tuple of
-    ``Option``, "players" first), ``search_defaults`` (play-out settings the search bots use
+    ``Option``, see ``engine/options.py``, "players" first), ``search_defaults`` (play-out settings the search bots use
     unless told otherwise), ``state_fields`` (top-level fields a serialised state must have),
     ``unique_action_strings`` (False where two legal actions may print alike, e.g. two copies of
     a card), ``benchmark_moves`` (random actions played for each stage of ``benchmark_position``),
@@ -234,17 +160,11 @@ cdef class Game:
             if name in options:
                 raise ValueError(f"{cls.name}: option {name!r} given twice")
             options[name] = value
-        unknown = sorted(set(options) - set(names))
-        if unknown:
-            raise ValueError(f"{cls.name}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                             f"options are {', '.join(sorted(names))}")
-        out = {}
-        for o in cls.OPTIONS:
-            out[o.name] = o.validate(cls.name, options.get(o.name, o.default))
+        out = check_options(f"game {cls.name!r}", cls.OPTIONS, options)
         players = out.get("players")
         if isinstance(players, bool) or not isinstance(players, int) or not cls.min_players <= players <= cls.max_players:
-            raise ValueError(f"{cls.name}: players must be an int from {cls.min_players} to {cls.max_players}, "
-                             f"got {players!r}")
+            raise ValueError(f"game {cls.name!r}: option 'players' must be an int from {cls.min_players} to "
+                             f"{cls.max_players}, got {players!r}")
         return out
 
     def _configure(self):

@@ -62,7 +62,8 @@ def load_game(name: str, **options: Any) -> Game:
 
 # ---- bots ----
 
-from metro_ai.bots.base import Bot, check_options  # noqa: E402
+from metro_ai.bots.base import Bot  # noqa: E402
+from metro_ai.engine.options import check_options  # noqa: E402
 from metro_ai.bots.baselines import GreedyBot, RandomBot  # noqa: E402
 from metro_ai.bots.limit import Limit  # noqa: E402
 from metro_ai.bots.mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot  # noqa: E402
@@ -101,11 +102,11 @@ def describe_bots() -> dict[str, str]:
 def make_bot(name, seed=0, **options) -> Bot:
     """Create a bot by name with its options, e.g. ``make_bot("ismcts", seed=3, c=1.0)`` or a
     preset ``make_bot("hard")``. Unknown names or options, and values out of range, raise
-    ValueError (checked against the bot class's ``options``; see `metro_ai.bots.base.Option`)."""
+    ValueError (checked against the bot class's ``options``; see `metro_ai.engine.options.Option`)."""
     if name in PRESETS:
         preset, limit, _ = PRESETS[name]
         options = {**preset, **options}
-        check_options(name, ISMCTSBot.options, options)
+        check_options(f"bot {name!r}", ISMCTSBot.options, options)
         bot = ISMCTSBot(seed=seed, **options)
         bot.default_limit = limit
         bot.preset = name
@@ -114,5 +115,5 @@ def make_bot(name, seed=0, **options) -> Bot:
         cls, _ = BOTS[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown bot {name!r}; bots are {', '.join(list_bots())}") from None
-    check_options(name, cls.options, options)
+    check_options(f"bot {name!r}", cls.options, options)
     return cls(seed=seed, **options)

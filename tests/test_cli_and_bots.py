@@ -45,7 +45,7 @@ def test_cli_match_json_and_options(capsys):
 
 
 @pytest.mark.parametrize("argv,code,err", [
-    (["match", "--players", "9"], 2, "players must be"),
+    (["match", "--players", "9"], 2, "option 'players' must be an int in [2, 6] (M1), got 9"),
     (["match", "--bots", "oracle"], 2, "unknown bot"),
     (["match", "--option", "colour=red"], 2, "unknown option"),
     (["match", "--game", "chess"], 2, "unknown game"),

@@ -69,13 +69,10 @@ _REASONS = {
 
 
 
-def _check_factions(game_name, value):
+def _factions_shape(value):
     """The shape of the factions option; the names are checked against the card set later."""
-    if isinstance(value, str) and value == "random":
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(f, (str, int)) and not isinstance(f, bool) for f in value):
-        return tuple(value)
-    raise ValueError(f"{game_name}: factions must be 'random' or a list of faction names (R22), got {value!r}")
+    return (isinstance(value, str) and value == "random") or (
+        isinstance(value, (list, tuple)) and all(isinstance(f, (str, int)) and not isinstance(f, bool) for f in value))
 
 
 cdef class BreakthroughGame(Game):
@@ -86,21 +83,22 @@ cdef class BreakthroughGame(Game):
     min_players = 2
     max_players = BT_MAX_PLAYERS
     OPTIONS = (
-        Option("players", 2, "int", "number of players, 2-5", "B1", low=2, high=5),
-        Option("full_protection_required", False, "bool",
-               "survival mode 1: repel a monster only with protection against all its icons (B9, R13)", "B9.1"),
-        Option("failed_defence_tokens_down", False, "bool",
-               "survival mode 2: a failed defence puts all tokens above below the faction card (B9, R14)", "B9.2"),
-        Option("quest_tokens_stay_down", False, "bool",
-               "survival mode 3: completing a quest does not move the tokens below up (B9, R15)", "B9.3"),
-        Option("factions", "random", "any",
-               "'random' or one faction name per player, e.g. ['Hansa', 'Polis'] (R22)", "R22",
-               check=_check_factions),
-        Option("turn_limit", 1000, "int", "turns after which a game without winner ends, ranked by tokens (B8, R18)",
-               "R18", low=1, high=2**31 - 1),
-        Option("card_set", None, "path",
-               "path of a card-set JSON file (schema in engine/breakthrough/cards.py); default the shipped "
-               "reconstructed set"),
+        Option.integer("players", 2, "number of players", low=2, high=BT_MAX_PLAYERS, rule="B1"),
+        Option.boolean("full_protection_required", False,
+                       "survival mode 1: repel a monster only with protection against all its icons (R13)",
+                       rule="B9.1"),
+        Option.boolean("failed_defence_tokens_down", False,
+                       "survival mode 2: a failed defence puts all tokens above below the faction card (R14)",
+                       rule="B9.2"),
+        Option.boolean("quest_tokens_stay_down", False,
+                       "survival mode 3: completing a quest does not move the tokens below up (R15)", rule="B9.3"),
+        Option.custom("factions", "random", "the factions in play, by seat, e.g. ['Hansa', 'Polis']",
+                      "'random' or a list of one faction name (or card id) per player", _factions_shape,
+                      lambda v: v if isinstance(v, str) else tuple(v), rule="R22"),
+        Option.integer("turn_limit", 1000, "turns after which a game without winner ends, ranked by tokens (B8)",
+                       low=1, high=2**31 - 1, rule="R18"),
+        Option.path("card_set", None, "a card-set JSON file (schema in engine/breakthrough/cards.py); "
+                    "default: the shipped, reconstructed set"),
     )
     state_fields = ("turn", "active", "current_player", "phase", "main_done", "pending", "agenda", "winner",
                     "factions", "faction_done", "above", "below", "supply", "hands", "known", "hand_gen",
@@ -131,8 +129,7 @@ cdef class BreakthroughGame(Game):
         self.quest_tokens_stay_down = o["quest_tokens_stay_down"]
         self.turn_limit = o["turn_limit"]
         self.card_set = cs
-        self.card_set_path = None if card_set is None else str(card_set)
-        o["card_set"] = self.card_set_path
+        self.card_set_path = card_set      # None, or the path as a str (Option.path)
         self.card_names = tuple(c.name for c in cs.cards)
         self.name_to_ids = {}
         for c in cs.cards:
@@ -144,14 +141,14 @@ cdef class BreakthroughGame(Game):
             for i in range(5):
                 self.tables.fixed_factions[i] = -1
         else:
-            if not isinstance(factions, (list, tuple)) or len(factions) != players:
-                raise ValueError(f"breakthrough: factions must be 'random' or a list of {players} "
-                                 f"faction names, got {factions!r}")
+            if len(factions) != players:
+                raise ValueError(f"game 'breakthrough': option 'factions' must be 'random' or a list of {players} "
+                                 f"faction names (R22), got {list(factions)!r}")
             chosen = []
             for f in factions:
                 fid = self.faction_id(f)
                 if fid in chosen:
-                    raise ValueError(f"breakthrough: factions: {f!r} chosen twice")
+                    raise ValueError(f"game 'breakthrough': option 'factions': {f!r} chosen twice")
                 chosen.append(fid)
             self.factions = tuple(self.card_names[f] for f in chosen)
             o["factions"] = self.factions

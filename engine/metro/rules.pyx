@@ -146,9 +146,10 @@ cdef class MetroGame(Game):
     min_players = 2
     max_players = METRO_MAX_PLAYERS
     OPTIONS = (
-        Option("players", 4, "int", "number of players, 2-6", "M1", low=2, high=6),
-        Option("orientation", True, "bool", "keep every tile in the board's orientation; False is variant M9", "M9"),
-        Option("hand_size", 1, "choice", "tiles held in hand, 1-3 (variant M10)", "M10", choices=(1, 2, 3)),
+        Option.integer("players", 4, "number of players", low=2, high=METRO_MAX_PLAYERS, rule="M1"),
+        Option.boolean("orientation", True, "keep every tile in the board's orientation; False is variant M9",
+                       rule="M9"),
+        Option.choice("hand_size", 1, "tiles held in hand (variant M10)", (1, 2, 3), rule="M10"),
     )
     # Play-out settings the search bots use unless told otherwise: uniform random to the end.
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}

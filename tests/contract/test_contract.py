@@ -85,7 +85,7 @@ def short_game(name, index):
             if trial.max_game_length <= ACTION_CAP:
                 break
         if best is not None:
-            opts[o.name] = o.validate(cls.name, best.options[o.name])
+            opts[o.name] = o.check(f"game {cls.name!r}", best.options[o.name])
             game = best
     return game
 
@@ -216,7 +216,7 @@ def test_describe_and_declared_options(name):
     assert len(set(names)) == len(names)
     assert list(desc["options"]) == names
     for o in cls.OPTIONS:
-        o.validate(cls.name, o.default)                  # every default is a valid value
+        o.check(f"game {cls.name!r}", o.default)         # every default is a valid value
     game = cls()
     assert list(game.options) == names
     assert set(cls.benchmark_moves) == set(STAGES)
