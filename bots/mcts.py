@@ -142,6 +142,8 @@ class SearchBot(Bot):
 
     # -- the search --
     def _limit(self, limit):
+        if limit is not None and not isinstance(limit, Limit):
+            raise TypeError(f"a search budget is a metro_ai.Limit (or None: the bot's default), got {limit!r}")
         limit = limit or self.default_limit
         if limit.iterations is None and limit.time is None:
             limit = self.default_limit

@@ -71,4 +71,4 @@ cdef class SearchCore:
     cdef void _play_out(self) noexcept nogil
     cdef void _back_up(self) noexcept nogil
     cdef void _iterate(self) noexcept nogil
-    cdef Node* _own(self)
+    cdef Node* _own(self) except NULL           # the searching player's tree; ValueError if none

@@ -218,6 +218,10 @@ cdef class SearchCore:
         if max_nodes < 1:
             raise ValueError("max_nodes must be >= 1")
         self.root = root
+        if fixed_world is not None and (type(fixed_world) is not type(root)
+                                        or fixed_world.game.options != root.game.options):
+            raise ValueError(f"fixed_world must be a state of the root's game ({type(root).__name__}, "
+                             f"{root.game.options}), got {type(fixed_world).__name__} of {fixed_world.game!r}")
         self.fixed = fixed_world
         self.use_fixed = fixed_world is not None
         self.worlds = 1 if self.use_fixed else 0      # determinisations this search has used
@@ -430,6 +434,8 @@ cdef class SearchCore:
         cdef int n, steps = 0, depth = self.playout.depth
         while not self.world.c_is_terminal() and (depth < 0 or steps < depth):
             n = self.world.c_legal_actions(self.legal)
+            if n == 0:              # a dead end (never reached from a loadable state): stop here
+                break
             self.world.c_apply(self.playout.choose(self, n))
             steps += 1
         self.playout.evaluate(self, self.ret)
@@ -464,6 +470,7 @@ cdef class SearchCore:
         least one must be given). Releases the GIL. Returns the iterations done in this call."""
         if iterations is None and seconds is None:
             raise ValueError("give iterations, seconds or both")
+        self._own()                                   # ValueError if __init__ never ran
         cdef long todo = -1 if iterations is None else int(iterations)
         cdef double limit = -1.0 if seconds is None else float(seconds)
         cdef long done = 0
@@ -477,7 +484,10 @@ cdef class SearchCore:
                     break
         return done
 
-    cdef Node* _own(self):
+    cdef Node* _own(self) except NULL:
+        if self.trees == NULL or self.ntrees == 0:
+            raise ValueError("this SearchCore was never initialised: make one with "
+                             "SearchCore(root, player, seed, ...)")
         return self.trees[self.player if self.multi else 0]
 
     def root_stats(self):

@@ -1,7 +1,7 @@
 # Type stub of engine/core.pyx (metro_ai.engine.core): the Python face of the game contract.
 # The C-level methods (c_*), rank_return and MAX_PLAYERS are declared in core.pxd for Cython and
 # are not visible from Python. tests/test_typing.py checks this stub against the compiled module.
-from typing import Any, ClassVar, Iterable, Optional, Union
+from typing import Any, Callable, ClassVar, Iterable, Optional, Union
 
 from typing_extensions import Self
 
@@ -13,6 +13,7 @@ STATE_VERSION: int
 STAGES: tuple[str, ...]
 
 def as_seed(seed: int) -> int: ...
+def load_json(text: str, bad: Callable[[str], Any]) -> Any: ...
 def parse_state_json(
     text: Union[str, bytes, bytearray, dict[str, Any]],
     game_name: str,

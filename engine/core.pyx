@@ -43,6 +43,20 @@ def as_seed(seed):
     return seed & _SEED_MASK
 
 
+def load_json(text, bad):
+    """``json.loads(text)``, with every way it can fail (not JSON, nesting too deep for the
+    parser, an integer too long to convert) reported through ``bad(message)``, which raises the
+    caller's error (a StateFormatError, a DataError)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        bad(f"not valid JSON ({exc})")
+    except RecursionError:
+        bad("not valid JSON here: nested too deeply")
+    except ValueError as exc:             # e.g. an integer of more than 4,300 digits
+        bad(f"not valid JSON here ({exc})")
+
+
 def parse_state_json(text, game_name, options, required):
     """Parse a serialised state (JSON text, bytes or an already-parsed dict) of game `game_name`
     played with `options`, and check the top-level fields in `required` are there. Raises
@@ -50,12 +64,12 @@ def parse_state_json(text, game_name, options, required):
     def bad(msg):
         raise StateFormatError(f"{game_name} state: {msg}")
     if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8", "replace")
-    if isinstance(text, str):
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            bad(f"not valid JSON ({exc})")
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad(f"not UTF-8 text (byte {exc.start}: {bytes(text)[exc.start:exc.start + 1]!r})")
+    if isinstance(text, str):
+        obj = load_json(text, lambda msg: bad(msg))
     elif isinstance(text, dict):
         obj = text
     else:
@@ -523,6 +537,8 @@ def random_playouts(GameState state, long games, seed):
                 work.c_copy_from(state)
                 while not work.c_is_terminal():
                     k = work.c_legal_actions(buf)
+                    if k == 0:          # a dead end (never reached from a loadable state)
+                        break
                     work.c_apply(buf[rng_bounded(&rng, <uint64_t>k)])
                 work.c_returns(ret)
                 for i in range(n):

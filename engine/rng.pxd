@@ -16,7 +16,10 @@ cdef inline uint64_t rng_next(rng_t* s) noexcept nogil:
 
 
 cdef inline uint64_t rng_bounded(rng_t* s, uint64_t n) noexcept nogil:
-    """Uniform integer in [0, n), n >= 1, by rejection (no modulo bias)."""
+    """Uniform integer in [0, n), n >= 1, by rejection (no modulo bias). n == 0 gives 0 without
+    drawing, so no caller can divide by zero (callers check for empty action lists first)."""
+    if n == 0:
+        return 0
     # limit = 2**64 - (2**64 mod n); (-n) % n == 2**64 mod n in unsigned arithmetic.
     cdef uint64_t rem = (<uint64_t>0 - n) % n
     cdef uint64_t x = rng_next(s)

@@ -19,9 +19,10 @@ def place(game, tile_id, square, rot=0):
     return kind(game, tile_id) * 256 + sq(square) * 4 + rot
 
 
-def position(game, board=None, hands=None, current=0, drawn=None, supply=None):
+def position(game, board=None, hands=None, current=None, drawn=None, supply=None):
     """A state with `board` {"A1": "T19" or ("T19", rot)}, `hands` (lists of tile ids) and the
-    given current player; every other tile goes to the supply in kind order (or `supply` first)."""
+    current player (default: the one whose turn it is after that many tiles, as the loader
+    requires, M3); every other tile goes to the supply in kind order (or `supply` first)."""
     board = board or {}
     n = game.num_players
     hands = hands if hands is not None else [[] for _ in range(n)]
@@ -38,6 +39,8 @@ def position(game, board=None, hands=None, current=0, drawn=None, supply=None):
         left = info.count - used.count(info.id)
         assert left >= 0, f"too many {info.id}"
         rest += [info.id] * left
+    if current is None:
+        current = len(board) % n
     obj = {"game": "metro", "options": game.options, "current_player": current,
            "phase": "place_drawn" if drawn else "turn", "board": cells, "hands": hands,
            "supply": list(supply or []) + rest, "drawn": drawn}

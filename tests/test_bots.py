@@ -351,3 +351,31 @@ def test_mo_ismcts_equals_ismcts_on_breakthrough():
     so = metro_ai.make_bot("ismcts", seed=5).analyse(state, metro_ai.Limit(iterations=600))
     mo = metro_ai.make_bot("mo-ismcts", seed=5).analyse(state, metro_ai.Limit(iterations=600))
     assert [(a.action, a.visits) for a in so.actions] == [(a.action, a.visits) for a in mo.actions]
+
+
+# ---- Python-callable entry points check their arguments ----
+
+def test_search_core_refuses_a_fixed_world_of_another_game():
+    root = metro_ai.load_game("breakthrough", players=2).new_state(seed=1)
+    for other in (metro_ai.load_game("metro", players=2).new_state(seed=1),
+                  metro_ai.load_game("breakthrough", players=3).new_state(seed=1)):
+        with pytest.raises(ValueError, match="fixed_world must be a state of the root's game"):
+            SearchCore(root, 0, 1, fixed_world=other)
+    same = metro_ai.load_game("breakthrough", players=2).new_state(seed=5)
+    core = SearchCore(root, 0, 1, fixed_world=same)
+    assert core.run(iterations=20) == 20
+
+
+def test_an_uninitialised_search_core_says_so():
+    core = SearchCore.__new__(SearchCore)
+    for call in (core.root_stats, core.principal_variation, lambda: core.run(iterations=1),
+                 lambda: core.root_visits):
+        with pytest.raises(ValueError, match="never initialised"):
+            call()
+    assert core.node_count == 0
+
+
+def test_a_budget_that_is_not_a_limit_is_refused():
+    state = midgame()
+    with pytest.raises(TypeError, match="a search budget is a metro_ai.Limit"):
+        metro_ai.make_bot("ismcts", seed=1).choose(state, "x")

@@ -150,7 +150,7 @@ def test_load_state_from_text_and_path(tmp_path):
     for source in (text, str(path), path):
         loaded = metro_ai.load_state(source)
         assert loaded.to_json() == text and loaded.game.options == game.options
-    with pytest.raises(metro_ai.StateFormatError, match="must be JSON"):
+    with pytest.raises(metro_ai.StateFormatError, match="not valid JSON .*; it must be the JSON of state.to_json()"):
         metro_ai.load_state("{nope")
     with pytest.raises(metro_ai.StateFormatError, match="'game' field"):
         metro_ai.load_state("{}")

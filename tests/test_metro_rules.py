@@ -68,7 +68,7 @@ def test_empty_supply_no_draw_and_empty_hands_skipped():
 def test_placement_squares():
     """M5: empty squares on the edge or beside a tile; never the centre; never a taken square."""
     game = metro(2)
-    s = position(game, board={"C3": "T02"}, hands=[["T19"], ["T02"]])   # an interior tile
+    s = position(game, board={"C3": "T02"}, hands=[["T02"], ["T19"]])   # an interior tile; player 1 to move
     allowed = {(a >> 2) & 63 for a in s.legal_actions() if a != DRAW}
     edge = {r * 8 + c for r in range(8) for c in range(8) if r in (0, 7) or c in (0, 7)}
     beside = {sq("C2"), sq("B3"), sq("D3"), sq("C4")}
@@ -84,7 +84,7 @@ def test_tile_passed_twice_counts_twice():
     """M7: station 1 (A1, player 0 with 2 players) runs A1 -> B1 -> B2 -> A2 -> A1 and back to
     station 1: five passes (A1 twice), five points, scored the moment A2 is placed."""
     game = metro(2)
-    s = position(game, board={"A1": "T19", "B1": "T04", "B2": "T20"}, hands=[["T18"], ["T02"]])
+    s = position(game, board={"A1": "T19", "B1": "T04", "B2": "T20"}, hands=[["T02"], ["T18"]])   # player 1 places
     assert 1 not in {ln["station"] for ln in s.lines()}
     before = s.scores()
     s.apply(place(game, "T18", "A2"))
@@ -116,7 +116,7 @@ def test_one_tile_rule_edge_square():
     """M6: T01 (four U-turns) on D1 sends station 4 straight back to itself: illegal while the
     tile has another place to go, and the state is left unchanged."""
     game = metro(2)
-    s = position(game, board={"B2": "T02"}, hands=[["T01"], ["T02"]])
+    s = position(game, board={"B2": "T02"}, hands=[["T02"], ["T01"]])    # player 1 to move
     legal = s.legal_actions()
     assert place(game, "T01", "D1") not in legal
     assert place(game, "T01", "B3") in legal                  # interior: no station there

@@ -230,3 +230,61 @@ def test_determinize_spreads_hidden_tiles_evenly(where):
     chi2 = sum((counts[k] - draws * unseen[k] / total) ** 2 / (draws * unseen[k] / total) for k in kinds)
     assert set(counts) <= set(kinds)
     assert chi2_pvalue(chi2, len(kinds) - 1) > 0.001, (chi2, counts)
+
+
+# ---- loader hardening: sizes before writes, turn order ----
+
+def _json_of(state):
+    return json.loads(state.to_json())
+
+
+def test_an_oversized_supply_is_refused_before_anything_is_written():
+    game = metro_ai.load_game("metro", players=2)
+    for n in (61, 189, 317, 572, 8000):      # 189+ wrapped a narrow int into a valid-looking index
+        obj = _json_of(game.new_state(seed=1))
+        obj["supply"] = ["T01"] * n
+        with pytest.raises(metro_ai.StateFormatError, match=f"supply has {n} tiles; the game has 60"):
+            game.state_from_json(json.dumps(obj))
+
+
+def test_the_player_to_move_follows_the_tiles_placed():
+    """M3: turns go round the table, one tile a turn, so a state whose current_player is moved to
+    another seat (which would then play out with unequal turns) is refused."""
+    game = metro_ai.load_game("metro", players=3)
+    s = game.new_state(seed=4)
+    rng = random.Random(4)
+    for _ in range(7):
+        s.apply(rng.choice(s.legal_actions()))
+    obj = _json_of(s)
+    for shifted in range(3):
+        obj["current_player"] = shifted
+        if shifted == s.current_player:
+            assert game.state_from_json(json.dumps(obj)) == s
+        else:
+            with pytest.raises(metro_ai.StateFormatError, match="turns go round the table"):
+                game.state_from_json(json.dumps(obj))
+
+
+def test_hand_sizes_after_the_supply_must_follow_the_turn_order():
+    """Once the supply is out each turn empties the mover's hand by one, in seat order: with two
+    players the one to move never holds fewer tiles than the other. Swapping the hands of such a
+    state (same tiles, so every count check still passes) is refused."""
+    game = metro_ai.load_game("metro", players=2, hand_size=3)
+    s = game.new_state(seed=2)
+    rng = random.Random(2)
+    while not (s.supply_size == 0 and len(s.hand(0)) != len(s.hand(1))):
+        s.apply(rng.choice(s.legal_actions()))
+    mover = s.current_player
+    assert len(s.hand(mover)) == len(s.hand(1 - mover)) + 1
+    obj = _json_of(s)
+    obj["hands"] = obj["hands"][::-1]
+    with pytest.raises(metro_ai.StateFormatError, match="hand sizes .* cannot arise with player"):
+        game.state_from_json(json.dumps(obj))
+
+
+@pytest.mark.parametrize("bad", [-1, 64, 200000, True, 1.5, "A1"])
+def test_square_name_checks_its_argument(bad):
+    from metro_ai.engine.metro import square_name
+    with pytest.raises(ValueError, match="a square is an int in 0..63"):
+        square_name(bad)
+    assert square_name(0) == "A1" and square_name(63) == "H8"

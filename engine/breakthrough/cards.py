@@ -255,6 +255,11 @@ def _err(i: int | None, name: Any, field: str, msg: str) -> CardSetError:
     return CardSetError(f"{where}: field {field!r}: {msg}")
 
 
+#: The largest number a card may print (costs, quantities, values, counts): the engine keeps them
+#: in one byte, and no game of ten tokens a colour needs more.
+CARD_INT_MAX = 100
+
+
 def _int(d: dict, i: int, name: Any, field: str, minimum: int) -> int:
     v = d[field]
     if isinstance(v, bool) or not isinstance(v, int):
@@ -262,6 +267,8 @@ def _int(d: dict, i: int, name: Any, field: str, minimum: int) -> int:
     if v < minimum:
         what = "negative" if minimum == 0 else f"below {minimum}"
         raise _err(i, name, field, f"{what} value {v}")
+    if v > CARD_INT_MAX:
+        raise _err(i, name, field, f"value {v} is above {CARD_INT_MAX}, the most a card may print")
     return v
 
 
@@ -437,8 +444,14 @@ def load_card_set(path: str | Path | None = None, *, strict_counts: bool = True)
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise CardSetError(f"card set {str(p)!r}: cannot read: {e}") from e
+    except UnicodeDecodeError as e:
+        raise CardSetError(f"card set {str(p)!r}: not UTF-8 text (byte {e.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise CardSetError(f"card set {str(p)!r}: not valid JSON: {e}") from e
+    except RecursionError:
+        raise CardSetError(f"card set {str(p)!r}: not valid JSON here: nested too deeply") from None
+    except ValueError as e:           # e.g. an integer of more than 4,300 digits
+        raise CardSetError(f"card set {str(p)!r}: not valid JSON here: {e}") from None
     return parse_card_set(data, strict_counts=strict_counts)

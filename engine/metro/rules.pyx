@@ -761,9 +761,9 @@ def _load_state(MetroGame game, obj):
     supply = obj["supply"]
     if not isinstance(supply, list):
         bad("supply must be a list")
+    if len(supply) > METRO_TILES:        # checked before any write: d.top is a narrow int
+        bad(f"supply has {len(supply)} tiles; the game has {METRO_TILES}")
     d.top = METRO_TILES - len(supply)
-    if d.top < 0:
-        bad("supply has more than 60 tiles")
     for i, v in enumerate(supply):
         d.supply[d.top + i] = kind(v, f"supply[{i}]")
     if obj["drawn"] is not None:
@@ -790,6 +790,17 @@ def _load_state(MetroGame game, obj):
             bad("a drawn tile is only held in phase 'place_drawn'")
         if phase == "turn" and d.hand_n[cur] == 0:
             bad(f"player {cur} is to move but holds no tile")
+        # Turns go round the table (M3) and every turn places exactly one tile (M4); hands stay
+        # full while the supply lasts, so nobody is ever skipped: the player to move is the
+        # number of tiles placed modulo the players, and once the supply is out the hands,
+        # read in seat order from that player, hold a, ..., a, a - 1, ..., a - 1 tiles.
+        if cur != d.nplaced % t.players:
+            bad(f"current_player {cur} is not the player to move after {d.nplaced} tiles placed "
+                f"(player {d.nplaced % t.players}: turns go round the table, M3)")
+        counts = [d.hand_n[(cur + i) % t.players] for i in range(t.players)]
+        if counts != sorted(counts, reverse=True) or max(counts) - min(counts) > 1:   # (no [-1]: wraparound=False)
+            bad(f"hand sizes {[d.hand_n[p] for p in range(t.players)]} cannot arise with player {cur} to move "
+                "(every player places one tile a turn, in seat order)")
     d.current = cur
     d.phase = _PHASES.index(phase)
     retrace_lines(d, t)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
+from metro_ai.engine.core import load_json
 from metro_ai.engine.errors import MetroAIError, StateFormatError
 from metro_ai.play.botspec import BotSpec
 from metro_ai.play.loop import play_game
@@ -185,22 +186,28 @@ def replay(record):
     return states
 
 
+def _raise(exc):
+    raise exc
+
+
 def load_state(text_or_path):
     """A state from the JSON of ``state.to_json()`` (text, or the path of a file holding it).
 
     The game and its options are read from the JSON's "game" and "options" fields. Raises
     StateFormatError (or OSError for a missing file) saying what is wrong.
     """
-    if isinstance(text_or_path, os.PathLike):
-        text = Path(text_or_path).read_text()
-    elif isinstance(text_or_path, str) and not text_or_path.lstrip().startswith("{"):
-        text = Path(text_or_path).read_text()
+    where = "a saved state"
+    if isinstance(text_or_path, os.PathLike) or (isinstance(text_or_path, str)
+                                                 and not text_or_path.lstrip().startswith("{")):
+        where = str(text_or_path)
+        try:
+            text = Path(text_or_path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise StateFormatError(f"{where}: not UTF-8 text (byte {exc.start})") from None
     else:
         text = text_or_path
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise StateFormatError(f"a saved state must be JSON: {exc}") from None
+    data = load_json(text, lambda msg: _raise(StateFormatError(f"{where}: {msg}; it must be the JSON of "
+                                                                "state.to_json()")))
     if not isinstance(data, dict) or "game" not in data:
         raise StateFormatError("a saved state must be a JSON object with a 'game' field (the JSON of state.to_json())")
     from metro_ai.registry import load_game

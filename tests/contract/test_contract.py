@@ -522,3 +522,31 @@ def test_benchmark_positions(name, index):
         assert not s.is_terminal() and len(s.legal_actions()) >= 2
     with pytest.raises(ValueError):
         game.benchmark_position("\x00no such stage")
+
+
+# ---------------------------------------------------------------- malformed input
+
+@pytest.mark.parametrize("name", GAMES)
+def test_malformed_state_text_is_a_state_format_error(name):
+    """Whatever the text, the loader answers with StateFormatError (never a RecursionError, a
+    plain ValueError or a UnicodeDecodeError), naming the game."""
+    game = metro_ai.load_game(name)
+    good = game.new_state(1).to_json()
+    deep = "[" * 100_000 + "]" * 100_000
+    huge = good.replace('"version":1', '"version":' + "7" * 5000, 1)
+    latin1 = good.replace('"format"', '"f\u00f6rmat"').encode("latin-1")
+    for text in (deep, huge, latin1, b"\xff\xfe{}", "", "null", "[]", '{"game": 1}', 12, None):
+        with pytest.raises(metro_ai.StateFormatError, match=name):
+            game.state_from_json(text)
+    assert game.state_from_json(good.encode("utf-8")).to_json() == good
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_load_state_names_the_file_it_cannot_read(name, tmp_path):
+    bad = tmp_path / "state.json"
+    bad.write_bytes(b"\xff\xfe not utf-8")
+    with pytest.raises(metro_ai.StateFormatError, match="state.json: not UTF-8"):
+        metro_ai.load_state(bad)
+    bad.write_text("[" * 100_000)
+    with pytest.raises(metro_ai.StateFormatError, match="nested too deeply"):
+        metro_ai.load_state(str(bad))
