@@ -54,9 +54,37 @@ def packages():
     return found
 
 
+# Compiler directives of every module, in one place. Indices are validated where they enter, in
+# the Python-facing methods, so the C runs without Cython's bounds and wraparound checks (and a
+# negative index is a bug: write len(x) - 1). METRO_AI_CHECKS=1 builds with those checks on, so a
+# slip is an IndexError (reported as unraisable inside nogil code) instead of memory corruption.
+CHECKS = os.environ.get("METRO_AI_CHECKS", "") == "1"
+DIRECTIVES = {"language_level": 3, "cdivision": True, "boundscheck": CHECKS, "wraparound": CHECKS,
+              "initializedcheck": CHECKS}
+# METRO_AI_SANITIZE=address,undefined builds with those sanitizers (-O1 -g instead of -O3); run it
+# with the sanitizer runtimes preloaded (README, "Sanitizer builds").
+SANITIZE = [s.strip() for s in os.environ.get("METRO_AI_SANITIZE", "").split(",") if s.strip()]
+
+
+def _flags():
+    """(compile flags, link flags, macros) of this build."""
+    if sys.platform == "win32":
+        return ["/O2"], [], []
+    macros = [("METRO_AI_CHECKS", "1")] if CHECKS else []
+    if not SANITIZE:
+        return ["-O3"], [], macros
+    unknown = sorted(set(SANITIZE) - {"address", "undefined"})
+    if unknown:
+        raise SystemExit(f"METRO_AI_SANITIZE: unknown sanitizer(s) {', '.join(unknown)}; use address,undefined")
+    sanitize = "-fsanitize=" + ",".join(SANITIZE)
+    macros.append(("METRO_AI_SANITIZE", '"' + ",".join(SANITIZE) + '"'))
+    return ["-O1", "-g", "-fno-omit-frame-pointer", sanitize], [sanitize], macros
+
+
 def extensions():
-    flags = ["-O3"] if sys.platform != "win32" else ["/O2"]
-    return [Extension(_dotted(folder, pyx), [os.path.relpath(pyx, HERE)], extra_compile_args=flags)
+    compile_flags, link_flags, macros = _flags()
+    return [Extension(_dotted(folder, pyx), [os.path.relpath(pyx, HERE)], extra_compile_args=compile_flags,
+                      extra_link_args=link_flags, define_macros=macros)
             for folder in PACKAGES for pyx in sorted((HERE / folder).rglob("*.pyx"))]
 
 
@@ -66,10 +94,10 @@ setup(
     ext_modules=cythonize(
         extensions(),
         include_path=[str(MIRROR)],
-        # Each .pyx states its directives in its first line (bounds and wraparound checks off:
-        # indices are validated where they enter, in the Python-facing methods);
-        # tests/test_build.py checks them and that the C was compiled with optimisation on.
-        compiler_directives={"language_level": 3},
+        # tests/test_build.py checks (through core.build_info()) how the C was compiled.
+        compiler_directives=DIRECTIVES,
+        # A changed build switch must rebuild every module, not reuse C generated without it.
+        force=CHECKS or bool(SANITIZE),
         quiet=True,
     ),
 )

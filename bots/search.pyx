@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """The search core shared by every tree-search bot: information-set MCTS in C.
 
 One tree of nodes in a flat array that grows by doubling; every iteration runs without the GIL

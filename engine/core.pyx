@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """The contract every metro-ai game implements: ``Game`` and ``GameState`` (modelled on
 OpenSpiel's ``Game`` and ``State``, with python-chess's economy of names).
 
@@ -557,10 +557,22 @@ cdef extern from *:
     #else
     #define METRO_AI_OPTIMIZED 0
     #endif
+    #ifndef METRO_AI_CHECKS
+    #define METRO_AI_CHECKS 0
+    #endif
+    #ifndef METRO_AI_SANITIZE
+    #define METRO_AI_SANITIZE ""
+    #endif
     """
     int METRO_AI_OPTIMIZED
+    int METRO_AI_CHECKS
+    const char* METRO_AI_SANITIZE
 
 
 def build_info():
-    """Facts about how the extensions were compiled (checked by the test suite)."""
-    return {"optimized": bool(METRO_AI_OPTIMIZED)}
+    """Facts about how the extensions were compiled (checked by the test suite): ``optimized``,
+    ``cython_checks`` (bounds and wraparound checks on: ``METRO_AI_CHECKS=1``) and
+    ``sanitizers`` (``METRO_AI_SANITIZE``, e.g. ["address", "undefined"])."""
+    sanitizers = METRO_AI_SANITIZE.decode()
+    return {"optimized": bool(METRO_AI_OPTIMIZED), "cython_checks": bool(METRO_AI_CHECKS),
+            "sanitizers": sanitizers.split(",") if sanitizers else []}

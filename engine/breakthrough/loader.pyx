@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """Metro 2033: Breakthrough: rebuilding a state from its JSON form, checked against the rules.
 
 ``BreakthroughGame.state_from_json`` checks the envelope (``engine/core``) and calls

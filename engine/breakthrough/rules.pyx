@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """Metro 2033: Breakthrough: the rules mechanics, in C (no GIL, no Python objects).
 
 Dealing, drawing and reshuffling (B1-B3), costs (B2, B4), quests (B5, R2, R3), monsters (B7),

@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """Metro 2033: Breakthrough (card game): a fast determinised engine (rules B1-B9, R1-R24).
 
 Rules as this project plays them: ``docs/rules/breakthrough.md`` (B1-B9); the decisions the

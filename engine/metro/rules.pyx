@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10).
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
