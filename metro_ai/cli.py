@@ -1,7 +1,8 @@
 """The ``metro-ai`` command line: games, bots, match, tournament, analyse, play, bench.
 
 Exit codes: 0 success, 1 failure (including an interrupted tournament or failed games), 2 bad usage
-(unknown game, bot or option, a bad bot spec, a tournament file that holds another tournament).
+(unknown game, bot or option, a bad bot spec, a tournament file that holds another tournament, is
+not a tournament file, lies in a missing folder or is in use by another run).
 Every command has ``--help``; the listing and result commands have ``--json``.
 """
 from __future__ import annotations
@@ -37,7 +38,8 @@ def _add_game_args(p, players_default):
     what = "the game's default" if players_default is None else f"{players_default}, within the game's range"
     p.add_argument("--players", type=int, default=None, help=f"number of players (default: {what})")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help=f"a game option, e.g. {_option_example()} (metro-ai games lists them)")
+                   help=f"a game option, e.g. {_option_example()} (metro-ai games lists them); repeat it for "
+                        "more; a value with commas is a list (a,b), one starting with [ { or \" is JSON")
 
 
 def _option_example():
@@ -71,7 +73,8 @@ def _parser():
                        formatter_class=_Formatter)
     b.add_argument("--json", action="store_true", help="machine-readable output")
 
-    m = sub.add_parser("match", help="play one game between bots and print the result", epilog=BOT_SPEC_HELP,
+    m = sub.add_parser("match", help="play one game between bots and print the result",
+                       epilog=BOT_SPEC_HELP + "\n\n" + OPTION_VALUES_HELP,
                        formatter_class=_Formatter)
     _add_game_args(m, 4)
     m.add_argument("--bots", nargs="+", default=["random"], metavar="SPEC",
@@ -94,7 +97,8 @@ def _parser():
             Plackett-Luce (pairwise composite likelihood; openskill as a cross-check) for more.
             With iteration budgets the same --seed gives the same results anywhere; time budgets
             are not reproducible."""),
-        epilog=BOT_SPEC_HELP + "\n\nexit codes: 0 done, 1 interrupted or games failed, 2 bad usage")
+        epilog=BOT_SPEC_HELP + "\n\n" + OPTION_VALUES_HELP
+        + "\n\nexit codes: 0 done, 1 interrupted or games failed, 2 bad usage (also: --db in use by another run)")
     _add_game_args(t, 2)
     t.add_argument("--bots", nargs="+", default=None, metavar="SPEC",
                    help="the bots (default: ismcts,greedy,random)")
@@ -121,16 +125,22 @@ def _parser():
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.add_argument("--json", action="store_true", help="print the report as JSON")
 
-    a = sub.add_parser("analyse", aliases=["analyze"], help="a search bot's analysis of a saved position",
+    a = sub.add_parser("analyse", aliases=["analyze"],
+                       help="a search bot's analysis of a saved position or of a position in a match record",
                        epilog=BOT_SPEC_HELP, formatter_class=_Formatter)
-    a.add_argument("state", metavar="STATE.json", help="a saved state: the JSON of state.to_json()")
+    a.add_argument("state", metavar="FILE.json",
+                   help="a saved state (the JSON of state.to_json()) or a match record (metro-ai match --save)")
+    a.add_argument("--move", type=int, default=None, metavar="N",
+                   help="with a match record: the position before its action N (numbered from 0, so 0 is the "
+                        "deal; default: the last position with a move to make, before the last action)")
     a.add_argument("--bot", default="ismcts", metavar="SPEC", help="a search bot or preset (default: ismcts)")
     _add_budget_args(a, "the bot (default: the spec's, else the bot's own)")
     a.add_argument("--seed", type=int, default=1, help="bot seed (default: 1)")
     a.add_argument("--top", type=int, default=10, help="actions to show (default: 10)")
     a.add_argument("--json", action="store_true", help="print the analysis as JSON")
 
-    pl = sub.add_parser("play", help="play against bots in the terminal", epilog=BOT_SPEC_HELP,
+    pl = sub.add_parser("play", help="play against bots in the terminal",
+                        epilog=BOT_SPEC_HELP + "\n\n" + OPTION_VALUES_HELP,
                         formatter_class=_Formatter)
     _add_game_args(pl, 2)
     pl.add_argument("--bots", nargs="+", default=["medium"], metavar="SPEC",
@@ -150,13 +160,44 @@ def _parser():
 
 # ---- helpers ----
 
+OPTION_VALUES_HELP = """\
+option values (--option NAME=VALUE): read as int, float, true/false, none or text, as in bot specs;
+a value with commas is a list of such values (a,b,c; a trailing comma makes a one-item list: a,);
+a value that starts with [, { or " is JSON (["a","b"], "text, with commas"). metro-ai games lists
+every game's options and the values each takes."""
+
+
+def option_value(text):
+    """The value of ``--option NAME=VALUE``: JSON if it starts with ``[``, ``{`` or ``"``; else a
+    list if it holds a comma (each item read by `parse_value`; a trailing comma makes a one-item
+    list); else `parse_value` (int, float, true/false, none, or text). Raises ValueError saying
+    what is wrong."""
+    stripped = text.strip()
+    if stripped[:1] in ('[', '{', '"'):
+        try:
+            return json.loads(stripped)
+        except ValueError as exc:
+            raise ValueError(f"option value {text!r} starts like JSON but is not: {exc}") from None
+    if "," in stripped:
+        items = [item.strip() for item in stripped.split(",")]
+        if items[-1] == "":
+            items.pop()
+        if not items or any(item == "" for item in items):
+            raise ValueError(f"option value {text!r}: an empty item in a comma-separated list")
+        return [parse_value(item) for item in items]
+    return parse_value(stripped)
+
+
 def _options(pairs):
     out = {}
     for pair in pairs:
         if "=" not in pair:
             raise ValueError(f"--option expects NAME=VALUE, got {pair!r}")
         name, value = pair.split("=", 1)
-        out[name.strip()] = parse_value(value)
+        name = name.strip()
+        if name in out:
+            raise ValueError(f"option {name!r} given twice")
+        out[name] = option_value(value)
     return out
 
 
@@ -399,20 +440,42 @@ class _StartedProgress:
             self.line.close()
 
 
+def _analysis_position(args):
+    """The state to analyse, and the record's move number (None for a saved state)."""
+    from metro_ai.play.match import is_record, record_position
+    with open(args.state) as fh:
+        text = fh.read()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None                      # load_state says what is wrong
+    if is_record(data):
+        return record_position(data, args.move)
+    if args.move is not None:
+        raise ValueError(f"--move picks a position of a match record, but {args.state!r} is a saved state")
+    return metro_ai.load_state(args.state), None
+
+
 def _cmd_analyse(args):
-    state = metro_ai.load_state(args.state)
+    state, move = _analysis_position(args)
     spec = BotSpec.parse(args.bot)
     bot = spec.make(seed=args.seed)
     if not hasattr(bot, "analyse"):
         raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use ismcts, pimc, "
                            "flat-mc or a preset (easy, medium, hard, max)")
     if state.is_terminal():
-        raise ValueError("the saved game is over: there is nothing to analyse")
+        raise ValueError("the saved game is over: there is nothing to analyse" if move is None else
+                         f"the game is over at move {move}: there is nothing to analyse; pick an earlier --move")
     limit = _limit(args) or spec.limit
     analysis = bot.analyse(state, limit)
     if args.json:
-        print(json.dumps(analysis.to_dict(), indent=2))
+        out = analysis.to_dict()
+        if move is not None:
+            out["move"] = move
+        print(json.dumps(out, indent=2))
     else:
+        if move is not None:
+            print(f"the position before action {move} of the record:")
         print(analysis.table(top=args.top))
     return 0
 

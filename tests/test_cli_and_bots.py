@@ -44,6 +44,58 @@ def test_cli_match_json_and_options(capsys):
     assert len(rec["scores"]) == 2
 
 
+@pytest.mark.parametrize("text,value", [
+    ("3", 3), ("0.5", 0.5), ("true", True), ("none", None), ("Hansa", "Hansa"),
+    ("Hansa,Polis", ["Hansa", "Polis"]), (" Hansa , Polis ", ["Hansa", "Polis"]), ("Hansa,", ["Hansa"]),
+    ("1,2,3", [1, 2, 3]), ('["Hansa", "Polis"]', ["Hansa", "Polis"]), ('"a, b"', "a, b"), ("[]", []),
+])
+def test_option_values(text, value):
+    from metro_ai.cli import option_value
+    assert option_value(text) == value
+
+
+@pytest.mark.parametrize("text,err", [("a,,b", "empty item"), (",", "empty item"), ("[Hansa", "starts like JSON but is not")])
+def test_option_value_errors(text, err):
+    from metro_ai.cli import option_value
+    with pytest.raises(ValueError, match=err):
+        option_value(text)
+
+
+def _breakthrough_or_skip():
+    try:
+        metro_ai.load_game("breakthrough", players=2).new_state(1)
+    except Exception as exc:  # noqa: BLE001 - the engine is being finished elsewhere
+        pytest.skip(f"breakthrough engine not available: {exc}")
+
+
+@pytest.mark.parametrize("value", ["Hansa,Polis", '["Hansa","Polis"]', "hansa, polis"])
+def test_cli_list_options_reach_the_game(value, capsys, tmp_path):
+    # a game option that takes a list (breakthrough's factions), in both forms
+    _breakthrough_or_skip()
+    assert main(["match", "--game", "breakthrough", "--players", "2", "--bots", "random",
+                 "--option", f"factions={value}", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["options"]["factions"] == ["Hansa", "Polis"]
+    assert metro_ai.replay(rec)[0].to_json() == metro_ai.load_game(
+        "breakthrough", players=2, factions=["Hansa", "Polis"]).new_state(1).to_json()
+    db = str(tmp_path / "f.sqlite")
+    argv = ["tournament", "--game", "breakthrough", "--option", f"factions={value}", "--bots", "greedy,random",
+            "--deals", "1", "--db", db, "--jobs", "1", "--quiet", "--bootstrap", "0"]
+    assert main(argv + ["--max-games", "1"]) == 0
+    assert main(argv) == 0                                    # the same options: the same tournament, continued
+    assert "games played: 2/2" in capsys.readouterr().out
+    assert main(["match", "--game", "breakthrough", "--players", "2", "--option", "factions=Hansa,Nobody"]) == 2
+    assert "unknown faction 'Nobody'" in capsys.readouterr().err
+
+
+def test_cli_option_given_twice_and_help(capsys):
+    assert main(["match", "--option", "hand_size=2", "--option", "hand_size=3"]) == 2
+    assert "option 'hand_size' given twice" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["match", "--help"])
+    assert "a value with commas is a list" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv,code,err", [
     (["match", "--players", "9"], 2, "option 'players' must be an int in [2, 6] (M1), got 9"),
     (["match", "--bots", "oracle"], 2, "unknown bot"),

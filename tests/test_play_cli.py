@@ -108,6 +108,33 @@ def test_analyse_errors(make, err, tmp_path, capsys):
     assert err in capsys.readouterr().err
 
 
+def test_analyse_a_match_record(tmp_path, capsys):
+    path = tmp_path / "rec.json"
+    assert main(["match", "--players", "2", "--bots", "greedy", "random", "--seed", "3", "--save", str(path),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    rec = json.loads(path.read_text())
+    states = metro_ai.replay(rec)
+    last = len(rec["actions"])
+    for move, expect in ((12, 12), (0, 0), (None, last - 1)):       # default: before the last action
+        argv = ["analyse", str(path), "--iterations", "50", "--json"] + ([] if move is None else ["--move", str(move)])
+        assert main(argv) == 0, capsys.readouterr().err
+        a = json.loads(capsys.readouterr().out)
+        assert a["move"] == expect and a["player"] == states[expect].current_player
+        assert a["chosen"] in states[expect].legal_actions()
+    assert main(["analyse", str(path), "--iterations", "50", "--move", "12"]) == 0
+    assert capsys.readouterr().out.startswith("the position before action 12 of the record:\nplayer ")
+    assert main(["analyse", str(path), "--move", str(last)]) == 2
+    assert f"the game is over at move {last}" in capsys.readouterr().err
+    assert main(["analyse", str(path), "--move", str(last + 1)]) == 2
+    assert f"the move must be 0 (the deal) to {last} (the end), got {last + 1}" in capsys.readouterr().err
+    _, saved = _saved_state(tmp_path)
+    assert main(["analyse", saved, "--move", "3"]) == 2
+    assert "is a saved state" in capsys.readouterr().err
+    with pytest.raises(metro_ai.StateFormatError, match="this is a match record"):
+        metro_ai.load_state(str(path))
+
+
 def test_match_with_specs_save_and_replay(tmp_path, capsys):
     path = tmp_path / "rec.json"
     assert main(["match", "--players", "3", "--bots", "ismcts:iterations=30,label=i", "greedy", "random",

@@ -76,8 +76,9 @@ def test_ties_sweeps_anchor_and_copies():
              for d in range(30)]                                   # bot 0 wins every game
     out = ratings.elo(sweep, ["a", "b"], bootstrap=50, anchor="b")
     a, b = out["rows"]
-    assert b["rating"] == b["low"] == b["high"] == 1500.0
-    assert math.isfinite(a["rating"]) and a["rating"] > 1900 and math.isfinite(a["high"])
+    assert b["rating"] == b["low"] == b["high"] == 1500.0 and b["interval"] == "anchor"
+    assert math.isfinite(a["rating"]) and a["rating"] > 1900
+    assert a["interval"] == "at-least" and math.isfinite(a["low"]) and a["high"] is None   # no upper limit
     with pytest.raises(ValueError, match="anchor 'zz'"):
         ratings.elo(sweep, ["a", "b"], anchor="zz")
     # copies of one bot at a table: pairs between copies are skipped
@@ -105,3 +106,56 @@ def test_wilson_interval():
     lo, hi = wilson(1.0, 200)                    # 200 wins of 200: the interval still has width
     assert lo == pytest.approx(0.9812, abs=1e-4) and hi == 1.0
     assert wilson(0.0, 0) == (0.0, 1.0)
+
+
+def _deals(pattern, deals=30):
+    """Every deal the same: `pattern` is a list of (winner, loser) bot pairs, each played in both seats."""
+    games = []
+    for d in range(deals):
+        for w, l in pattern:
+            games.append({"deal": d, "seats": [w, l], "returns": [1.0, 0.0]})
+            games.append({"deal": d, "seats": [l, w], "returns": [0.0, 1.0]})
+    return games
+
+
+def test_sweeps_give_one_sided_or_no_intervals_not_points():
+    # the README's first tournament: a beats b and c in every game, b beats c in every game, so
+    # every bootstrap resample is the same and a percentile interval would be a point
+    games = _deals([(0, 1), (0, 2), (1, 2)])
+    out = ratings.elo(games, ["a", "b", "c"], bootstrap=100, seed=1)
+    a, b, c = out["rows"]
+    assert a["rating"] > b["rating"] > c["rating"]
+    assert (a["interval"], b["interval"], c["interval"]) == ("at-least", "none", "at-most")
+    assert a["low"] is not None and a["high"] is None
+    assert b["low"] is None and b["high"] is None
+    assert c["low"] is None and c["high"] is not None
+    anchored = {r["bot"]: r for r in ratings.elo(games, ["a", "b", "c"], bootstrap=100, anchor="b")["rows"]}
+    assert [anchored[k]["interval"] for k in "abc"] == ["at-least", "anchor", "at-most"]
+    assert ratings.bounds([[0, 3, 3], [0, 0, 3], [0, 0, 0]]) == ["at-least", "none", "at-most"]
+
+
+def test_a_group_with_mixed_results_keeps_its_gaps_two_sided():
+    # a and b trade wins (differently from deal to deal); both beat c every time
+    rng = random.Random(4)
+    games = []
+    for d in range(40):
+        for _ in range(3):
+            w, l = (0, 1) if rng.random() < 0.6 else (1, 0)
+            games.append({"deal": d, "seats": [w, l], "returns": [1.0, 0.0]})
+        games += [{"deal": d, "seats": [0, 2], "returns": [1.0, 0.0]}, {"deal": d, "seats": [2, 1], "returns": [0.0, 1.0]}]
+    rows = {r["bot"]: r for r in ratings.elo(games, ["a", "b", "c"], bootstrap=100, anchor="a")["rows"]}
+    assert rows["b"]["interval"] == "two-sided" and rows["b"]["low"] < rows["b"]["rating"] < rows["b"]["high"]
+    assert rows["c"]["interval"] == "at-most" and rows["c"]["low"] is None
+    mean = {r["bot"]: r["interval"] for r in ratings.elo(games, ["a", "b", "c"], bootstrap=100)["rows"]}
+    assert mean == {"a": "at-least", "b": "at-least", "c": "at-most"}     # the mean includes c's open gap
+
+
+def test_identical_deals_without_sweeps_have_no_interval():
+    # every deal: a and b win one game each, so every resample gives the same ratings
+    games = [{"deal": d, "seats": [0, 1], "returns": [1.0, 0.0]} for d in range(20)] + \
+            [{"deal": d, "seats": [0, 1], "returns": [0.0, 1.0]} for d in range(20)]
+    out = ratings.elo(games, ["a", "b"], bootstrap=50)
+    assert [r["interval"] for r in out["rows"]] == ["none", "none"]
+    assert all(r["low"] is None and r["high"] is None for r in out["rows"])
+    assert any("same rating" in n for n in out["notes"])
+    assert [r["interval"] for r in ratings.elo(games, ["a", "b"], bootstrap=0)["rows"]] == [None, None]

@@ -184,11 +184,25 @@ def test_ctrl_c_keeps_finished_games(tmp_path):
 
 
 KILL_BOTS, KILL_DEALS, KILL_GAMES = "ismcts:iterations=40,greedy:worlds=1,random", 20, 120
+HELD_RUN = os.path.join(os.path.dirname(__file__), "held_run.py")
 
 
 def _cli(*args):
     return [sys.executable, "-m", "metro_ai", "tournament", "--game", "metro", "--players", "2",
             "--bots", KILL_BOTS, "--deals", str(KILL_DEALS), "--seed", "3", "--bootstrap", "50", *args]
+
+
+def _held(args, hold_after, gate=None):
+    """A tournament process (the command line of `_cli`'s tournament with `args`) that holds after
+    storing `hold_after` games until `gate` exists (forever without one: see tests/held_run.py),
+    in its own process group, with Ctrl-C's SIGINT at its default even if this test run ignores it
+    (as a shell's background job does)."""
+    env = {**os.environ, "HOLD_AFTER": str(hold_after)}
+    if gate is not None:
+        env["HOLD_GATE"] = str(gate)
+    return subprocess.Popen([sys.executable, HELD_RUN, *_cli(*args)[3:]], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.fixture(scope="module")
@@ -215,9 +229,11 @@ def _wait_for_games(path, proc, n, timeout=60):
 
 @pytest.mark.parametrize("how", ["kill -9", "ctrl-c"])
 def test_interrupted_process_resumes_to_the_same_table(tmp_path, how, uninterrupted, capsys):
+    # The run holds after its 8th stored game until it is interrupted (the pool's workers play on),
+    # so the signal always lands in the middle of the run: an unheld run of these quick games can
+    # end before the signal on a loaded machine, and then exits 0, rightly.
     path = str(tmp_path / "k.sqlite")
-    proc = subprocess.Popen(_cli("--db", path, "--jobs", "2", "--quiet"), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, text=True)
+    proc = _held(["--db", path, "--jobs", "2", "--quiet"], hold_after=8)
     try:
         _wait_for_games(path, proc, 8)
         if how == "kill -9":
@@ -235,7 +251,7 @@ def test_interrupted_process_resumes_to_the_same_table(tmp_path, how, uninterrup
             pass
         proc.wait(30)
     kept = _done(path)
-    assert 8 <= kept < KILL_GAMES
+    assert kept == 8
     capsys.readouterr()
     assert main(["tournament", "--resume", "--db", path, "--jobs", "2", "--quiet", "--json", "--bootstrap", "50"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -247,6 +263,71 @@ def test_interrupted_process_resumes_to_the_same_table(tmp_path, how, uninterrup
     assert report["games_played"] == KILL_GAMES and report["complete"]
     for key in ("standings", "win_rate", "first_place", "seats"):
         assert report[key] == uninterrupted[key]
+
+
+def test_a_second_run_on_the_same_file_is_refused_while_the_first_plays(tmp_path, uninterrupted, capsys):
+    path, gate = str(tmp_path / "l.sqlite"), tmp_path / "go"
+    first = _held(["--db", path, "--jobs", "1", "--quiet", "--json"], hold_after=5, gate=gate)
+    try:
+        _wait_for_games(path, first, 5)
+        for extra in ([], ["--overwrite"], ["--resume"]):       # the same run, a fresh start, a resume
+            t0 = time.monotonic()
+            second = subprocess.run(_cli("--db", path, "--jobs", "1", "--quiet", *extra),
+                                    capture_output=True, text=True, timeout=60)
+            assert second.returncode == 2, second.stderr
+            assert f"{path!r} is in use by another run (pid {first.pid})" in second.stderr
+            assert "Traceback" not in second.stderr and time.monotonic() - t0 < 30     # at once, not after it
+        assert _done(path) == 5                                  # nothing played twice, nothing lost
+        gate.touch()
+        out, err = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+        first.wait(30)
+    assert first.returncode == 0, err
+    report = json.loads(out)
+    assert report["complete"] and report["games_played"] == KILL_GAMES
+    assert report["standings"] == uninterrupted["standings"]
+    assert not os.path.exists(path + ".lock")                   # released
+    # the lock is the run's, not the file's: once the run is over the file can be run again
+    assert main(["tournament", "--resume", "--db", path, "--quiet", "--bootstrap", "0"]) == 0
+    assert "games played: 120/120" in capsys.readouterr().out
+
+
+def test_run_lock_in_process(tmp_path):
+    from metro_ai.play.tournament import RunLock
+    path = tmp_path / "t.sqlite"
+    with RunLock(path):
+        assert (tmp_path / "t.sqlite.lock").read_text() == str(os.getpid())
+        # flock locks belong to open files: a second lock in this process is refused too
+        with pytest.raises(TournamentError, match=rf"is in use by another run \(pid {os.getpid()}\)"):
+            RunLock(path).acquire()
+        with pytest.raises(TournamentError, match="in use by another run"):
+            run_tournament(config(), db=path, max_games=1)
+    assert not (tmp_path / "t.sqlite.lock").exists()
+    assert len(run_tournament(config(), db=path, max_games=1).games) == 1
+    (tmp_path / "t.sqlite.lock").write_text("12345")           # left by a killed run: not locked, so no matter
+    assert len(run_tournament(config(), db=path, max_games=1).games) == 2
+
+
+def test_files_that_cannot_hold_a_tournament_say_why(tmp_path, capsys):
+    missing = tmp_path / "no" / "such" / "t.sqlite"
+    with pytest.raises(TournamentError, match=rf"the folder '{tmp_path / 'no' / 'such'}' does not exist"):
+        run_tournament(config(), db=missing)
+    assert main(["tournament", "--quiet", "--bots", "greedy,random", "--db", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"the folder '{tmp_path / 'no' / 'such'}' does not exist" in err and "sqlite3" not in err
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, just some notes\n" * 20)
+    for call in (lambda: load_tournament(text), lambda: metro_ai.Tournament(db=text).config,
+                 lambda: run_tournament(config(), db=text), lambda: TournamentDB(text)):
+        with pytest.raises(TournamentError, match=rf"'{text}' is not a metro-ai tournament file"):
+            call()
+    assert main(["tournament", "--quiet", "--bots", "greedy,random", "--db", str(text)]) == 2
+    assert "is not a metro-ai tournament file" in capsys.readouterr().err
+    assert main(["tournament", "--quiet", "--resume", "--db", str(text)]) == 2
+    assert "is not a metro-ai tournament file" in capsys.readouterr().err
+    assert text.read_text().startswith("not a database")       # left as it was
 
 
 def test_dask_cluster_gives_the_same_results(tmp_path, capsys):
@@ -295,6 +376,43 @@ def test_reports_table_csv_json_and_plots(tmp_path):
     paths = plot(rep, tmp_path / "plots")
     assert [os.path.basename(p) for p in paths] == ["ratings.png", "winrate.png"]
     assert all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in paths)
+
+
+def test_report_says_when_an_interval_cannot_be_estimated(tmp_path):
+    # what the README's first command gives: the first bot wins every pairing, the second beats the
+    # third every time (the stored results of such a run; playing it takes half a minute)
+    from metro_ai.play.tournament import TournamentResult
+    cfg = config(bots=["ismcts", "greedy", "random"], deals=30)
+    order = {0: 2, 1: 1, 2: 0}                                  # bot -> strength
+    games = []
+    for g in cfg.schedule():
+        strong = max(g["seats"], key=order.get)
+        games.append({**g, "scores": [10 if b == strong else 0 for b in g["seats"]],
+                      "returns": [1.0 if b == strong else 0.0 for b in g["seats"]], "seconds": 0.0})
+    result = TournamentResult(cfg, games, [], len(games), None)
+    rep = build_report(result, bootstrap=100, seed=1)
+    json.dumps(rep, allow_nan=False)
+    rows = {r["bot"]: r for r in rep["standings"]}
+    assert [rows[b]["rating_interval"] for b in ("ismcts", "greedy", "random")] == ["at-least", "none", "at-most"]
+    assert rows["ismcts"]["rating_high"] is None and rows["random"]["rating_low"] is None
+    text = format_report(rep)
+    lines: dict = {}
+    for line in text.splitlines():                              # the standings (before the matrices)
+        if line[:2].strip().isdigit():
+            lines.setdefault(line.split()[1], line)
+    assert lines["ismcts"].rstrip().endswith(f"[{rows['ismcts']['rating_low']:.0f}, ∞)")
+    assert lines["greedy"].rstrip().endswith("n/a")
+    assert lines["random"].rstrip().endswith(f"(-∞, {rows['random']['rating_high']:.0f}]")
+    assert "intervals: [x, ∞) or (-∞, x]" in text
+    for r in rows.values():                                     # no interval one point wide
+        assert r["rating_low"] is None or r["rating_high"] is None or r["rating_low"] < r["rating_high"]
+    anchored = build_report(result, bootstrap=100, seed=1, anchor="greedy")
+    assert [r["rating_interval"] for r in anchored["standings"]] == ["at-least", "anchor", "at-most"]
+    assert "anchor" in format_report(anchored)
+    write_csv(rep, tmp_path / "s.csv")
+    assert "rating_interval" in (tmp_path / "s.csv").read_text().splitlines()[0]
+    pytest.importorskip("matplotlib")
+    assert len(plot(rep, tmp_path / "plots")) == 2
 
 
 def test_cli_tournament(tmp_path, capsys):

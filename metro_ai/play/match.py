@@ -1,4 +1,5 @@
-"""Playing one game between bots, its JSON record, replaying a record, loading a saved state."""
+"""Playing one game between bots, its JSON record, replaying a record (and taking one position
+from it), loading a saved state."""
 from __future__ import annotations
 
 import json
@@ -190,6 +191,27 @@ def _raise(exc):
     raise exc
 
 
+def is_record(data):
+    """Whether `data` (parsed JSON) is a match record, as :func:`play_match` returns and
+    ``metro-ai match --save`` writes."""
+    return isinstance(data, dict) and data.get("format") == RECORD_FORMAT
+
+
+def record_position(record, move=None):
+    """A position of a recorded game: ``(state, move)``, the state before action `move` of the
+    record (its actions are numbered from 0, so 0 is the deal and ``len(actions)`` the end),
+    rebuilt and checked by :func:`replay`. Default: the last position with a move to make (before
+    the last action of a finished game). Raises RecordError for a move out of range."""
+    states = replay(record)
+    last = len(states) - 1
+    if move is None:
+        move = last - 1 if last > 0 and states[-1].is_terminal() else last
+    if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move <= last:
+        raise RecordError(f"the record has actions 0-{last - 1}: the move must be 0 (the deal) to {last} "
+                          f"(the end), got {move!r}")
+    return states[move], move
+
+
 def load_state(text_or_path):
     """A state from the JSON of ``state.to_json()`` (text, or the path of a file holding it).
 
@@ -208,6 +230,10 @@ def load_state(text_or_path):
         text = text_or_path
     data = load_json(text, lambda msg: _raise(StateFormatError(f"{where}: {msg}; it must be the JSON of "
                                                                 "state.to_json()")))
+    if is_record(data):
+        raise StateFormatError("this is a match record (metro-ai match --save), not a saved state: rebuild its "
+                               "positions with metro_ai.replay(record), or analyse one with "
+                               "metro-ai analyse FILE --move N")
     if not isinstance(data, dict) or "game" not in data:
         raise StateFormatError("a saved state must be a JSON object with a 'game' field (the JSON of state.to_json())")
     from metro_ai.registry import load_game

@@ -15,6 +15,17 @@ odds of finishing above. Anchored so the mean rating is 1500 (or a named bot is 
 95% intervals: percentile bootstrap over *deals* (all games of one deal resampled together, as
 they share the deal's luck), seeded, so the same results give the same intervals.
 
+Intervals that cannot be estimated say so (``interval`` in each row, see :func:`bounds`). When a
+group of bots finished above another in every pairing (say the strongest bot won all its games),
+the likelihood keeps growing as that gap grows: only the prior holds it, every bootstrap resample
+sees the same sweep, and a percentile interval would be a point (or any width the prior makes
+it) where the data put no limit at all. Such a bot's rating has only a lower bound (``at-least``:
+``low`` given, ``high`` None), or only an upper bound (``at-most``), or none (``none``: a bot
+between two sweeps, measured from the mean of all). ``--anchor`` on a bot measures from it, so the
+bots that beat it in every game get a lower bound and those it mixed results with a full interval.
+An interval is also ``none`` when every resample gave the same ratings (every deal had the same
+results): the bootstrap then has nothing to estimate a spread from.
+
 For more than two players the report also gives openskill's ``PlackettLuce`` rating (Weng–Lin
 Bayesian updates, games in schedule order, the model's own interval ``mu ± 1.96·sigma``) as a
 cross-check from a maintained rating library; copies of one bot at a table share one openskill
@@ -98,8 +109,10 @@ def elo(games, labels, bootstrap=1000, seed=0, anchor=None, prior_draws=1.0):
     module docstring.
 
     `games`: dicts with ``deal``, ``seats`` (bot index per seat), ``returns``. `anchor`: a label
-    to fix at 1500 (default: the mean is 1500). Returns a dict: method, scale and per-bot rows
-    ``{"bot", "rating", "low", "high"}`` in label order.
+    to fix at 1500 (default: the mean is 1500). Returns a dict: method, scale, notes and per-bot
+    rows ``{"bot", "rating", "low", "high", "interval"}`` in label order; ``interval`` says which
+    ends the results bound (see :func:`bounds`; None: no bootstrap was run), and ``low``/``high``
+    are None where unbounded or not estimated.
     """
     n = len(labels)
     anchor_i = None
@@ -128,18 +141,65 @@ def elo(games, labels, bootstrap=1000, seed=0, anchor=None, prior_draws=1.0):
                 samples.append(_anchor(fit * ELO_PER_NAT, anchor_i))
             except ValueError:          # a resample that leaves a bot unconnected: skip it
                 continue
+    kinds: list = [None] * n
+    lo = hi = np.full(n, np.nan)
     if samples:
-        lo, hi = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
-    else:
-        lo = hi = np.full(n, np.nan)
+        arr = np.array(samples)
+        lo, hi = np.percentile(arr, [2.5, 97.5], axis=0)
+        spread = np.ptp(arr, axis=0)
+        kinds = bounds(total, anchor_i)
+        flat = [labels[i] for i in range(n) if kinds[i] == "two-sided" and spread[i] < 1e-6]
+        for i in range(n):
+            if labels[i] in flat:
+                kinds[i] = "none"
+        if flat:
+            notes.append(f"every bootstrap resample gave the same rating to {', '.join(flat)} (every deal had the "
+                         "same results), so no interval can be estimated; play more --deals")
+    rows = []
+    for i in range(n):
+        low = float(lo[i]) if kinds[i] in ("two-sided", "anchor", "at-least") else None
+        high = float(hi[i]) if kinds[i] in ("two-sided", "anchor", "at-most") else None
+        rows.append({"bot": labels[i], "rating": float(point[i]), "low": low, "high": high, "interval": kinds[i]})
     return {
         "method": "Bradley-Terry (choix ILSR), 95% percentile bootstrap over deals",
         "scale": "Elo: 400 points = 10:1 odds of finishing above; " + (f"{anchor} = 1500" if anchor else "mean 1500"),
         "bootstrap": len(samples),
         "notes": notes,
-        "rows": [{"bot": labels[i], "rating": float(point[i]), "low": float(lo[i]), "high": float(hi[i])}
-                 for i in range(n)],
+        "rows": rows,
     }
+
+
+def bounds(wins, anchor=None):
+    """Which ends of each bot's rating interval the results can bound, from the win matrix
+    (``wins[i, j] > 0``: i finished above j at least once; a tie counts both ways). One of
+    ``"two-sided"``; ``"at-least"`` (only a lower bound); ``"at-most"`` (only an upper bound);
+    ``"none"``; ``"anchor"`` for the `anchor` bot (index; its rating is 1500 by definition).
+
+    Bots that reach each other by "finished above at least once" form groups with finite gaps
+    between them; between groups the likelihood rises without limit as the gap grows. Bot i's
+    group and every group above it (that reaches it) can move up together, and it and every group
+    below it down, without losing likelihood: its rating (measured from the `anchor`, else from
+    the mean of all bots) has no upper bound unless that upward set holds the anchor (or every
+    bot), and no lower bound unless the downward set does.
+    """
+    beat = np.asarray(wins) > 0
+    n = beat.shape[0]
+    reach = beat | np.eye(n, dtype=bool)
+    for k in range(n):                                   # transitive closure (Floyd-Warshall)
+        reach |= reach[:, k:k + 1] & reach[k:k + 1, :]
+    out = []
+    for i in range(n):
+        up = reach[:, i]                                 # bots that reach i: i's group and those above
+        down = reach[i, :]                               # i's group and those below
+        if anchor is not None:
+            if i == anchor:
+                out.append("anchor")
+                continue
+            upper, lower = bool(up[anchor]), bool(down[anchor])
+        else:
+            upper, lower = bool(up.all()), bool(down.all())
+        out.append("two-sided" if upper and lower else "at-least" if lower else "at-most" if upper else "none")
+    return out
 
 
 def plackett_luce(games, labels):

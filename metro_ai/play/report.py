@@ -75,7 +75,7 @@ def build_report(result, bootstrap=1000, seed=0, anchor=None):
                      "mean_score": mean, "score_sd": sd, "mean_return": p["ret"] / m if m else math.nan,
                      "first": p["first"] / m if m else math.nan,
                      "rating": r.get("rating", math.nan), "rating_low": r.get("low", math.nan),
-                     "rating_high": r.get("high", math.nan)})
+                     "rating_high": r.get("high", math.nan), "rating_interval": r.get("interval")})
         if skill:
             o = skill[lab]
             rows[-1].update({"openskill_mu": o["rating"], "openskill_low": o["low"], "openskill_high": o["high"]})
@@ -156,11 +156,15 @@ def format_report(report, matrices=True):
         score = "-" if r["mean_score"] is None else (
             f"{r['mean_score']:.1f}" + (f" ±{r['score_sd']:.1f}" if r["score_sd"] is not None else ""))
         rfmt = ".0f" if elo else ".2f"
-        interval = ("-" if r["rating_low"] is None else
-                    f"[{_f(r['rating_low'], rfmt)}, {_f(r['rating_high'], rfmt)}]")
+        interval = _interval(r, rfmt)
         lines.append(f"{r['rank']:>2}  {r['bot']:<{name_w}}  {r['games']:>5}  {score:>12}  "
                      f"{_f(r['mean_return'], '.3f'):>6}  {_f(r['first'] if r['first'] is None else 100 * r['first'], '.1f') + '%':>6}  "
                      f"{_f(r['rating'], rfmt):>7}  {interval:>16}")
+    kinds = {r.get("rating_interval") for r in report["standings"]}
+    if kinds & {"at-least", "at-most", "none"}:
+        lines.append("intervals: [x, ∞) or (-∞, x]: the results bound only that end (a bot that finished above, or "
+                     "below, others in all their pairings); n/a: they bound neither; see the notes"
+                     + ("" if "anchor" in kinds else "; --anchor BOT measures the others from one bot"))
     if report["standings"] and "openskill_mu" in report["standings"][0]:
         lines.append("openskill Plackett-Luce mu [mu +/- 1.96 sigma]: " + ", ".join(
             f"{r['bot']} {r['openskill_mu']:.1f} [{r['openskill_low']:.1f}, {r['openskill_high']:.1f}]"
@@ -183,8 +187,26 @@ def format_report(report, matrices=True):
     return "\n".join(lines)
 
 
+def _interval(row, fmt):
+    """The interval column: ``[low, high]``, a one-sided ``[low, ∞)`` / ``(-∞, high]``, ``n/a`` when the
+    results bound neither end, ``anchor`` for the anchored bot, ``-`` when none was computed."""
+    kind, low, high = row.get("rating_interval"), row["rating_low"], row["rating_high"]
+    if kind == "anchor":
+        return "anchor"
+    if kind == "none":
+        return "n/a"
+    if kind == "at-least" and low is not None:
+        return f"[{format(low, fmt)}, ∞)"
+    if kind == "at-most" and high is not None:
+        return f"(-∞, {format(high, fmt)}]"
+    if low is None or high is None:
+        return "-"
+    return f"[{format(low, fmt)}, {format(high, fmt)}]"
+
+
 STANDINGS_FIELDS = ["rank", "bot", "spec", "games", "seat_games", "mean_score", "score_sd", "mean_return", "first",
-                    "rating", "rating_low", "rating_high", "openskill_mu", "openskill_low", "openskill_high"]
+                    "rating", "rating_low", "rating_high", "rating_interval", "openskill_mu", "openskill_low",
+                    "openskill_high"]
 
 
 def write_csv(report, path):
@@ -233,6 +255,14 @@ def plot(report, directory):
         lo = [r["rating"] - r["rating_low"] if r["rating_low"] is not None else 0 for r in rows]
         hi = [r["rating_high"] - r["rating"] if r["rating_high"] is not None else 0 for r in rows]
         ax.errorbar(vals, list(ys), xerr=[lo, hi], fmt="o", capsize=4)
+        # an end the results do not bound: an arrow off that side
+        span = max([1.0] + [abs(a - b) for a in vals for b in vals]) * 0.15
+        for y, r in zip(ys, rows):
+            kind = r.get("rating_interval")
+            ends = {"at-least": (1,), "at-most": (-1,), "none": (-1, 1)}.get(kind or "", ())
+            for d in ends:
+                ax.annotate("", xy=(r["rating"] + d * span, y), xytext=(r["rating"], y),
+                            arrowprops={"arrowstyle": "->", "color": "C0"})
         ax.set_yticks(list(ys))
         ax.set_yticklabels([r["bot"] for r in rows])
         ax.set_xlabel("Elo with 95% interval (" + (report["rating"].get("method") or "").split(" (")[0] + ")")

@@ -18,11 +18,13 @@ Storage: see :class:`TournamentDB`.
 """
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import json
 import os
 import sqlite3
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,11 +182,21 @@ class TournamentDB:
 
     def __init__(self, path=None):
         self.path = None if path is None or str(path) == ":memory:" else Path(path)
-        self.conn = sqlite3.connect(":memory:" if self.path is None else str(self.path), timeout=60)
         if self.path is not None:
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(_SCHEMA)
+            _check_folder(self.path)
+        try:
+            self.conn = sqlite3.connect(":memory:" if self.path is None else str(self.path), timeout=60)
+        except sqlite3.Error as exc:
+            raise TournamentError(f"cannot open the tournament file {str(self.path)!r}: {exc}") from None
+        try:
+            if self.path is not None:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise TournamentError(f"{str(self.path)!r} is not a metro-ai tournament file "
+                                  f"(SQLite says: {exc})") from None
 
     def close(self):
         self.conn.close()
@@ -273,6 +285,100 @@ class TournamentDB:
         """The full match record of a game done (for :func:`metro_ai.replay`), or None."""
         row = self.conn.execute("SELECT record FROM games WHERE id = ? AND status = 'done'", (game_id,)).fetchone()
         return None if row is None else json.loads(row[0])
+
+
+def _check_folder(path):
+    """TournamentError unless the folder that holds (or will hold) `path` exists."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise TournamentError(f"cannot use the tournament file {str(path)!r}: the folder {str(folder)!r} {what}")
+
+
+class RunLock:
+    """An exclusive lock on a tournament file for the length of one run: ``<db>.lock``, locked with
+    ``flock`` (``msvcrt.locking`` on Windows) and holding the runner's pid. A second run on the same
+    file is refused at once with a TournamentError naming the file and that pid, so two runs never
+    play the same games twice, report each other's games as missing, or ``--overwrite`` a file
+    another run is writing. The operating system drops the lock when the process ends, however it
+    ends, so a run killed with SIGKILL blocks no later run (its lock file stays, unlocked, and the
+    next run takes it). The file is removed on release; a run that locked a file removed meanwhile
+    locks the new one instead. Readers (:func:`load_tournament`) need no lock."""
+
+    def __init__(self, db):
+        self.db = Path(db)
+        self.path = Path(str(db) + ".lock")
+        self.fd = None
+
+    def acquire(self):
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise TournamentError(f"cannot lock the tournament file {str(self.db)!r}: {exc}") from None
+            if not _try_lock(fd):
+                holder = _read_pid(fd)
+                os.close(fd)
+                raise TournamentError(f"{str(self.db)!r} is in use by another run "
+                                      f"({'pid ' + holder if holder else 'pid unknown'}); wait for it to end, "
+                                      "or choose another --db")
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)                  # the holder before us removed the file: lock the new one
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        os.fsync(fd)
+        self.fd = fd
+        return self
+
+    def release(self):
+        if self.fd is None:
+            return
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(self.fd)                 # closing drops the lock
+        self.fd = None
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def _try_lock(fd):
+    """Lock `fd` exclusively without waiting; False when another process holds it."""
+    if sys.platform == "win32":                            # pragma: no cover
+        import msvcrt
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+    import fcntl
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+
+
+def _read_pid(fd):
+    """The pid written in a lock file (a moment after it was locked), or ''."""
+    for _ in range(20):
+        text = os.pread(fd, 32, 0).decode(errors="replace").strip() if hasattr(os, "pread") else ""
+        if text:
+            return text
+        time.sleep(0.01)
+    return ""
 
 
 # ---- playing ----
@@ -370,6 +476,10 @@ class Tournament:
         store = TournamentDB(self.path)
         try:
             stored = store.config()
+        except sqlite3.DatabaseError as exc:
+            store.close()
+            raise TournamentError(f"{str(self.path)!r} is not a metro-ai tournament file (SQLite says: {exc})") \
+                from None
         except BaseException:
             store.close()
             raise
@@ -403,7 +513,16 @@ class Tournament:
         pending). Ctrl-C (KeyboardInterrupt) stops the run; every game finished before is kept,
         and the exception propagates.
         """
-        store, config, close = self._open(overwrite)
+        lock = None
+        if self.path is not None:
+            _check_folder(self.path)
+            lock = RunLock(self.path).acquire()
+        try:
+            store, config, close = self._open(overwrite)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
         path = None if store.path is None else str(store.path)
         try:
             todo = store.unfinished()
@@ -430,6 +549,8 @@ class Tournament:
         finally:
             if close:
                 store.close()
+            if lock is not None:
+                lock.release()
 
     def resume(self, jobs=1, dask=None, progress=None, max_games=None):
         """Continue the tournament: play the games not yet done (failed ones again), never
@@ -475,11 +596,15 @@ def _open(config, db, overwrite):
             if p.exists():
                 p.unlink()
     if path is not None and path.exists():
+        store = TournamentDB(path)
         try:
-            store = TournamentDB(path)
             stored = store.config()
         except sqlite3.DatabaseError as exc:
-            raise TournamentError(f"{str(path)!r} is not a metro-ai tournament file: {exc}") from None
+            store.close()
+            raise TournamentError(f"{str(path)!r} is not a metro-ai tournament file (SQLite says: {exc})") from None
+        except BaseException:
+            store.close()
+            raise
         if stored is not None:
             if config is None:
                 config = stored
@@ -547,5 +672,5 @@ def _execute(key, todo, jobs, dask):
             delayed(play_scheduled)(key, g) for g in todo)
 
 
-__all__ = ["BotSpecError", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
+__all__ = ["BotSpecError", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
            "load_tournament", "play_scheduled", "run_tournament"]
