@@ -272,8 +272,11 @@ def _int(d: dict, i: int, name: Any, field: str, minimum: int) -> int:
     return v
 
 
-def _enum(d: dict, i: int, name: Any, field: str, allowed: tuple[str, ...], v: Any = None) -> str:
-    v = d[field] if v is None else v
+_FIELD = object()    # _enum: read the value from the field (a given value may itself be None)
+
+
+def _enum(d: dict, i: int, name: Any, field: str, allowed: tuple[str, ...], v: Any = _FIELD) -> str:
+    v = d[field] if v is _FIELD else v
     if not isinstance(v, str):
         raise _err(i, name, field, f"expected a string, got {v!r}")
     if v not in allowed:
@@ -300,8 +303,8 @@ def _quest(d: dict, i: int, name: Any) -> Quest:
         raise _err(i, name, "quest", f"expected an object with keys 'class' and 'amount', got {q!r}")
     cls = _enum(q, i, name, "quest", QUEST_CLASSES, q["class"])
     amount = q["amount"]
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
-        raise _err(i, name, "quest", f"amount must be an integer >= 1, got {amount!r}")
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= CARD_INT_MAX:
+        raise _err(i, name, "quest", f"amount must be an integer from 1 to {CARD_INT_MAX}, got {amount!r}")
     return Quest(cls, amount)
 
 
