@@ -100,9 +100,18 @@ def describe_bots() -> dict[str, str]:
 
 
 def make_bot(name, seed=0, **options) -> Bot:
-    """Create a bot by name with its options, e.g. ``make_bot("ismcts", seed=3, c=1.0)`` or a
-    preset ``make_bot("hard")``. Unknown names or options, and values out of range, raise
-    ValueError (checked against the bot class's ``options``; see `metro_ai.engine.options.Option`)."""
+    """Create a bot by name with its options, e.g. ``make_bot("ismcts", seed=3, c=1.0)``, a
+    preset ``make_bot("hard")``, or a bot spec ``make_bot("ismcts:c=1.0,iterations=500")`` (its
+    options join `options`, its budget becomes the bot's default). Unknown names or options, and
+    values out of range, raise ValueError (checked against the bot class's ``options``; see
+    `metro_ai.engine.options.Option`)."""
+    if isinstance(name, str) and ":" in name:
+        from metro_ai.play.botspec import BotSpec
+        spec = BotSpec.parse(name)             # BotSpecError (a ValueError) says what is wrong
+        bot = make_bot(spec.name, seed=seed, **{**spec.options, **options})
+        if spec.limit is not None:              # (parse refuses a budget for a bot that does not search)
+            bot.default_limit = spec.limit      # type: ignore[attr-defined]
+        return bot
     if name in PRESETS:
         preset, limit, _ = PRESETS[name]
         options = {**preset, **options}

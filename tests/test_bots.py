@@ -379,3 +379,13 @@ def test_a_budget_that_is_not_a_limit_is_refused():
     state = midgame()
     with pytest.raises(TypeError, match="a search budget is a metro_ai.Limit"):
         metro_ai.make_bot("ismcts", seed=1).choose(state, "x")
+
+
+def test_make_bot_takes_a_bot_spec():
+    bot = metro_ai.make_bot("ismcts:c=1.5,iterations=77", seed=4)
+    assert bot.c == 1.5 and bot.default_limit == metro_ai.Limit(iterations=77) and bot.seed == 4
+    assert metro_ai.make_bot("hard:time=2").default_limit == metro_ai.Limit(time=2.0)
+    with pytest.raises(ValueError, match="unknown option 'colour' for bot 'ismcts'"):
+        metro_ai.make_bot("ismcts:colour=red")
+    with pytest.raises(ValueError, match="does not search"):
+        metro_ai.make_bot("random:iterations=5")
