@@ -595,7 +595,14 @@ def test_action_strings_round_trip():
             s.apply(choose(s, rng, True))
     with pytest.raises(ValueError):
         game(2).new_state(0).string_to_action("teleport to Polis")
-    assert game(2).new_state(0).action_to_string(10 ** 6).startswith("invalid action")
+    s = game(2).new_state(0)
+    for a in (10 ** 6, -5, F + 9, True, 1.0):             # as Metro's: not an action at all
+        with pytest.raises(ValueError, match="not a Breakthrough action"):
+            s.action_to_string(a)
+    for c in (-1, C, 10 ** 6):                            # never reads past the tableau bitset
+        with pytest.raises(ValueError, match="unknown card id"):
+            s._played_name(c)
+    assert s._played_name(0) == s.game.card_names[0]
 
 
 def test_render_and_repr():

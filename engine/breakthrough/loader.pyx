@@ -216,6 +216,13 @@ def load_state(BreakthroughGame game, obj):
                 bad(f"a game without winner ends at the turn limit {t.turn_limit} (R18)")
         elif sc[winner] < WIN_TOKENS:
             bad(f"winner {winner} holds {sc[winner]} tokens, not {WIN_TOKENS} (B8)")
+        else:
+            # B8, R4: only the player completing a quest gains tokens and the win is checked at
+            # once, so no other player can also hold 10.
+            for q in range(n):
+                if q != winner and sc[q] >= WIN_TOKENS:
+                    bad(f"winner {winner}: player {q} holds {sc[q]} tokens too; the first to reach "
+                        f"{WIN_TOKENS} ends the game (B8)")
         d.winner = -1 if winner is None else winner
         d.decider = -1
     else:
@@ -299,10 +306,26 @@ def _load_agenda(BreakthroughState st, obj, bad):
         else:
             bad(f"unknown task {kind!r}")
     if phase == "draw":
+        # B1, R17: a player draws during the refill only while holding fewer than five cards
+        # (so each draw keeps the hand within BT_HAND).
         if d.hand_n[cur] >= BT_HAND and d.todo_refill:
             bad(f"player {cur} already holds {BT_HAND} cards and cannot be refilling")
         if not card_available(d):
             bad("no card can be drawn, so there is no draw decision")
+        if d.todo_refill:
+            # R17: each player draws until five before the next one starts, and cards only get
+            # scarcer during the refill (nothing is discarded), so the players already refilled
+            # hold five cards (else no card was left, and there would be no draw decision now).
+            for i in range(d.refill_pos):
+                q = (d.active + i) % n
+                if d.hand_n[q] != BT_HAND:
+                    bad(f"refill task: player {q} was refilled before player {cur} but holds "
+                        f"{d.hand_n[q]} cards, not {BT_HAND} (R17)")
+    if d.todo_monster and d.refill_pos != 0:
+        # B7: the hands refill from the discarder after the whole attack, so while the monster
+        # task runs the refill has not started.
+        bad("refill task: during a monster attack the refill order is every player from the "
+            "active one (B7)")
 
 
 def _load_pending(BreakthroughState st, obj, bad):
@@ -332,8 +355,28 @@ def _load_pending(BreakthroughState st, obj, bad):
         if not card_ok(last) or left not in (1, 2) or isinstance(left, bool):
             bad(f"pending discard3: last must be a card id and left 1 or 2, got {pend!r}")
         pile = st.discard()
-        if not pile or pile[len(pile) - 1] != last:       # (no negative index: wraparound=False)
+        picked = 3 - left
+        # B1, R5: the hand held at most five cards at the first pick, and the three cards drawn
+        # afterwards (B2, R7) bring it back to at most five: hand + picks made <= BT_HAND.
+        if d.hand_n[p] + picked > BT_HAND:
+            bad(f"pending discard3: left {left} means {picked} picks made, but player {p} still holds "
+                f"{d.hand_n[p]} cards, so it held {d.hand_n[p] + picked} (more than {BT_HAND}) before the "
+                f"first pick (B1, R5)")
+        # R5, R24: each pick goes on top of the discard pile at once, in pick order (strictly
+        # increasing ids), and nothing else is discarded or drawn between the picks. Only the
+        # market refill at the end of an action (R8) may reshuffle the pile (B3), and only when a
+        # slot is empty with no card left anywhere; the pile then holds just the later picks.
+        # So the top min(picks, pile size) cards are increasing, end with the last pick, and a
+        # pile smaller than the picks made means such a reshuffle (the pile is only those picks).
+        top = pile[len(pile) - picked:] if len(pile) >= picked else pile    # (wraparound=False)
+        if top and top[len(top) - 1] != last:
             bad(f"pending discard3: the last pick {last} must be on top of the discard pile")
+        if any(top[i] >= top[i + 1] for i in range(len(top) - 1)):
+            bad(f"pending discard3: left {left} means {picked} picks made, so the top {len(top)} "
+                f"cards of the discard pile {top!r} must be increasing card ids (R5, R24)")
+        if not top and last not in st.deck() and last not in st.market():
+            bad(f"pending discard3: the last pick {last} is neither on the discard pile nor, "
+                f"reshuffled (B3), in the deck or the market")
         if sum(1 for c in st.hand(p) if c > last) < left:
             bad(f"pending discard3: fewer than {left} hand cards above id {last} remain (R5)")
         d.discard_last = last
@@ -375,6 +418,17 @@ def _load_pending(BreakthroughState st, obj, bad):
             d.uncovered = mask
             if not st.legal_actions():
                 bad(f"pending protect: player {p} has no played protection against {unc!r}")
+            # R13: under full_protection_required the player repelled with protection covering
+            # every icon, and gives up cards one at a time, each covering an icon not yet covered;
+            # the cards still in play then cover every icon still uncovered (else no card could
+            # be given up next and the game would stall).
+            cover = 0
+            for x, r, tk in st.tableau(p):
+                if r or t.ctype[x] == CT_HERO:
+                    cover |= t.prot[x]
+            if t.full_protection and mask & ~cover:
+                bad(f"pending protect: player {p}'s protection in play does not cover the uncovered "
+                    f"icons {names_of_bits(THREAT_TYPES, mask & ~cover)!r} (R13)")
         elif phase == "free_play":
             if d.hand_n[p] == 0:
                 bad(f"pending free_play: player {p} has no card to play")

@@ -1100,8 +1100,8 @@ class RefBreakthroughState:
         """Human-readable text of an action, in the rulebook's words."""
         C = self.C
         F = 9 * C
-        if not isinstance(a, int) or a < 0 or a >= F + 9:
-            return f"invalid action {a!r}"
+        if isinstance(a, bool) or not isinstance(a, int) or a < 0 or a >= F + 9:
+            raise ValueError(f"not a Breakthrough action: {a!r} (actions are 0..{F + 8})")
         p = self.decider if self.decider >= 0 else 0
         if a >= F:
             o = a - F

@@ -203,7 +203,8 @@ cdef inline int class_of(int rtype) noexcept nogil:
 
 # ---- the rules helpers (rules.pyx) ----
 cdef void clear_state(BtData* d, const BtTables* t) noexcept nogil
-# Insert c into p's sorted hand (R23); gen = -1 for a known card (R20).
+# Insert c into p's sorted hand (R23); gen = -1 for a known card (R20). Never writes past
+# BT_HAND: a card for a full hand (unreachable) goes to the discard pile instead.
 cdef void hand_add(BtData* d, int p, int c, int gen) noexcept nogil
 cdef void hand_remove(BtData* d, int p, int c) noexcept nogil
 cdef int hand_index(const BtData* d, int p, int c) noexcept nogil

@@ -45,8 +45,20 @@ cdef void clear_state(BtData* d, const BtTables* t) noexcept nogil:
 
 
 cdef void hand_add(BtData* d, int p, int c, int gen) noexcept nogil:
-    """Insert c into p's sorted hand (R23); gen = -1 for a known card (R20)."""
+    """Insert c into p's sorted hand (R23); gen = -1 for a known card (R20).
+
+    Memory guard, never taken in a reachable state (a hand never exceeds BT_HAND, B1, and a card
+    is only drawn when one is available): no card (c < 0) adds nothing, and a card for a full
+    hand goes to the discard pile instead of past the end of the hand, keeping every card in
+    exactly one place. The loader refuses the states that could get here."""
     cdef int i = d.hand_n[p]
+    if c < 0:
+        return
+    if i >= BT_HAND:
+        if d.disc_n < BT_MAX_CARDS:
+            d.disc[d.disc_n] = <unsigned char>c
+            d.disc_n += 1
+        return
     while i > 0 and d.hand[p][i - 1] > c:
         d.hand[p][i] = d.hand[p][i - 1]
         d.hand_gen[p][i] = d.hand_gen[p][i - 1]

@@ -682,7 +682,9 @@ cdef class BreakthroughState(GameState):
     def _name(self, c):
         return self.game.card_names[c] if 0 <= c < self.t.C else f"card {c}"
 
-    def _played_name(self, int c):
+    def _played_name(self, c):
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < self.t.C:
+            raise ValueError(f"unknown card id {c!r}; ids are 0..{self.t.C - 1}")
         for p in range(self.t.players):
             if bit_has(self.d.tab[p], c):
                 if bit_has(self.d.rot, c):
@@ -697,7 +699,7 @@ cdef class BreakthroughState(GameState):
         C = self.t.C
         fixed = 9 * C
         if isinstance(a, bool) or not isinstance(a, int) or a < 0 or a >= fixed + 9:
-            return f"invalid action {a!r}"
+            raise ValueError(f"not a Breakthrough action: {a!r} (actions are 0..{fixed + 8})")
         p = self.d.decider if self.d.decider >= 0 else self.d.active
         if a >= fixed:
             o = a - fixed
