@@ -612,3 +612,13 @@ def test_render_and_repr():
     assert "Breakthrough" in text and "P1 hand:" in text and "market:" in text
     assert "BreakthroughState" in repr(s) and isinstance(s, BreakthroughState)
     assert str(s) == s.render()
+
+
+@pytest.mark.parametrize("below, label", [(0, "move up 0 of 3"), (2, "move up 2 of 3"), (4, "move up 3")])
+def test_a_discard_is_labelled_with_the_tokens_it_really_moves(below, label):
+    """R10: discarding Pork (cost 3) moves up to 3 tokens from below the faction card: no more
+    than there are. Both engines label the real amount."""
+    kw = dict(hands=[["Pork", "Knife"], ["Tea"]], below=[below, 0])
+    for s in (setup(game(2), **kw), ref.RefBreakthroughGame(players=2).setup(**kw)):
+        texts = [s.action_to_string(a) for a in s.legal_actions()]
+        assert f"discard Pork ({label})" in texts, texts

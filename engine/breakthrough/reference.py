@@ -1129,7 +1129,8 @@ class RefBreakthroughState:
             return f"play {name} rotated as protection ({'free' if free else f'cost {cost}'})"
         if block == DISCARD:
             what = " as monster" if card["type"] == "threat" else ""
-            return f"discard {name}{what} (move up {self._move_value(c)})"
+            value, moved = self._move_value(c), min(self._move_value(c), self.below[p])
+            return f"discard {name}{what} (move up {moved}" + ("" if moved == value else f" of {value}") + ")"
         if block == DISCARD3:
             return f"discard three: {name}"
         if block == CLEANUP:

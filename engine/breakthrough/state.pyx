@@ -44,6 +44,13 @@ from metro_ai.engine.breakthrough.rules import (CARD_TYPES, CLASSES, LINES, LOSS
 
 cdef double QUEST_PROGRESS_WEIGHT = 0.5      # see c_heuristic
 
+
+def _moves_up(value, below):
+    """The label of a discard's move up (R10): the tokens it really moves, at most those below
+    the faction card, with the printed value when fewer."""
+    moved = min(value, below)
+    return f"move up {moved}" if moved == value else f"move up {moved} of {value}"
+
 _REASONS = {
     R_OVER: "the game is over",
     R_RANGE: "not a Breakthrough action (0 .. 9*C+8, see the module docstring)",
@@ -728,7 +735,7 @@ cdef class BreakthroughState(GameState):
             return f"play {name} rotated as protection ({'free' if free else f'cost {cost}'})"
         if block == B_DISCARD:
             what = " as monster" if ct == CT_THREAT else ""
-            return f"discard {name}{what} (move up {self.t.move[c]})"
+            return f"discard {name}{what} ({_moves_up(self.t.move[c], self.d.below[p])})"
         if block == B_DISCARD3:
             return f"discard three: {name}"
         if block == B_CLEANUP:
