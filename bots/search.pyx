@@ -187,7 +187,7 @@ cdef class SearchCore:
 
     Parameters: ``seed``; ``c`` exploration constant; ``selection`` "ucb" or "uniform";
     ``playout`` a `Playout` (None: `RandomPlayout` to the end); ``tree_depth`` (None: unlimited);
-    ``max_nodes`` (the tree stops growing there); ``fixed_world``: search this one full state
+    ``max_nodes`` (the tree stops growing there; at least one node more than the roots); ``fixed_world``: search this one full state
     instead of a fresh determinisation per iteration; ``multi_observer``: one tree per player
     (MO-ISMCTS). The bots check their options (`metro_ai.bots.base`); the core checks only what
     keeps its memory safe.
@@ -236,7 +236,6 @@ cdef class SearchCore:
         self.tree_depth = 1 << 30 if tree_depth is None else int(tree_depth)
         if self.tree_depth < 1:
             raise ValueError("tree_depth must be >= 1")
-        self.max_nodes = max_nodes
         self.rng = as_seed(seed)
         self.legal = <int*>malloc(max(root.c_max_actions(), 1) * sizeof(int))
         self.nlegal = 0
@@ -245,6 +244,9 @@ cdef class SearchCore:
         self.heur = <double*>malloc(self.nplayers * sizeof(double))
         self.multi = multi_observer
         self.ntrees = self.nplayers if multi_observer else 1
+        # The roots count among the nodes: leave room for at least one child, or the search
+        # would learn nothing (MO-ISMCTS has a root per player).
+        self.max_nodes = max(max_nodes, self.ntrees + 1)
         self.trees = <Node**>calloc(self.ntrees, sizeof(Node*))
         self.sizes = <int*>calloc(self.ntrees, sizeof(int))
         self.caps = <int*>calloc(self.ntrees, sizeof(int))

@@ -389,3 +389,11 @@ def test_make_bot_takes_a_bot_spec():
         metro_ai.make_bot("ismcts:colour=red")
     with pytest.raises(ValueError, match="does not search"):
         metro_ai.make_bot("random:iterations=5")
+
+
+def test_the_smallest_tree_still_chooses():
+    """max_nodes counts the roots: MO-ISMCTS has one per player, and still gets a child to learn
+    from at the smallest allowed size (found by the fuzzer: it used to fail with an empty max())."""
+    s = midgame(2)
+    for name in ("mo-ismcts", "ismcts", "pimc", "flat-mc"):
+        assert metro_ai.make_bot(name, seed=1, max_nodes=2).choose(s, metro_ai.Limit(iterations=30)) in s.legal_actions()
