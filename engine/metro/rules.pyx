@@ -273,12 +273,13 @@ cdef class MetroGame(Game):
         except (ValueError, IndexError):
             raise ValueError(f"unknown tile kind {tile_id!r}; kinds are T01..T24") from None
 
-    def action_to_string(self, int action):
-        """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1"."""
+    def action_to_string(self, action):
+        """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
+        ValueError for anything that is not an action id."""
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action <= METRO_DRAW:
+            raise ValueError(f"not a Metro action: {action!r} (actions are 0..{METRO_DRAW})")
         if action == METRO_DRAW:
             return "draw"
-        if not 0 <= action < METRO_DRAW:
-            raise ValueError(f"not a Metro action: {action}")
         k, sq, r = action >> 8, (action >> 2) & 63, action & 3
         text = f"place {self.tile_ids[k]} at {square_name(sq)}"
         return text + (f" rot {r}" if r else "")

@@ -550,3 +550,15 @@ def test_load_state_names_the_file_it_cannot_read(name, tmp_path):
     bad.write_text("[" * 100_000)
     with pytest.raises(metro_ai.StateFormatError, match="nested too deeply"):
         metro_ai.load_state(str(bad))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_action_to_string_refuses_what_is_not_an_action(name):
+    """One behaviour for every game: a ValueError naming the value, the state unchanged."""
+    game = metro_ai.load_game(name)
+    s = game.new_state(3)
+    before = s.to_json()
+    for bad in (-5, -1, game.num_distinct_actions, 2 ** 40, True, "0", None, 1.5):
+        with pytest.raises(ValueError, match="not a .* action"):
+            s.action_to_string(bad)
+    assert s.to_json() == before
