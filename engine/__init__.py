@@ -1,4 +1,4 @@
-"""metro_ai.engine: the state contract (core) and the game engines.
+"""metro_ai.engine: the game contract (core: Game and GameState; options) and one package per game.
 
 Nothing here imports from `metro_ai.bots` or the `metro_ai` face above it.
 """
