@@ -28,6 +28,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import metro_ai
 from metro_ai.engine.breakthrough.cards import DEFAULT_PATH as CARDS_PATH
 
+from json_paths import get, paths, put
+
 COUNTS: collections.Counter = collections.Counter()
 PLAY_CAP = 300            # random actions played from an accepted state
 SEARCH = metro_ai.Limit(iterations=30)
@@ -51,17 +53,6 @@ def real_states(draw):
     return game, json.loads(s.to_json())
 
 
-def _paths(obj, prefix=()):
-    """Every path to a value inside obj (dict keys and list indices)."""
-    yield prefix
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _paths(v, prefix + (i,))
-
-
 def _replacements(value, strings):
     """A strategy of values to put in place of `value`."""
     options = [st.none(), st.booleans(), st.integers(-3, 300), st.sampled_from([2 ** 31, -2 ** 31 - 1, 2 ** 64, 10 ** 40]),
@@ -81,25 +72,13 @@ def _replacements(value, strings):
 @st.composite
 def mutated_states(draw):
     game, obj = draw(real_states())
-    paths = [p for p in _paths(obj) if p]
-    strings = sorted({v for p in paths for v in [_get(obj, p)] if isinstance(v, str)} | {"", "x"})
+    where = [p for p in paths(obj) if p]
+    strings = sorted({v for p in where for v in [get(obj, p)] if isinstance(v, str)} | {"", "x"})
     for _ in range(draw(st.integers(1, 2))):
-        path = draw(st.sampled_from(paths))
-        _set(obj, path, draw(_replacements(_get(obj, path), strings)))
-        paths = [p for p in _paths(obj) if p]
+        path = draw(st.sampled_from(where))
+        put(obj, path, draw(_replacements(get(obj, path), strings)))
+        where = [p for p in paths(obj) if p]
     return game, obj
-
-
-def _get(obj, path):
-    for k in path:
-        obj = obj[k]
-    return obj
-
-
-def _set(obj, path, value):
-    for k in path[:-1]:
-        obj = obj[k]
-    obj[path[-1]] = value
 
 
 def check_playable(game, s, rng):
@@ -141,12 +120,12 @@ def fuzz_states(case, seed):
 @given(st.data())
 def fuzz_cards(data):
     doc = json.loads(CARDS_PATH.read_text(encoding="utf-8"))
-    paths = [p for p in _paths(doc) if p]
-    strings = sorted({v for p in paths for v in [_get(doc, p)] if isinstance(v, str)} | {"", "x"})
+    where = [p for p in paths(doc) if p]
+    strings = sorted({v for p in where for v in [get(doc, p)] if isinstance(v, str)} | {"", "x"})
     for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(paths))
-        _set(doc, path, data.draw(_replacements(_get(doc, path), strings)))
-        paths = [p for p in _paths(doc) if p]
+        path = data.draw(st.sampled_from(where))
+        put(doc, path, data.draw(_replacements(get(doc, path), strings)))
+        where = [p for p in paths(doc) if p]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cards.json"
         path.write_text(json.dumps(doc))

@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import metro_ai
+from json_paths import put
 from metro_ai.engine.breakthrough import BreakthroughGame
 from test_breakthrough_reference import _policy
 
@@ -337,18 +338,6 @@ def _leaves(o, path=()):
         yield path, o
 
 
-def _get(o, path):
-    for k in path:
-        o = o[k]
-    return o
-
-
-def _put(o, path, v):
-    for k in path[:-1]:
-        o = o[k]
-    o[path[-1]] = v
-
-
 def mutations(obj):
     """Every single-field change of a state: ints +-1, booleans flipped, two list values
     swapped, current_player / active set to another player, pending and agenda fields changed."""
@@ -396,7 +385,7 @@ def apply_mutation(obj, m):
     if path == ("active+current_player",):
         new["active"] = new["current_player"] = value
     else:
-        _put(new, path, value)
+        put(new, path, value)
     return new
 
 
