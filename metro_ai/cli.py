@@ -370,6 +370,9 @@ def _cmd_tournament(args):
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     if args.max_games is not None and args.max_games < 0:
         raise ValueError(f"--max-games must be >= 0, got {args.max_games}")
+    for flag, path in (("--csv", args.csv), ("--games-csv", args.games_csv)):
+        if path and not Path(path).resolve().parent.is_dir():      # fail now, not after the games
+            raise ValueError(f"{flag} {path}: no such directory")
     if args.plot:
         try:
             rep.require_matplotlib()

@@ -129,3 +129,13 @@ def test_cli_bot_catalogue_reads_the_option_declarations(capsys):
     assert info["ismcts"]["option_help"]["workers"]["allowed"] == "an int in [1, 256]"
     assert main(["bots"]) == 0
     assert "workers=1: independent root searches" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flag", ["--csv", "--games-csv"])
+def test_tournament_output_paths_are_checked_before_any_game(flag, tmp_path, capsys):
+    db = tmp_path / "t.sqlite"
+    code = main(["tournament", "--players", "2", "--bots", "random,random", "--deals", "1", "--quiet",
+                 "--db", str(db), flag, str(tmp_path / "missing" / "out.csv")])
+    assert code == 2
+    assert f"{flag} {tmp_path / 'missing' / 'out.csv'}: no such directory" in capsys.readouterr().err
+    assert not db.exists()
