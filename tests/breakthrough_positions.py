@@ -1,78 +1,49 @@
-"""Hand-made Breakthrough positions for scenario tests: ``setup(game, hands, ...)`` builds, on the
-Cython engine, exactly the position the reference engine's ``RefBreakthroughGame.setup`` builds
-from the same arguments (card names; the rest of the deck shuffled from `seed` with the
-reference's splitmix64), through ``state_from_json`` so every invariant is checked."""
+"""Hand-made Breakthrough positions for scenario tests, and the reference engine's states in the
+Cython engine's format.
+
+``setup(game, hands, ...)`` is the reference engine's ``RefBreakthroughGame.setup`` (card names;
+the rest of the deck shuffled from `seed`), loaded into the Cython engine through
+``state_from_json``, so the two engines start from the same position and every invariant is
+checked on the way in."""
 from metro_ai import StateFormatError
-from metro_ai.engine.breakthrough.reference import SplitMix64
-
-MARKET = 3          # face-up market slots (B1)
-START = 5           # tokens above the faction card at the start (B1)
-TOKENS = 10         # tokens of each colour
-WIN = 10            # tokens that win (B8)
+from metro_ai.engine.breakthrough import reference as ref
 
 
-def setup(game, hands, *, tableaux=None, factions=None, faction_done=None, above=None, below=None,
-          market=None, deck_top=None, discard=None, active=0, seed=0, turn=1):
-    """The position: `hands` (card names per player), `tableaux` (names or dicts with rotated and
-    tokens), factions, tokens above/below, market, the top of the deck, the discard pile, the
-    active player and turn; ValueError if it is not a legal position."""
-    n = game.players
-    used = set()
+def ref_to_dict(s):
+    """The reference state in the Cython engine's ``to_dict`` format (hidden parts included)."""
+    agenda = []
+    for task in s.agenda:
+        if task[0] == "draw":
+            agenda.append({"task": "draw", "player": task[1], "left": task[2]})
+        elif task[0] == "monster":
+            agenda.append({"task": "monster", "card": task[1], "order": list(task[2]),
+                           "stage": task[3]})
+        elif task[0] == "refill":
+            agenda.append({"task": "refill", "order": list(task[1])})
+        else:
+            agenda.append({"task": "next_turn"})
+    return {
+        "turn": s.turn, "active": s.active, "current_player": s.current_player,
+        "phase": s.phase, "main_done": s.main_done, "pending": ref._public_pending(s.pending),
+        "agenda": agenda, "winner": s.winner, "factions": list(s.factions),
+        "faction_done": list(s.faction_done), "above": list(s.above), "below": list(s.below),
+        "supply": list(s.supply), "tokens": s.scores(), "hands": [list(h) for h in s.hands],
+        "known": [sorted(k) for k in s.known],
+        "hand_gen": [{str(c): g for c, g in sorted(hg.items())} for hg in s.hand_gen],
+        "tableaux": [[{"card": c, "rotated": v[0], "tokens": v[1]} for c, v in sorted(t.items())]
+                     for t in s.tableau],
+        "market": list(s.market), "deck": list(s.deck), "deck_generation": s.deck_generation,
+        "discard": list(s.discard), "rng_state": str(s.rng_state),
+    }
 
-    def take(name):
-        for cid in game.name_to_ids.get(name, ()):
-            if cid not in used:
-                used.add(cid)
-                return cid
-        raise ValueError(f"no unused card named {name!r}")
 
-    fids = game.faction_ids()[:n] if factions is None else [game.faction_id(f) for f in factions]
-    used.update(fids)
-    hand_ids = [sorted(take(x) for x in h) for h in hands]
-    if len(hand_ids) != n:
-        raise ValueError("one hand per player")
-    tabs = []
-    for p in range(n):
-        tb = []
-        for e in (tableaux[p] if tableaux else []):
-            if isinstance(e, str):
-                e = {"card": e}
-            tb.append({"card": take(e["card"]), "rotated": bool(e.get("rotated", False)),
-                       "tokens": int(e.get("tokens", 0))})
-        tabs.append(sorted(tb, key=lambda x: x["card"]))
-    disc = [take(x) for x in (discard or [])]
-    mk = [take(x) for x in (market or [])]
-    top = [take(x) for x in (deck_top or [])]
-    rest = [c for c in range(game.num_cards)
-            if c not in used and game.card_set.cards[c].type != "faction"]
-    rng = SplitMix64(seed)
-    rng.shuffle(rest)
-    deck = top + rest
-    while len(mk) < MARKET and deck:
-        mk.append(deck.pop(0))
-    while len(mk) < MARKET:
-        mk.append(None)
-    ab = [START] * n if above is None else list(above)
-    be = [0] * n if below is None else list(below)
-    sup = []
-    for p in range(n):
-        on = sum(e["tokens"] for e in tabs[p])
-        sup.append(TOKENS - ab[p] - be[p] - on)
-        if sup[p] < 0:
-            raise ValueError(f"player {p} has more than {TOKENS} tokens")
-    sc = [TOKENS - s for s in sup]
-    won = next((p for p in range(n) if sc[p] >= WIN), None)
-    obj = {"game": "breakthrough", "options": game.options, "turn": turn, "active": active,
-           "current_player": -1 if won is not None else active,
-           "phase": "over" if won is not None else "main", "main_done": False, "pending": None,
-           "agenda": [], "winner": won, "factions": fids,
-           "faction_done": [bool(faction_done[p]) if faction_done else False for p in range(n)],
-           "above": ab, "below": be, "supply": sup, "hands": hand_ids,
-           "known": [[] for _ in range(n)], "hand_gen": [{str(c): 0 for c in h} for h in hand_ids],
-           "tableaux": tabs, "market": mk, "deck": deck, "deck_generation": 0, "discard": disc,
-           "rng_state": str(rng.state)}
+def setup(game, hands, **kw):
+    """The position `hands` (card names per player) and `kw` (tableaux, factions, faction_done,
+    above, below, market, deck_top, discard, active, seed, turn: as the reference's ``setup``)
+    on the Cython engine; ValueError if it is not a legal position."""
+    slow = game.reference_game().setup(hands, **kw)
+    obj = {"game": game.name, "options": game.options, **ref_to_dict(slow)}
     try:
         return game.state_from_json(obj)
     except StateFormatError as exc:
         raise ValueError(f"setup: {exc}") from None
-

@@ -23,40 +23,13 @@ import pytest
 
 from metro_ai.engine.breakthrough import BreakthroughGame
 from metro_ai.engine.breakthrough import reference as ref
+from breakthrough_positions import ref_to_dict
 from test_breakthrough_reference import _policy  # the card-aware random policy
 
 SWITCHES = [(a, b, c) for a in (False, True) for b in (False, True) for c in (False, True)]
 GREEDY_GAMES = 120      # per player count: 480 in all
 UNIFORM_GAMES = 130     # per player count: 520 in all
 UNIFORM_TURN_LIMIT = 40
-
-
-def ref_to_dict(s):
-    """The reference state in the Cython engine's ``to_dict`` format (hidden parts included)."""
-    agenda = []
-    for task in s.agenda:
-        if task[0] == "draw":
-            agenda.append({"task": "draw", "player": task[1], "left": task[2]})
-        elif task[0] == "monster":
-            agenda.append({"task": "monster", "card": task[1], "order": list(task[2]),
-                           "stage": task[3]})
-        elif task[0] == "refill":
-            agenda.append({"task": "refill", "order": list(task[1])})
-        else:
-            agenda.append({"task": "next_turn"})
-    return {
-        "turn": s.turn, "active": s.active, "current_player": s.current_player,
-        "phase": s.phase, "main_done": s.main_done, "pending": ref._public_pending(s.pending),
-        "agenda": agenda, "winner": s.winner, "factions": list(s.factions),
-        "faction_done": list(s.faction_done), "above": list(s.above), "below": list(s.below),
-        "supply": list(s.supply), "tokens": s.scores(), "hands": [list(h) for h in s.hands],
-        "known": [sorted(k) for k in s.known],
-        "hand_gen": [{str(c): g for c, g in sorted(hg.items())} for hg in s.hand_gen],
-        "tableaux": [[{"card": c, "rotated": v[0], "tokens": v[1]} for c, v in sorted(t.items())]
-                     for t in s.tableau],
-        "market": list(s.market), "deck": list(s.deck), "deck_generation": s.deck_generation,
-        "discard": list(s.discard), "rng_state": str(s.rng_state),
-    }
 
 
 def fast_to_dict(f):

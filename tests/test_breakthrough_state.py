@@ -22,7 +22,8 @@ from metro_ai.engine.breakthrough.cards import DEFAULT_PATH, CardSetError
 from breakthrough_positions import setup  # noqa: E402
 from stats import chi2_pvalue  # noqa: E402
 from metro_ai.engine.breakthrough import reference as ref
-from test_breakthrough_differential import fast_to_dict, ref_to_dict
+from breakthrough_positions import ref_to_dict
+from test_breakthrough_differential import fast_to_dict
 from test_breakthrough_reference import _policy
 
 C = 133
