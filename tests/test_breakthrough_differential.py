@@ -54,7 +54,7 @@ def _play_pair(players, seed, switches, greedy, turn_limit=1000):
     rgame = ref.RefBreakthroughGame(players=players, **opts)
     fast, slow = game.new_state(seed), rgame.new_state(seed)
     pick = random.Random(seed)
-    step = 0
+    step = pays = 0
     _same_full(fast, slow, (seed, step))
     while True:
         ctx = (players, seed, switches, step)
@@ -74,6 +74,7 @@ def _play_pair(players, seed, switches, greedy, turn_limit=1000):
             _same_full(fast.determinize(p, dseed), slow.determinize(p, dseed), ("determinize",) + ctx)
         if not actions:
             break
+        pays += fast.phase == "quest_pay"
         a = _policy(slow, pick, greedy, actions)
         fast.apply(a)
         slow.apply(a)
@@ -81,25 +82,27 @@ def _play_pair(players, seed, switches, greedy, turn_limit=1000):
     _same_full(fast, slow, (players, seed, "end"))
     assert fast.returns() == slow.returns()
     assert fast.winner == slow.winner
-    return fast, step
+    return fast, step, pays
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_card_aware_games_match_reference(players):
-    winners = 0
+    winners = pays = 0
     for g in range(GREEDY_GAMES):
         seed = 10_000 * players + g
-        fast, _ = _play_pair(players, seed, SWITCHES[g % 8], greedy=True)
+        fast, _, n = _play_pair(players, seed, SWITCHES[g % 8], greedy=True)
         winners += fast.winner is not None
+        pays += n
     assert winners == GREEDY_GAMES          # B8: these games end with a winner
+    assert pays >= GREEDY_GAMES // 4        # R2: payments the player chose are compared too
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_uniform_games_match_reference(players):
     for g in range(UNIFORM_GAMES):
         seed = 20_000 * players + g
-        fast, steps = _play_pair(players, seed, SWITCHES[g % 8], greedy=False,
-                                 turn_limit=UNIFORM_TURN_LIMIT)
+        fast, steps, _ = _play_pair(players, seed, SWITCHES[g % 8], greedy=False,
+                                    turn_limit=UNIFORM_TURN_LIMIT)
         assert fast.is_terminal() and steps > 0
 
 

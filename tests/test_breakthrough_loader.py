@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 FUZZ = HERE / "data" / "breakthrough_fuzz"
 HAND = 5                     # B1
 PHASES = ("main", "quest_hero", "keep_station", "discard3", "draw", "protect", "free_play",
-          "lose_station", "over")
+          "lose_station", "over", "quest_pay")
 
 # What each fuzzer state gets wrong: `pending.left` 2 -> 1 during discard-three, or (133462)
 # `current_player` and `active` 3 -> 4, so that a player with five cards is picking.
@@ -306,7 +306,7 @@ def state_pool():
                 for _ in range(900 if greedy else 500):
                     ph = s.phase
                     if len(kept[ph]) < PER_PHASE * (seed + 1) and r.random() < 0.2 or \
-                            ph in ("protect", "lose_station", "quest_hero", "over") and \
+                            ph in ("protect", "lose_station", "quest_hero", "quest_pay", "over") and \
                             len(kept[ph]) < PER_PHASE * (seed + 1):
                         kept[ph].append(s.to_json())
                     if s.is_terminal():

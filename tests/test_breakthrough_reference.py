@@ -328,7 +328,14 @@ def test_komsomolskaya_discounts_and_free_food():
     assert st.action_to_string(A(ref.PLAY, pork)) == "play Pork as resource (cost 2)"
     komso = cid(st, "Komsomolskaya")
     assert play(st, "complete quest: Komsomolskaya") == A(ref.QUEST, komso)
-    # R2: the cheapest subset reaching 4 with fewest cards and smallest ids: Rat Meat + Pork
+    # R2: the player chooses among the minimal payments of 4 Food/peaceful (Rat Meat 1,
+    # Mushrooms 2, Pork 3, Tea 2): {Rat Meat, Pork}, {Mushrooms, Pork}, {Mushrooms, Tea},
+    # {Pork, Tea}, picked in increasing id order; after Rat Meat only Pork completes one, and
+    # the engine makes that pick itself.
+    assert st.phase == "quest_pay" and st.pending["paid"] == []
+    assert [st.action_to_string(a) for a in st.legal_actions()] == [
+        "pay with Rat Meat (counts 1)", "pay with Mushrooms (counts 2)", "pay with Pork (counts 3)"]
+    play(st, "pay with Rat Meat")
     tab = st.tableau[0]
     assert sorted(st.cards[c]["name"] for c in tab) == ["Komsomolskaya", "Mushrooms", "Tea"]
     assert st.phase == "keep_station" and st.current_player == 0
@@ -404,6 +411,8 @@ def test_second_and_third_station_tokens():
                             "Pork", "Rat Meat", "Mushrooms", "Water Filter", "Medicine"], []],
                  above=[5, 5], below=[1, 0])
     play(st, "complete quest: Komsomolskaya")
+    play(st, "pay with Water Filter")
+    play(st, "pay with Pork")
     assert st.pending["k"] == 2
     play(st, "keep the station")
     assert st.tableau[0][cid(st, "Komsomolskaya")][1] == 2

@@ -22,7 +22,7 @@ SCENARIOS = {
         dict(players=2),
         dict(hands=[["Pork", "Chistye Prudy", "Rat Meat", "Knife", "Tea"], H1],
              tableaux=[["Komsomolskaya", "Mushrooms", "Pork", "Rat Meat", "Tea"], []], above=[5, 5]),
-        ["complete quest: Komsomolskaya", "keep the station", "play Pork as resource (free)"]),
+        ["complete quest: Komsomolskaya", "pay with Rat Meat", "keep the station", "play Pork as resource (free)"]),
     "fourth reich free equipment": (
         dict(players=2, factions=["Fourth Reich", "Hansa"]),
         dict(hands=[["Backpack", "Uniform", "Knife", "Tea", "Pork"], H1], factions=["Fourth Reich", "Hansa"],
@@ -39,8 +39,8 @@ SCENARIOS = {
         dict(hands=[["Knife"] * 5, H1],
              tableaux=[[{"card": "Sokolniki", "tokens": 1}, "Komsomolskaya", "Mayakovskaya", "Pork", "Rat Meat",
                         "Mushrooms", "Water Filter", "Medicine"], []], above=[5, 5], below=[1, 0]),
-        ["complete quest: Komsomolskaya", "keep the station", "complete quest: Mayakovskaya", "keep the station",
-         "clean up Mayakovskaya with 3 tokens"]),
+        ["complete quest: Komsomolskaya", "pay with Water Filter", "pay with Pork", "keep the station",
+         "complete quest: Mayakovskaya", "keep the station", "clean up Mayakovskaya with 3 tokens"]),
     "extra-token station and the win at 10 (B5, B8)": (
         dict(players=3),
         dict(hands=[["Water Filter"] * 5, H1, ["Tea"] * 4 + ["Caldron"]],

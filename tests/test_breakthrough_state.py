@@ -597,7 +597,7 @@ def test_action_strings_round_trip():
     with pytest.raises(ValueError):
         game(2).new_state(0).string_to_action("teleport to Polis")
     s = game(2).new_state(0)
-    for a in (10 ** 6, -5, F + 9, True, 1.0):             # as Metro's: not an action at all
+    for a in (10 ** 6, -5, F + 9 + C, True, 1.0):         # as Metro's: not an action at all
         with pytest.raises(ValueError, match="not a Breakthrough action"):
             s.action_to_string(a)
     for c in (-1, C, 10 ** 6):                            # never reads past the tableau bitset

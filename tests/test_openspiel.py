@@ -35,7 +35,7 @@ def test_game_description():
     assert info.num_players() == 4 and info.utility_sum() == 2.0
     assert info.min_utility() == 0.0 and info.max_utility() == 1.0
     assert info.num_distinct_actions() == 6145
-    assert bridge.load("breakthrough").num_distinct_actions() == 1206
+    assert bridge.load("breakthrough").num_distinct_actions() == 1339
     with pytest.raises(Exception):
         bridge.load("metro", colour="red")
 

@@ -246,7 +246,8 @@ def _load_agenda(BreakthroughState st, obj, bad):
     if not isinstance(ag, list) or not all(isinstance(x, dict) and "task" in x for x in ag):
         bad("agenda must be a list of tasks {\"task\": ...}")
     kinds = [x["task"] for x in ag]
-    allowed = {"main": [[]], "quest_hero": [[]], "keep_station": [[]], "discard3": [[]], "over": [[]],
+    allowed = {"main": [[]], "quest_hero": [[]], "quest_pay": [[]], "keep_station": [[]], "discard3": [[]],
+               "over": [[]],
                "draw": [["draw"], ["refill"], ["refill", "next_turn"]],
                "protect": [["monster", "refill"]], "free_play": [["monster", "refill"]],
                "lose_station": [["monster", "refill"]]}[phase]
@@ -254,7 +255,7 @@ def _load_agenda(BreakthroughState st, obj, bad):
         bad(f"agenda {kinds!r} does not fit phase {phase!r} (expected one of {allowed!r})")
     rot = [(d.active + i) % n for i in range(n)]
     cur = obj["current_player"]
-    if phase in ("main", "quest_hero", "keep_station", "discard3") and cur != d.active:
+    if phase in ("main", "quest_hero", "quest_pay", "keep_station", "discard3") and cur != d.active:
         bad(f"in phase {phase!r} the active player {d.active} decides, not {cur}")
     if phase in ("discard3", "draw", "protect", "free_play", "lose_station") and not d.main_done:
         bad(f"phase {phase!r} comes after the main action: main_done must be true")
@@ -336,7 +337,8 @@ def _load_pending(BreakthroughState st, obj, bad):
     pend = obj["pending"]
     p = obj["current_player"]
     names = st.game.card_names
-    needs = {"quest_hero": {"kind", "card"}, "keep_station": {"kind", "card", "k"},
+    needs = {"quest_hero": {"kind", "card"}, "quest_pay": {"kind", "card", "hero", "paid"},
+             "keep_station": {"kind", "card", "k"},
              "discard3": {"kind", "last", "left"},
              "protect": {"kind", "threats", "uncovered", "card"}, "free_play": {"kind", "card"},
              "lose_station": {"kind", "card"}}
@@ -392,6 +394,8 @@ def _load_pending(BreakthroughState st, obj, bad):
         resource_totals(d, t, p, tot)
         if not any_hero_fits(d, t, p, tot, t.qclass[c], t.qamount[c]):
             bad(f"pending quest_hero: no hero of player {p} can double for {names[c]} (R3)")
+    elif phase == "quest_pay":
+        _load_payment(st, pend, bad)
     elif phase == "keep_station":
         k = pend["k"]
         if t.ctype[c] != CT_STATION or not bit_has(d.tab[p], c) or d.tok[c] != 0:
@@ -439,3 +443,51 @@ def _load_pending(BreakthroughState st, obj, bad):
                 bad(f"pending lose_station: player {p} has no station")
 
 
+def _load_payment(BreakthroughState st, pend, bad):
+    """Pending quest_pay (B5, R2, R3): the quest open, the hero in play, the picks made so far
+    on the discard pile as they went, short of the amount, and two or more ways to go on (the
+    engine makes a pick with only one possibility itself, so a state waiting for the player has
+    at least two)."""
+    cdef BtData* d = &st.d
+    cdef const BtTables* t = st.t
+    cdef int i, total, least, last
+    p = st.current_player
+    c = pend["card"]
+    names = st.game.card_names
+    if not quest_open(d, t, p, c):
+        bad(f"pending quest_pay: card {c} ({names[c]}) is not an open quest of player {p}")
+    h = pend["hero"]
+    if h is not None:
+        if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h < t.C or t.ctype[h] != CT_HERO \
+                or not bit_has(d.tab[p], h):
+            bad(f"pending quest_pay: hero must be null or a hero in player {p}'s tableau, got {h!r}")
+        d.pay_hero = h
+    paid = pend["paid"]
+    if not isinstance(paid, list) or any(isinstance(x, bool) or not isinstance(x, int) or
+                                                      not 0 <= x < t.C for x in paid) \
+            or any(paid[i] >= paid[i + 1] for i in range(len(paid) - 1)):
+        bad(f"pending quest_pay: paid must be a list of increasing card ids, got {paid!r}")
+    qcls = t.qclass[c]
+    for x in paid:
+        if t.ctype[x] != CT_RESOURCE or not (qcls == 2 or t.rclass[x] == qcls):
+            bad(f"pending quest_pay: {names[x]} (card {x}) is not a resource of the quest's class")
+        if any(bit_has(d.tab[q], x) for q in range(t.players)):
+            bad(f"pending quest_pay: paid card {x} ({names[x]}) is still in play")
+    # R2, R24: each pick goes on top of the discard pile at once, in pick order; only the market
+    # refill at the end of an action (R8) may reshuffle the pile in between (B3), so the pile's
+    # top holds the later picks and the earlier ones went to the deck or the market.
+    pile = st.discard()
+    k = min(len(paid), len(pile))
+    if pile[len(pile) - k:] != paid[len(paid) - k:]:
+        bad(f"pending quest_pay: the picks {paid!r} must be the top of the discard pile, in order (R24)")
+    gone = set(st.deck()) | set(st.market())
+    if any(x not in gone for x in paid[:len(paid) - k]):
+        bad(f"pending quest_pay: the picks {paid!r} not on the discard pile must have been reshuffled (B3)")
+    for x in paid:
+        bit_set(d.pay_mask, x)
+    paid_so_far(d, t, &total, &least, &last)
+    if total >= t.qamount[c]:
+        bad(f"pending quest_pay: {total} paid already covers the amount {t.qamount[c]} of {names[c]}")
+    if len(st.legal_actions()) < 2:
+        bad(f"pending quest_pay: the picks {paid!r} do not leave two or more ways to complete a minimal "
+            f"payment for {names[c]} (R2)")

@@ -67,9 +67,11 @@ range                           name                         meaning
 ``9*C + 7``                     DISCARD_STATION              discard the completed station
 ``9*C + 8``                     PASS                         decline the free play after
                                                              repelling a monster
+``9*C + 9 + c``                 PAY                          pay for the pending quest with
+                                                             resource ``c`` (R2)
 ==============================  ===========================  ===================================
 
-``num_distinct_actions() == 9*C + 9`` (1206 for the shipped set).  ``legal_actions()`` returns
+``num_distinct_actions() == 10*C + 9`` (1339 for the shipped set).  ``legal_actions()`` returns
 sorted ints.  Identical copies of a card have different ids, so e.g. two Porks in hand give two
 (equivalent) PLAY actions; both are listed.
 
@@ -80,6 +82,8 @@ Decision points (``state.phase``) and who decides (``state.current_player``):
   QUEST, END_TURN.  END_TURN is also legal before a main action when the hand is empty (R6).
 * ``quest_hero``: after QUEST when a hero in the tableau could double (R3): QUEST_HERO h for
   each such hero, QUEST_NO_HERO if the quest can be completed without one.
+* ``quest_pay``: after QUEST (and the hero question) when two or more resources could pay next
+  (R2): PAY c for each.
 * ``keep_station``: after a station quest: KEEP_STATION (if enough tokens above),
   DISCARD_STATION.
 * ``discard3``: second and third pick of the discard-three action.
@@ -93,7 +97,8 @@ Decision points (``state.phase``) and who decides (``state.current_player``):
 
 A decision is presented whenever the rules call for a choice, even if only one option is legal
 (e.g. the only protection card); the only decisions skipped are draws when no card can be drawn at
-all, and the hero question when no hero could double (R3).
+all, the hero question when no hero could double (R3), and a payment pick with only one
+possibility (R2: a quest pick is a step of one decision, the payment, not a decision of its own).
 
 Determinism (bit-exact)
 =======================
@@ -127,10 +132,14 @@ If the discard pile is empty too, no card is drawn.  The RNG is used for nothing
 Decisions beyond B1–B9
 ======================
 R1  Card identity: actions name physical cards by id; equivalent copies are distinct actions.
-R2  Quest resources (B5): among the player's unrotated resources of the quest's class(es) the
-    engine spends the subset S with sum of quantities >= amount (a hero's type counted double)
-    that minimises, in order, (sum of counted quantities, number of cards, the ascending list of
-    ids compared lexicographically).
+R2  Quest resources (B5): the player chooses them.  A payment is a minimal set S of the player's
+    unrotated resources of the quest's class(es): sum >= amount and sum - min < amount (counted
+    quantities, the hero's type doubled); more is never needed, since clean-up (B1) sheds any
+    card for free.  S is paid in increasing id order, one PAY action a card, each card to the
+    discard pile at once; PAY c is legal if some minimal set holds the cards paid so far, c, and
+    otherwise only larger ids.  A pick with only one possibility is made at once by the engine,
+    so phase ``quest_pay`` is entered only when two or more picks are possible, and a quest with
+    one minimal payment stays a single action.  The pending payment is public.
 R3  Hero doubling (B5): after QUEST, if a hero in the tableau doubles a type of which the player
     has at least one eligible resource and the quest is reachable with it, the player chooses
     (phase ``quest_hero``) which hero to use or none; the chosen hero is discarded with the
@@ -230,6 +239,7 @@ WIN_TOKENS = 10
 PLAY, PLAY_ROTATED, DISCARD, DISCARD3, CLEANUP, QUEST, QUEST_HERO, PROTECT, LOSE_STATION = range(9)
 TAKE_MARKET0, TAKE_DECK, END_TURN, QUEST_NO_HERO, KEEP_STATION, DISCARD_STATION, PASS = (
     0, 3, 4, 5, 6, 7, 8)
+PAY = 9                                 # 9*C + PAY + c: pay with resource c (R2)
 
 SURVIVAL_OPTIONS = ("full_protection_required", "failed_defence_tokens_down",
                     "quest_tokens_stay_down")
@@ -360,7 +370,7 @@ class RefBreakthroughGame:
         raise ValueError(f"unknown faction {f!r}")
 
     def num_distinct_actions(self) -> int:
-        return 9 * self.C + 9
+        return 10 * self.C + 9
 
     # -----------------------------------------------------------------------------------------
     def new_state(self, seed: int) -> "RefBreakthroughState":
@@ -660,28 +670,35 @@ class RefBreakthroughState:
                 total += q * (2 if t == dbl else 1)
         return total >= quest["amount"]
 
-    def _select(self, p, quest, hero=None):
-        """Resources spent (R2), or None if the quest cannot be completed."""
-        eligible = self._eligible(p, quest)
+    def _pay_value(self, c, hero):
+        """R2: what resource c counts for in a payment, hero ``hero`` (or None) doubling."""
+        card = self.cards[c]
         dbl = self.cards[hero]["doubles"] if hero is not None else None
+        return card["quantity"] * (2 if card["resource_type"] == dbl else 1)
 
-        def val(c):
-            card = self.cards[c]
-            return card["quantity"] * (2 if card["resource_type"] == dbl else 1)
+    def _pay_options(self, p) -> list[int]:
+        """R2: the resources that may pay next for the pending quest.
 
+        A payment is a minimal set S of the quest's resources (sum >= amount, and no card can be
+        left out: sum - min < amount), paid in increasing id order.  Card c may come next if, for
+        some set T of eligible resources above the last pick with c its smallest id, the picks so
+        far plus T are such a set.  Plain enumeration: a minimal set has at most ``amount`` cards."""
+        pend = self.pending
+        quest = self._quest_target(p, pend["card"])
         amount = quest["amount"]
-        if sum(val(c) for c in eligible) < amount:
-            return None
-        best = None
-        # a minimal-sum subset cannot lose a card and stay >= amount, so it has <= amount cards
-        for r in range(1, min(len(eligible), amount) + 1):
-            for combo in itertools.combinations(eligible, r):
-                total = sum(val(c) for c in combo)
-                if total >= amount:
-                    key = (total, r, combo)
-                    if best is None or key < best:
-                        best = key
-        return list(best[2])
+        hero = pend["hero"]
+        paid = [self._pay_value(c, hero) for c in pend["paid"]]
+        last = pend["paid"][-1] if pend["paid"] else -1
+        pool = [c for c in self._eligible(p, quest) if c > last]
+        out = set()
+        for r in range(1, min(len(pool), amount - len(paid)) + 1):
+            for combo in itertools.combinations(pool, r):
+                if combo[0] in out:
+                    continue
+                vals = paid + [self._pay_value(c, hero) for c in combo]
+                if amount <= sum(vals) < amount + min(vals):
+                    out.add(combo[0])
+        return sorted(out)
 
     def _quest_heroes(self, p, quest, totals=None) -> list[int]:
         """Heroes that may double for this quest (R3)."""
@@ -759,6 +776,9 @@ class RefBreakthroughState:
                 acts.add(QUEST_HERO * C + h)
             if self._reachable(p, q):
                 acts.add(F + QUEST_NO_HERO)
+        elif ph == "quest_pay":
+            for c in self._pay_options(p):
+                acts.add(F + PAY + c)
         elif ph == "keep_station":
             if self.above[p] >= self.pending["k"]:
                 acts.add(F + KEEP_STATION)
@@ -859,12 +879,31 @@ class RefBreakthroughState:
                 return True
         return False
 
-    def _complete_quest(self, p, c, hero):
-        """B5 and R2-R4."""
-        q = self._quest_target(p, c)
-        spent = self._select(p, q, hero)
-        for r in spent:
-            self._discard_played(p, r)
+    def _start_payment(self, p, c, hero):
+        """B5, R2, R3: pay for the quest of c, hero ``hero`` (or None) doubling."""
+        self.pending = {"kind": "quest_pay", "card": c, "hero": hero, "paid": []}
+        self._pay_on(p)
+
+    def _pay_on(self, p):
+        """R2: a pick with only one possibility is made at once; with two or more the player
+        chooses (phase quest_pay); once the amount is reached the quest is complete."""
+        pend = self.pending
+        amount = self._quest_target(p, pend["card"])["amount"]
+        while sum(self._pay_value(r, pend["hero"]) for r in pend["paid"]) < amount:
+            options = self._pay_options(p)
+            if len(options) > 1:
+                self.phase = "quest_pay"
+                return
+            if not options:
+                break               # unreachable: QUEST is legal only if a payment exists
+            self._discard_played(p, options[0])
+            pend["paid"].append(options[0])
+        self.phase = "main"
+        self._complete_quest(p)
+
+    def _complete_quest(self, p):
+        """B5 and R3, R4: the pending quest is paid; the hero goes too, then the rewards."""
+        c, hero = self.pending["card"], self.pending["hero"]
         if hero is not None:
             self._discard_played(p, hero)
         gained = 1 + (1 if self.cards[c].get("extra_token") else 0)
@@ -875,9 +914,9 @@ class RefBreakthroughState:
         if not self.game.quest_tokens_stay_down:          # R15
             self.above[p] += self.below[p]
             self.below[p] = 0
+        self.pending = None
         if c == self.factions[p]:
             self.faction_done[p] = True
-            self.pending = None
             self._check_win()
             return
         if self._check_win():
@@ -942,16 +981,17 @@ class RefBreakthroughState:
                     self.phase = "quest_hero"
                     self.pending = {"kind": "quest_hero", "card": c}
                 else:
-                    self._complete_quest(p, c, None)
+                    self._start_payment(p, c, None)
             elif c == END_TURN:
                 self.main_done = True
                 self.agenda.append(["refill", self._order_from(self.active)])  # B1, R17
                 self.agenda.append(["next_turn"])
         elif ph == "quest_hero":
-            card = self.pending["card"]
-            self.pending = None
-            self.phase = "main"
-            self._complete_quest(p, card, c if block == QUEST_HERO else None)
+            self._start_payment(p, self.pending["card"], c if block == QUEST_HERO else None)
+        elif ph == "quest_pay":
+            self._discard_played(p, c - PAY)
+            self.pending["paid"].append(c - PAY)
+            self._pay_on(p)
         elif ph == "keep_station":
             card = self.pending["card"]
             k = self.pending["k"]
@@ -1012,7 +1052,7 @@ class RefBreakthroughState:
         if self.over:
             return
         self._fill_market()                                            # R8
-        if self.phase in ("quest_hero", "keep_station", "discard3"):
+        if self.phase in ("quest_hero", "quest_pay", "keep_station", "discard3"):
             self.decider = self.active
             return
         while self.agenda:
@@ -1100,11 +1140,17 @@ class RefBreakthroughState:
         """Human-readable text of an action, in the rulebook's words."""
         C = self.C
         F = 9 * C
-        if isinstance(a, bool) or not isinstance(a, int) or a < 0 or a >= F + 9:
-            raise ValueError(f"not a Breakthrough action: {a!r} (actions are 0..{F + 8})")
+        if isinstance(a, bool) or not isinstance(a, int) or a < 0 or a >= F + PAY + C:
+            raise ValueError(f"not a Breakthrough action: {a!r} (actions are 0..{F + PAY + C - 1})")
         p = self.decider if self.decider >= 0 else 0
         if a >= F:
             o = a - F
+            if o >= PAY:
+                c = o - PAY
+                if self.cards[c]["type"] != "resource":
+                    return f"pay with {self._name(c)}"
+                hero = self.pending["hero"] if self.phase == "quest_pay" else None
+                return f"pay with {self._name(c)} (counts {self._pay_value(c, hero)})"
             if o < 3:
                 m = self.market[o]
                 return f"take market slot {o + 1}: {self._name(m) if m is not None else 'empty'}"
@@ -1295,7 +1341,8 @@ def _copy_task(t):
     if t is None:
         return None
     if isinstance(t, dict):
-        return {k: (set(v) if isinstance(v, set) else v) for k, v in t.items()}
+        return {k: (set(v) if isinstance(v, set) else list(v) if isinstance(v, list) else v)
+                for k, v in t.items()}
     return [list(x) if isinstance(x, list) else x for x in t]
 
 

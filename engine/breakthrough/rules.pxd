@@ -17,8 +17,8 @@ cdef enum:
     BT_MARKET = 3
     BT_NONE = 255              # an empty market slot
     BT_MAX_ACTIONS = 320       # >= 4 * 5 hand actions + 2 * BT_MAX_CARDS tableau actions + 9
-    BT_MAX_QUEST = 24          # largest quest amount a card set may ask (DP bound, R2)
-    BT_MAX_QTY = 16            # largest resource quantity a card set may print (DP bound, R2)
+    BT_MAX_QUEST = 24          # largest quest amount a card set may ask (sums fit 64 bits, R2)
+    BT_MAX_QTY = 16            # largest resource quantity a card set may print (same bound, R2)
 
 cdef enum BtPhase:
     BT_MAIN = 0                # active player: free actions, one main action, end turn (B1)
@@ -30,6 +30,7 @@ cdef enum BtPhase:
     BT_FREE = 6                # the free play after repelling, or pass (B7)
     BT_LOSE = 7                # choose the station lost to the monster (B7)
     BT_OVER = 8
+    BT_PAY = 9                 # choose the next resource paying for the quest (B5, R2)
 
 cdef struct BtTables:                      # per game configuration, shared by all its states
     int C                                  # cards in the set (action blocks are multiples of C)
@@ -91,6 +92,8 @@ cdef struct BtData:                        # the whole state, hidden parts inclu
     signed char main_done                  # the main action of this turn is taken
     signed char winner                     # -1 if none
     unsigned char pending_card                    # pending: quest card / station to keep / threat
+    unsigned char pay_hero                 # quest_pay: the hero doubling, or BT_NONE (R3)
+    uint64_t pay_mask[3]                   # quest_pay: resources paid so far (discarded, R2)
     signed char keep_tokens                         # keep_station: tokens to place (B5)
     signed char discard_left                      # discard3: picks left
     unsigned char discard_last                    # discard3: last pick
@@ -130,6 +133,7 @@ cdef enum:
     O_KEEP_STATION = 6
     O_DISCARD_STATION = 7
     O_PASS = 8
+    O_PAY = 9                  # 9*C + 9 + c: pay for the pending quest with resource c (R2)
 
 cdef enum:
     ST_CHECK = 0
@@ -162,6 +166,7 @@ cdef enum:
     R_DECK = 17
     R_PROTECT = 18
     R_STATION = 19
+    R_PAY = 20
 
 
 
@@ -193,6 +198,11 @@ cdef inline int bits_to_ids(const uint64_t* mark, unsigned char* out) noexcept n
             x &= x - 1
             m += 1
     return m
+
+
+cdef inline int num_actions(const BtTables* t) noexcept nogil:
+    """Every action is an int in [0, 10*C + 9): nine blocks of C, nine fixed ids, PAY's block."""
+    return 9 * t.C + O_PAY + t.C
 
 
 cdef inline int class_of(int rtype) noexcept nogil:
@@ -232,13 +242,25 @@ cdef bint any_hero_fits(const BtData* d, const BtTables* t, int p, const int* to
 cdef bint quest_open(const BtData* d, const BtTables* t, int p, int c) noexcept nogil
 # QUEST c is legal: open, and reachable without a hero or with some hero (R3).
 cdef bint quest_ok(const BtData* d, const BtTables* t, int p, int c, const int* tot) noexcept nogil
-cdef int select_payment(const BtData* d, const BtTables* t, int p, int qcls, int amount, int dbl,
-                 int* out) noexcept nogil
+# R2: the counted quantity of resource c in the pending payment (doubled for the hero's type).
+cdef int pay_value(const BtData* d, const BtTables* t, int c) noexcept nogil
+# R2: p's resources eligible for the pending quest with ids above `after`, ascending, with their
+# counted quantities; returns how many.
+cdef int pay_pool(const BtData* d, const BtTables* t, int p, int after, int* ids, int* vals) noexcept nogil
+# R2: the counted sum, the least counted quantity (0: none) and the last id (-1: none) paid so far.
+cdef void paid_so_far(const BtData* d, const BtTables* t, int* total, int* least, int* last) noexcept nogil
+# R2: paying next with c keeps the payment on the way to a minimal one.
+cdef bint pay_pick_ok(const BtData* d, const BtTables* t, int p, int c) noexcept nogil
+# B5, R2, R3: start paying for quest c (hero h doubling, or -1); forced picks are made at once.
+cdef void start_payment(BtData* d, const BtTables* t, int p, int c, int hero) noexcept nogil
+# R2: pay with c (to the discard pile), then go on as start_payment does.
+cdef void pay_with(BtData* d, int p, int c) noexcept nogil
+cdef void pay_on(BtData* d, const BtTables* t, int p) noexcept nogil
 # B8: a player holding 10 tokens wins at once.
 cdef bint check_win(BtData* d, const BtTables* t) noexcept nogil
 cdef void game_over(BtData* d) noexcept nogil
-# B5, R2-R4, R15.
-cdef void complete_quest(BtData* d, const BtTables* t, int p, int c, int hero) noexcept nogil
+# B5, R3, R4, R15: the quest paid, its rewards.
+cdef void complete_quest(BtData* d, const BtTables* t, int p) noexcept nogil
 cdef void play_card(BtData* d, const BtTables* t, int p, int c, bint rotated, bint free) noexcept nogil
 # B6, R8: discard slots 0, 1, 2 in order, then refill them.
 cdef void renew_market(BtData* d, const BtTables* t) noexcept nogil

@@ -19,7 +19,7 @@ CLASSES = ("peaceful", "military")
 LINES = ("red_line", "hansa", "polis", "neutral")
 LOSSES = ("station", "peaceful_resources", "military_resources", "all_resources")
 PHASES = ("main", "quest_hero", "keep_station", "discard3", "draw", "protect", "free_play",
-          "lose_station", "over")
+          "lose_station", "over", "quest_pay")
 SURVIVAL_OPTIONS = ("full_protection_required", "failed_defence_tokens_down",
                     "quest_tokens_stay_down")
 
@@ -42,6 +42,7 @@ cdef void clear_state(BtData* d, const BtTables* t) noexcept nogil:
     d.winner = -1
     d.todo_draw = -1
     d.phase = BT_MAIN
+    d.pay_hero = BT_NONE
 
 
 cdef void hand_add(BtData* d, int p, int c, int gen) noexcept nogil:
@@ -249,66 +250,126 @@ cdef bint quest_ok(const BtData* d, const BtTables* t, int p, int c, const int* 
     return quest_total(tot, qc, -1) >= amt or any_hero_fits(d, t, p, tot, qc, amt)
 
 
-cdef int select_payment(const BtData* d, const BtTables* t, int p, int qcls, int amount, int dbl,
-                 int* out) noexcept nogil:
-    """R2: the spent resources: among p's unrotated resources of the quest's class(es), the subset
-    with sum >= amount minimising (sum, number of cards, ascending id list); written ascending.
+cdef int pay_value(const BtData* d, const BtTables* t, int c) noexcept nogil:
+    """R2: the counted quantity of resource c in the pending payment (doubled for the hero's type)."""
+    if d.pay_hero != BT_NONE and t.rtype[c] == t.rtype[d.pay_hero]:
+        return 2 * t.qty[c]
+    return t.qty[c]
 
-    Exact and fast: sums are bounded (a minimal subset's sum is < amount + largest value), so
-    bitsets of reachable sums per number of cards give the best (sum, count), and the smallest
-    ids are then picked greedily, each pick keeping the rest feasible from the later cards."""
-    cdef int e[BT_MAX_CARDS]
-    cdef int v[BT_MAX_CARDS]
-    cdef uint64_t S[BT_MAX_CARDS + 1][BT_MAX_QUEST + 1]   # S[i][j]: sums of j cards from e[i:]
-    cdef int n = 0, w, c, i, j, K, T, k, need, left, start, vmax = 0
-    cdef uint64_t x, cap_mask
+
+cdef int pay_pool(const BtData* d, const BtTables* t, int p, int after, int* ids, int* vals) noexcept nogil:
+    """R2: p's unrotated resources of the pending quest's class(es) with ids above `after`,
+    ascending, and their counted quantities; returns how many."""
+    cdef int qcls = t.qclass[d.pending_card], n = 0, w, c
+    cdef uint64_t x
     for w in range(BT_WORDS):
         x = d.tab[p][w] & t.resource_mask[w] & ~d.rot[w]
         while x:
             c = w * 64 + ctz(x)
             x &= x - 1
-            if qcls == 2 or t.rclass[c] == qcls:
-                e[n] = c
-                v[n] = t.qty[c] * (2 if t.rtype[c] == dbl else 1)
-                if v[n] > vmax:
-                    vmax = v[n]
+            if c > after and (qcls == 2 or t.rclass[c] == qcls):
+                ids[n] = c
+                vals[n] = pay_value(d, t, c)
                 n += 1
-    if n == 0:
-        return 0
-    K = amount if amount < n else n
-    cap_mask = ((<uint64_t>1) << (amount + vmax)) - 1     # sums 0 .. amount + vmax - 1 (< 64)
-    for j in range(K + 1):
-        S[n][j] = 0
-    S[n][0] = 1
-    for i in range(n - 1, -1, -1):
-        S[i][0] = 1
-        for j in range(1, K + 1):
-            S[i][j] = (S[i + 1][j] | (S[i + 1][j - 1] << v[i])) & cap_mask
-    T = -1
-    k = -1
-    for j in range(1, K + 1):
-        x = S[0][j] >> amount
-        if x:
-            c = amount + ctz(x)
-            if T < 0 or c < T:
-                T = c
-                k = j
-    if T < 0:
-        return 0
-    need = T
-    left = k
-    start = 0
-    j = 0
-    while left > 0:
-        for i in range(start, n):
-            if v[i] <= need and (S[i + 1][left - 1] >> (need - v[i])) & 1:
-                out[j] = e[i]
-                j += 1
-                need -= v[i]
-                left -= 1
-                start = i + 1
-                break
-    return j
+    return n
+
+
+cdef void paid_so_far(const BtData* d, const BtTables* t, int* total, int* least, int* last) noexcept nogil:
+    """R2: the counted sum, the smallest counted quantity (0 if none) and the last pick (-1 if
+    none) of the resources paid so far."""
+    cdef int w, c, v
+    cdef uint64_t x
+    total[0] = 0
+    least[0] = 0
+    last[0] = -1
+    for w in range(BT_WORDS):
+        x = d.pay_mask[w]
+        while x:
+            c = w * 64 + ctz(x)
+            x &= x - 1
+            v = pay_value(d, t, c)
+            total[0] += v
+            if least[0] == 0 or v < least[0]:
+                least[0] = v
+            last[0] = c
+
+
+cdef bint pay_pick_ok(const BtData* d, const BtTables* t, int p, int c) noexcept nogil:
+    """R2: paying next with c (above the last pick) leads on to a minimal payment: a set S of the
+    picks so far, c and later (larger-id) resources with amount <= sum(S) < amount + min(S).
+
+    Every minimal S is reached once, its cards picked in increasing id order, and the quest is
+    paid exactly at its last card (sum(S) - last < amount). With L = amount - (paid + v(c)) > 0
+    still to pay, some T of the later cards must bring the sum into [amount, amount + m - 1],
+    m = min(S); for each candidate floor w (the smallest counted quantity allowed in T, and the
+    least so far) the subset sums of the later cards worth >= w are a 64-bit set (sums stay
+    below BT_MAX_QUEST + 2 * BT_MAX_QTY < 64), tested against that window."""
+    cdef int ids[BT_MAX_CARDS]
+    cdef int vals[BT_MAX_CARDS]
+    cdef int amount = t.qamount[d.pending_card], paid, least, last, v, s, m, need, n, i, k, w
+    cdef uint64_t reach, window
+    paid_so_far(d, t, &paid, &least, &last)
+    if c <= last:
+        return False
+    v = pay_value(d, t, c)
+    s = paid + v
+    m = v if least == 0 or v < least else least
+    if s >= amount:
+        return s - m < amount
+    need = amount - s
+    n = pay_pool(d, t, p, c, ids, vals)
+    for i in range(n + 1):
+        w = m if i == n else vals[i]
+        if w > m:
+            continue
+        reach = 1
+        for k in range(n):
+            if vals[k] >= w:
+                reach |= reach << vals[k]
+        window = (((<uint64_t>1) << w) - 1) << need           # sums need .. need + w - 1
+        if reach & window:
+            return True
+    return False
+
+
+cdef void pay_with(BtData* d, int p, int c) noexcept nogil:
+    discard_played(d, p, c)
+    bit_set(d.pay_mask, c)
+
+
+cdef void start_payment(BtData* d, const BtTables* t, int p, int c, int hero) noexcept nogil:
+    """B5, R2, R3: pay for quest c, hero `hero` doubling (or -1). Picks with only one possibility
+    are made at once; the player is asked (phase quest_pay) when two or more are possible; once
+    the sum reaches the amount the quest is complete."""
+    d.pending_card = <unsigned char>c
+    d.pay_hero = BT_NONE if hero < 0 else <unsigned char>hero
+    memset(d.pay_mask, 0, sizeof(d.pay_mask))
+    pay_on(d, t, p)
+
+
+cdef void pay_on(BtData* d, const BtTables* t, int p) noexcept nogil:
+    cdef int ids[BT_MAX_CARDS]
+    cdef int vals[BT_MAX_CARDS]
+    cdef int paid, least, last, n, i, count, pick
+    while True:
+        paid_so_far(d, t, &paid, &least, &last)
+        if paid >= t.qamount[d.pending_card]:
+            break
+        n = pay_pool(d, t, p, last, ids, vals)
+        count = 0
+        pick = -1
+        for i in range(n):
+            if pay_pick_ok(d, t, p, ids[i]):
+                count += 1
+                pick = ids[i]
+                if count > 1:
+                    d.phase = BT_PAY
+                    return
+        if count == 0:
+            break           # unreachable: QUEST and the loader guarantee a payment exists
+        pay_with(d, p, pick)
+    d.phase = BT_MAIN
+    complete_quest(d, t, p)
 
 
 cdef bint check_win(BtData* d, const BtTables* t) noexcept nogil:
@@ -331,16 +392,14 @@ cdef void game_over(BtData* d) noexcept nogil:
     d.todo_next_turn = 0
 
 
-cdef void complete_quest(BtData* d, const BtTables* t, int p, int c, int hero) noexcept nogil:
-    """B5, R2-R4, R15."""
-    cdef int spent[BT_MAX_QUEST + 1]
-    cdef int i, ns, gained, k, w, s
+cdef void complete_quest(BtData* d, const BtTables* t, int p) noexcept nogil:
+    """B5, R3, R4, R15: the pending quest is paid; the hero goes too, then the rewards."""
+    cdef int c = d.pending_card, i, gained, k, w, s
     cdef uint64_t x
-    ns = select_payment(d, t, p, t.qclass[c], t.qamount[c], t.rtype[hero] if hero >= 0 else -1, spent)
-    for i in range(ns):
-        discard_played(d, p, spent[i])
-    if hero >= 0:
-        discard_played(d, p, hero)
+    if d.pay_hero != BT_NONE:
+        discard_played(d, p, d.pay_hero)
+    d.pay_hero = BT_NONE
+    memset(d.pay_mask, 0, sizeof(d.pay_mask))
     gained = 1 + t.extra[c]
     for i in range(gained):                                   # R4
         if d.supply[p] > 0:
@@ -364,7 +423,6 @@ cdef void complete_quest(BtData* d, const BtTables* t, int p, int c, int hero) n
             if d.tok[s] > 0:
                 k += 1
     d.phase = BT_KEEP
-    d.pending_card = <unsigned char>c
     d.keep_tokens = k
 
 
@@ -483,15 +541,17 @@ cdef void apply_action(BtData* d, const BtTables* t, int a) noexcept nogil:
                 d.phase = BT_QUEST_HERO
                 d.pending_card = <unsigned char>c
             else:
-                complete_quest(d, t, p, c, -1)
+                start_payment(d, t, p, c, -1)
         elif c == O_END_TURN:
             d.main_done = 1
             d.todo_refill = 1                                    # B1, R17
             d.refill_pos = 0
             d.todo_next_turn = 1
     elif ph == BT_QUEST_HERO:
-        d.phase = BT_MAIN
-        complete_quest(d, t, p, d.pending_card, c if block == B_QUEST_HERO else -1)
+        start_payment(d, t, p, d.pending_card, c if block == B_QUEST_HERO else -1)
+    elif ph == BT_PAY:
+        pay_with(d, p, c - O_PAY)
+        pay_on(d, t, p)
     elif ph == BT_KEEP:
         d.phase = BT_MAIN
         if c == O_KEEP_STATION:
@@ -543,7 +603,7 @@ cdef void advance_agenda(BtData* d, const BtTables* t) noexcept nogil:
     if d.phase == BT_OVER:
         return
     fill_market(d, t)                                         # R8
-    if d.phase == BT_QUEST_HERO or d.phase == BT_KEEP or d.phase == BT_DISCARD3:
+    if d.phase == BT_QUEST_HERO or d.phase == BT_PAY or d.phase == BT_KEEP or d.phase == BT_DISCARD3:
         d.decider = d.active
         return
     while True:
@@ -632,6 +692,9 @@ cdef int list_legal(const BtData* d, const BtTables* t, int* out) noexcept nogil
     cdef int lines[4]
     cdef int tot[6]
     cdef uint64_t x
+    cdef int ids[BT_MAX_CARDS]
+    cdef int vals[BT_MAX_CARDS]
+    cdef int paid, least, last
     cdef bint fpending
     cdef int ph = d.phase
     if ph == BT_OVER:
@@ -688,6 +751,12 @@ cdef int list_legal(const BtData* d, const BtTables* t, int* out) noexcept nogil
                     put_action(out, &n, B_QUEST_HERO * C + i)
         if quest_total(tot, t.qclass[c], -1) >= t.qamount[c]:
             put_action(out, &n, fixed + O_QUEST_NO_HERO)
+    elif ph == BT_PAY:
+        paid_so_far(d, t, &paid, &least, &last)
+        hn = pay_pool(d, t, p, last, ids, vals)
+        for i in range(hn):
+            if pay_pick_ok(d, t, p, ids[i]):
+                put_action(out, &n, fixed + O_PAY + ids[i])
     elif ph == BT_KEEP:
         if d.above[p] >= d.keep_tokens:
             put_action(out, &n, fixed + O_KEEP_STATION)
@@ -736,7 +805,7 @@ cdef int reason_code(const BtData* d, const BtTables* t, int a) noexcept nogil:
     cdef int tot[6]
     if ph == BT_OVER:
         return R_OVER
-    if a < 0 or a >= fixed + 9:
+    if a < 0 or a >= num_actions(t):
         return R_RANGE
     if a < fixed:
         block = a // C
@@ -769,6 +838,8 @@ cdef int reason_code(const BtData* d, const BtTables* t, int a) noexcept nogil:
         if block == -1 and c == O_QUEST_NO_HERO:
             return R_NO_HERO
         return R_PHASE
+    if ph == BT_PAY:
+        return R_PAY if block == -1 and c >= O_PAY else R_PHASE
     if ph == BT_KEEP:
         if block == -1 and c == O_KEEP_STATION:
             return R_KEEP

@@ -12,7 +12,8 @@ Encoding (public contract, shared with the reference engine)
 With C the number of cards (133): ``block * C + card`` for the blocks PLAY 0, PLAY_ROTATED 1,
 DISCARD 2, DISCARD3 3, CLEANUP 4, QUEST 5, QUEST_HERO 6, PROTECT 7, LOSE_STATION 8, then
 ``9*C + s`` for TAKE_MARKET s (s = 0, 1, 2), TAKE_DECK 3, END_TURN 4, QUEST_NO_HERO 5,
-KEEP_STATION 6, DISCARD_STATION 7, PASS 8. ``9*C + 9`` actions in all (1206).
+KEEP_STATION 6, DISCARD_STATION 7, PASS 8, and ``9*C + 9 + c`` for PAY c (R2). ``10*C + 9``
+actions in all (1339).
 
 Seeds: splitmix64 (``rng.pxd``). ``new_state(seed)`` shuffles the faction ids (if random), then the
 non-faction ids ascending with Fisher-Yates from the end; element 0 is the top of the deck; five
@@ -53,7 +54,7 @@ def _moves_up(value, below):
 
 _REASONS = {
     R_OVER: "the game is over",
-    R_RANGE: "not a Breakthrough action (0 .. 9*C+8, see the module docstring)",
+    R_RANGE: "not a Breakthrough action (0 .. 10*C+8, see the module docstring)",
     R_PHASE: "that kind of action is not available in this phase",
     R_NOT_IN_HAND: "that card is not in the hand of the player to move",
     R_MAIN_DONE: "the main action of this turn is already taken (B1)",
@@ -71,6 +72,8 @@ _REASONS = {
     R_DECK: "the deck and the discard pile are empty",
     R_PROTECT: "that card is not a played protection matching the monster (B7, R13)",
     R_STATION: "that card is not a station in play (B7)",
+    R_PAY: "that resource cannot pay next for the pending quest: payments are minimal sets of the "
+           "quest's resources, paid in increasing id order (B5, R2)",
 }
 
 
@@ -272,7 +275,7 @@ cdef class BreakthroughGame(Game):
 
     @property
     def num_distinct_actions(self):
-        return 9 * self.tables.C + 9
+        return num_actions(&self.tables)
 
     @property
     def max_game_length(self):
@@ -346,7 +349,7 @@ cdef class BreakthroughState(GameState):
         return BT_MAX_ACTIONS
 
     cdef int c_num_actions(self) noexcept nogil:
-        return 9 * self.t.C + 9
+        return num_actions(self.t)
 
     cdef int c_current_player(self) noexcept nogil:
         return -1 if self.d.phase == BT_OVER else self.d.decider
@@ -362,7 +365,7 @@ cdef class BreakthroughState(GameState):
         cdef int n, i
         if self.d.phase == BT_OVER:
             return R_OVER
-        if action < 0 or action >= 9 * self.t.C + 9:
+        if action < 0 or action >= num_actions(self.t):
             return R_RANGE
         n = list_legal(&self.d, self.t, buf)
         for i in range(n):
@@ -553,8 +556,8 @@ cdef class BreakthroughState(GameState):
 
     @property
     def phase(self):
-        """One of 'main', 'quest_hero', 'keep_station', 'discard3', 'draw', 'protect',
-        'free_play', 'lose_station', 'over' (see the reference's module docstring)."""
+        """One of 'main', 'quest_hero', 'quest_pay', 'keep_station', 'discard3', 'draw',
+        'protect', 'free_play', 'lose_station', 'over' (see the reference's module docstring)."""
         return PHASES[self.d.phase]
 
     @property
@@ -655,6 +658,10 @@ cdef class BreakthroughState(GameState):
         ph = d.phase
         if ph == BT_QUEST_HERO:
             return {"kind": "quest_hero", "card": d.pending_card}
+        if ph == BT_PAY:
+            return {"kind": "quest_pay", "card": d.pending_card,
+                    "hero": None if d.pay_hero == BT_NONE else d.pay_hero,
+                    "paid": [c for c in range(self.t.C) if bit_has(d.pay_mask, c)]}
         if ph == BT_KEEP:
             return {"kind": "keep_station", "card": d.pending_card, "k": d.keep_tokens}
         if ph == BT_DISCARD3:
@@ -705,11 +712,16 @@ cdef class BreakthroughState(GameState):
         """Human-readable text of an action, in the rulebook's words (as the reference)."""
         C = self.t.C
         fixed = 9 * C
-        if isinstance(a, bool) or not isinstance(a, int) or a < 0 or a >= fixed + 9:
-            raise ValueError(f"not a Breakthrough action: {a!r} (actions are 0..{fixed + 8})")
+        if isinstance(a, bool) or not isinstance(a, int) or a < 0 or a >= num_actions(self.t):
+            raise ValueError(f"not a Breakthrough action: {a!r} (actions are 0..{num_actions(self.t) - 1})")
         p = self.d.decider if self.d.decider >= 0 else self.d.active
         if a >= fixed:
             o = a - fixed
+            if o >= O_PAY:
+                c = o - O_PAY
+                if self.t.ctype[c] != CT_RESOURCE:
+                    return f"pay with {self._name(c)}"
+                return f"pay with {self._name(c)} (counts {pay_value(&self.d, self.t, c)})"
             if o < 3:
                 m = self.d.market[o]
                 return f"take market slot {o + 1}: {self._name(m) if m != BT_NONE else 'empty'}"
@@ -856,6 +868,7 @@ cdef class BreakthroughState(GameState):
     def render(self, player=None):
         """A text view for terminals: tokens, faction cards, tableaux, market, piles, and the
         hand of `player` if given (other hands as sizes)."""
+        cdef int total, least, last
         names = self.game.card_names
         d = self.d
         lines = [f"Metro 2033: Breakthrough, turn {d.turn}, active P{d.active}, phase {self.phase}"
@@ -871,6 +884,12 @@ cdef class BreakthroughState(GameState):
         lines.append("market: " + " | ".join(names[m] if m is not None else "empty" for m in self.market()))
         lines.append(f"deck {d.deck_n}, discard {d.disc_n}"
                      + (f" (top: {names[d.disc[d.disc_n - 1]]})" if d.disc_n else ""))
+        if d.phase == BT_PAY:
+            pend = self.pending()
+            paid_so_far(&d, self.t, &total, &least, &last)
+            lines.append(f"paying for {names[pend['card']]}: {total} of {self.t.qamount[pend['card']]}"
+                         + (f" with {names[pend['hero']]}" if pend["hero"] is not None else "")
+                         + (", paid " + ", ".join(names[c] for c in pend["paid"]) if pend["paid"] else ""))
         if player is not None:
             self._check_player(player)
             lines.append(f"P{player} hand: " + ", ".join(names[c] for c in self.hand(player)))
