@@ -68,10 +68,13 @@ def test_repro_state_is_refused(name):
     text, g = _fuzz_file(name)
     p, held = REPRO[name]
     # B1, R5: two picks made and `held` cards left: the hand held held + 2 > 5 cards before the
-    # first pick, and the three cards drawn after the third pick would overfill it.
-    with pytest.raises(metro_ai.StateFormatError,
-                       match=f"pending discard3: left 1 means 2 picks made, but player {p} still holds "
-                             f"{held} cards, so it held {held + 2} \\(more than 5\\)"):
+    # first pick, and the three cards drawn after the third pick would overfill it. The one with
+    # the active player moved is refused first for that: turn t is player (t - 1) mod n's (B1).
+    why = (f"pending discard3: left 1 means 2 picks made, but player {p} still holds "
+           f"{held} cards, so it held {held + 2} \\(more than 5\\)")
+    if name == "bt_focus_133462.json":
+        why = f"turn 4 is player 3's turn .*, but active is {p}"
+    with pytest.raises(metro_ai.StateFormatError, match=why):
         g.state_from_json(text)
 
 
@@ -260,7 +263,7 @@ def test_repro_state_in_a_child_process(child, name):
     seed = int("".join(ch for ch in name if ch.isdigit()))
     out = child.run(json.loads(text)["options"], text, seed=seed, steps=8, search=200)
     assert "refused" in out, out
-    assert "pending discard3" in out["refused"]
+    assert "pending discard3" in out["refused"] or "but active is" in out["refused"]
 
 
 def test_child_reports_crashes():
@@ -495,3 +498,19 @@ def test_full_protection_covers_the_uncovered_icons():
             except metro_ai.StateFormatError as exc:
                 hits += "does not cover the uncovered icons" in str(exc)
     assert hits
+
+
+def test_the_active_player_is_the_turns_player():
+    """B1: player 0 plays turn 1, then clockwise, so turn t is player (t - 1) mod n's; a state
+    with both the active player and the player to move moved to another seat is refused."""
+    g = BreakthroughGame(players=3)
+    s = g.new_state(4)
+    r = random.Random(4)
+    while s.turn < 5 or s.phase != "main":
+        s.apply(_policy(s, r))
+    obj = json.loads(s.to_json())
+    assert g.state_from_json(obj) == s
+    obj["active"] = obj["current_player"] = (obj["active"] + 1) % 3
+    with pytest.raises(metro_ai.StateFormatError, match=f"turn {s.turn} is player {s.active}'s turn .*"
+                                                        f"but active is {(s.active + 1) % 3}"):
+        g.state_from_json(obj)

@@ -185,6 +185,9 @@ def load_state(BreakthroughGame game, obj):
     active = obj["active"]
     if not is_int(active, 0, n - 1):
         bad(f"active must be a player 0..{n - 1}, got {active!r}")
+    if active != (turn - 1) % n:
+        bad(f"turn {turn} is player {(turn - 1) % n}'s turn (player 0 plays turn 1, then clockwise, B1), "
+            f"but active is {active}")
     d.active = active
     if not isinstance(obj["main_done"], bool):
         bad("main_done must be a boolean")

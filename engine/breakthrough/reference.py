@@ -394,7 +394,7 @@ class RefBreakthroughGame:
 
     def setup(self, hands, *, tableaux=None, factions=None, faction_done=None, above=None,
               below=None, market=None, deck_top=None, discard=None, active=0, seed=0,
-              turn=1) -> "RefBreakthroughState":
+              turn=None) -> "RefBreakthroughState":
         """Build a hand-made position (for scenario tests), by card names.
 
         * ``hands``: one list of card names per player (a name takes the lowest unused id of
@@ -408,7 +408,9 @@ class RefBreakthroughGame:
         * ``deck_top``: names on top of the deck in order (element 0 on top); the remaining unused
           non-faction cards follow, ascending by id, shuffled with ``seed``.
         * ``discard``: names in the discard pile (oldest first).
-        * ``active``: the player whose turn starts (phase ``main``); ``turn``: the turn number.
+        * ``active``: the player whose turn starts (phase ``main``); ``turn``: the turn number,
+          one with that player active (B1: player 0 plays turn 1, then clockwise); default the
+          first such turn, ``active + 1``.
         """
         n = self.num_players
         used: set[int] = set()
@@ -450,6 +452,10 @@ class RefBreakthroughGame:
             mk.append(None)
         st = RefBreakthroughState._build(self, fids, hand_ids, deck, mk, disc, rng.state)
         st.tableau = tabs
+        if turn is None:
+            turn = active + 1
+        if (turn - 1) % n != active:
+            raise ValueError(f"turn {turn} is player {(turn - 1) % n}'s turn, not player {active}'s (B1)")
         st.active = st.decider = active
         st.turn = turn
         for p in range(n):
