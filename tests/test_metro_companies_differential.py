@@ -6,6 +6,7 @@ held, face-up shares, piles, exchanges, scores, end and returns, after every act
 random games across every player count and both variants (M9, M10). Random play picks an
 exchange half the time it may, so that games exchange often (and the limit, M17, is reached).
 """
+import os
 import random
 
 import pytest
@@ -78,6 +79,7 @@ def test_companies_cython_matches_reference(players, orientation, hand_size):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("METRO_AI_SLOW"), reason="long run: set METRO_AI_SLOW=1")
 @pytest.mark.parametrize("players", range(2, 7))
 def test_companies_cython_matches_reference_long(players):
     """The same over 2,000 more games per player count, with a short exchange limit too."""
