@@ -57,10 +57,12 @@ def load_json(text, bad):
         bad(f"not valid JSON here ({exc})")
 
 
-def parse_state_json(text, game_name, options, required):
+def parse_state_json(text, game_name, options, required, also=None):
     """Parse a serialised state (JSON text, bytes or an already-parsed dict) of game `game_name`
-    played with `options`, and check the top-level fields in `required` are there. Raises
-    StateFormatError saying what is wrong; returns the dict."""
+    played with `options` (or with `also`, another spelling of the same options: the full dict
+    where `options` leaves out added options at their defaults, see ``Game.added_options``), and
+    check the top-level fields in `required` are there. Raises StateFormatError saying what is
+    wrong; returns the dict."""
     def bad(msg):
         raise StateFormatError(f"{game_name} state: {msg}")
     if isinstance(text, (bytes, bytearray)):
@@ -81,7 +83,7 @@ def parse_state_json(text, game_name, options, required):
             bad(f"missing field {key!r}")
     if obj["game"] != game_name:
         bad(f"this is a {obj['game']!r} state, not {game_name}")
-    if obj["options"] != options:
+    if obj["options"] != options and (also is None or obj["options"] != also):
         bad(f"options {obj['options']!r} differ from the game's {options!r}")
     return obj
 
@@ -139,6 +141,10 @@ cdef class Game:
     unique_action_strings = True
     benchmark_moves = {"opening": 0, "middle": 40, "end": 80}
     reference = None
+    #: Options declared after states of the game were first saved (an expansion): a state's
+    #: envelope and observations leave them out while they are at their default, so the states
+    #: of the game without them keep their exact form and older saved states still load.
+    added_options = ()
 
     def reference_game(self):
         """The same game (same options) on the game's independent pure-Python reference engine
@@ -224,6 +230,16 @@ cdef class Game:
         return {k: _json_ready(v) for k, v in self._options.items()}
 
     @property
+    def state_options(self):
+        """The options as a state's envelope (``to_json``) and observations write them: every
+        option, less those of ``added_options`` that are at their default."""
+        out = self.options
+        for name in self.added_options:
+            if name in out and out[name] == _json_ready(self.option(name).default):
+                del out[name]
+        return out
+
+    @property
     def num_players(self):
         return self.players
 
@@ -258,7 +274,8 @@ cdef class Game:
         """Rebuild a state from ``to_json()`` output (text, bytes or a parsed dict), checking it
         against the rules. Malformed or inconsistent input raises StateFormatError saying what is
         wrong."""
-        obj = parse_state_json(text, self.name, self.options, ("game", "options") + tuple(self.state_fields))
+        obj = parse_state_json(text, self.name, self.state_options, ("game", "options") + tuple(self.state_fields),
+                               also=self.options)
         return self._load_state(obj)
 
     def _load_state(self, obj):
@@ -441,7 +458,7 @@ cdef class GameState:
     def to_dict(self):
         """The full state (hidden parts included) as a JSON-ready dict (see ``to_json``)."""
         obj = {"format": STATE_FORMAT, "version": STATE_VERSION, "game": self.game.name,
-               "options": self.game.options}
+               "options": self.game.state_options}
         obj.update(self._state_fields())
         return obj
 

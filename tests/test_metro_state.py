@@ -38,7 +38,10 @@ def hidden_multiset(state, player):
 def test_list_and_load_games():
     assert "metro" in metro_ai.list_games()
     g = metro_ai.load_game("metro", players=3, orientation=False, hand_size=2)
-    assert g.options == {"players": 3, "orientation": False, "hand_size": 2}
+    assert g.options == {"players": 3, "orientation": False, "hand_size": 2, "companies": False,
+                         "company_chart": None, "exchange_limit": 8}
+    # the companies options (M11) at their defaults stay out of states and records
+    assert g.state_options == {"players": 3, "orientation": False, "hand_size": 2}
 
 
 @pytest.mark.parametrize("options,match", [

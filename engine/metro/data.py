@@ -145,3 +145,59 @@ def load(data_dir: str = str(DATA_DIR)) -> MetroData:
     """Load and validate the three Metro data files from `data_dir` (cached)."""
     d = Path(data_dir)
     return MetroData(load_tiles(d / "metro_tiles.csv"), load_stations(d / "metro_stations.csv"), load_charts(d / "metro_lines.csv"))
+
+
+#: The shipped companies chart (M11): **reconstructed** from the formula of decision M11.
+COMPANY_CHART = DATA_DIR / "companies_chart.csv"
+NUM_COMPANIES = 8
+STATIONS_PER_COMPANY = 4
+
+
+def reconstructed_chart() -> tuple:
+    """The companies chart of decision M11 (reconstructed): company k owns, on side s (0 top,
+    1 right, 2 bottom, 3 left), station ``8*s + ((k + 2*s) mod 8) + 1``. The shipped file
+    ``companies_chart.csv`` is this chart; a test checks that they agree."""
+    return tuple(tuple(8 * s + (k + 2 * s) % 8 + 1 for s in range(4)) for k in range(NUM_COMPANIES))
+
+
+def load_company_chart(path=None) -> tuple:
+    """The companies chart (M11) from `path` (None: the shipped, reconstructed file): a tuple,
+    index = company 0-7, of its 4 station numbers, ascending. The file is CSV with columns
+    ``company`` (0-7) and ``stations`` (4 numbers 1-32, space-separated); '#' lines are comments.
+    Every company appears once and every station is owned once. Anything else raises DataError
+    naming the file, the line and what is wrong."""
+    p = Path(path) if path is not None else COMPANY_CHART
+    if not p.is_file():
+        raise DataError(f"companies chart {str(p)!r}: no such file")
+    try:
+        rows = list(_rows(p))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"companies chart {str(p)!r}: not UTF-8 text (byte {exc.start})") from None
+    except csv.Error as exc:
+        raise DataError(f"companies chart {str(p)!r}: not CSV ({exc})") from None
+    chart: dict = {}
+    owner: dict = {}
+    for lineno, row in rows:
+        if set(row) != {"company", "stations"}:
+            raise DataError(f"{p.name} line {lineno}: the columns must be company,stations, got {','.join(map(str, row))}")
+        company = _int(p, lineno, row, "company", 0, NUM_COMPANIES - 1)
+        if company in chart:
+            raise DataError(f"{p.name} line {lineno}: company {company} listed twice")
+        try:
+            numbers = tuple(int(x) for x in row["stations"].split())
+        except ValueError:
+            raise DataError(f"{p.name} line {lineno}: stations must be integers, got {row['stations']!r}") from None
+        if len(numbers) != STATIONS_PER_COMPANY:
+            raise DataError(f"{p.name} line {lineno}: company {company} needs {STATIONS_PER_COMPANY} stations, "
+                            f"got {len(numbers)}")
+        for n in numbers:
+            if not 1 <= n <= NUM_STATIONS:
+                raise DataError(f"{p.name} line {lineno}: station {n} is outside 1..{NUM_STATIONS}")
+            if n in owner:
+                raise DataError(f"{p.name} line {lineno}: station {n} is already owned by company {owner[n]}")
+            owner[n] = company
+        chart[company] = tuple(sorted(numbers))
+    if sorted(chart) != list(range(NUM_COMPANIES)):
+        missing = sorted(set(range(NUM_COMPANIES)) - set(chart))
+        raise DataError(f"{p.name}: companies {missing} are missing; the chart lists all {NUM_COMPANIES} (M11)")
+    return tuple(chart[k] for k in range(NUM_COMPANIES))

@@ -1,9 +1,10 @@
 # Metro (Dirk Henn's tile-laying game): flat C state, rule tables and the rules helpers.
-# Rules: docs/rules/metro.md (M1-M10). An expansion cimports what it needs from here, e.g.
+# Rules: docs/rules/metro.md (M1-M10; the companies expansion M11-M14 extends it in companies.pxd). An expansion cimports what it needs from here, e.g.
 #     from metro_ai.engine.metro.rules cimport MetroData, MetroTables, place_tile, legal_placements
 # and extends the state (a subclass of MetroState) or wraps the helpers in its own rules.
 from libc.stdint cimport uint64_t
 from metro_ai.engine.core cimport Game, GameState
+from metro_ai.engine.rng cimport rng_t
 
 cdef enum:
     METRO_KINDS = 24
@@ -29,13 +30,15 @@ cdef struct MetroTables:                   # per game configuration, shared by a
     uint64_t viol[24][4]                   # squares where (kind, rot) breaks the one-tile rule (M6)
     signed char count[24]                  # tiles of each kind
     signed char line_station[32]           # line id -> station number (owned stations only)
-    signed char line_owner[32]             # line id -> player
+    signed char line_owner[32]             # line id -> player (with companies, M11: the company)
     signed char line_square[32]            # the station's square
     signed char line_port[32]              # the station's departure port
     signed char arrival[64][8]             # odd boundary port -> station number, else 0
     int players
     int hand_size
     int nlines
+    int companies                          # 1: the companies expansion (M11-M14)
+    int exchange_limit                     # exchanges each player may make (companies, M17)
 
 cdef struct MetroData:                     # the whole state, hidden parts included
     unsigned char cell[64]                 # METRO_EMPTY or kind * 4 + rot
@@ -48,7 +51,7 @@ cdef struct MetroData:                     # the whole state, hidden parts inclu
     signed char current                    # player to move, -1 once over
     signed char phase                      # MetroPhase
     signed char nplaced
-    int score[6]
+    int score[8]                           # per player; with companies per company (profits, M14)
     signed char line_sq[32]                # open line: square its frontier waits on; -1 closed
     signed char line_port[32]              # open line: port it enters that square at
     short line_len[32]                     # tile passes so far (a tile passed twice counts twice)
@@ -62,7 +65,11 @@ cdef class MetroGame(Game):
     cdef readonly int hand_size          # tiles held in hand (M10)
     cdef readonly object data            # metro_ai.engine.metro.data.MetroData
     cdef readonly tuple tile_ids         # "T01" .. "T24", kind index order
-    cdef readonly dict owners            # player -> tuple of station numbers
+    cdef readonly dict owners            # player (with companies: company) -> tuple of station numbers
+    cdef readonly bint companies         # the companies expansion (M11-M14)
+    cdef readonly object company_chart   # None (the shipped, reconstructed chart) or a file path (M11)
+    cdef readonly int exchange_limit     # exchanges each player may make (M17)
+    cdef readonly tuple chart            # company -> tuple of its 4 station numbers (companies only)
     cdef _build_tables(self)
     cdef MetroState _blank(self)
 
@@ -85,6 +92,8 @@ cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int kind, int
 cdef int legal_placements(const MetroTables* t, uint64_t cand, int kind, int* out) noexcept nogil
 # Empty board, empty hands, every owned line open and waiting on its station's square.
 cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil
+# A new deal from rng: supply shuffled, hands dealt round by round, player 0 to move.
+cdef void deal_tiles(MetroData* d, const MetroTables* t, rng_t* rng) noexcept nogil
 cdef signed char draw_tile(MetroData* d) noexcept nogil           # the front supply tile
 cdef void hand_add(MetroData* d, int player, signed char kind) noexcept nogil      # kept sorted
 cdef void hand_remove(MetroData* d, int player, signed char kind) noexcept nogil
@@ -92,5 +101,7 @@ cdef void hand_remove(MetroData* d, int player, signed char kind) noexcept nogil
 cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
 # Put (kind, rot) on square and advance every line waiting there.
 cdef void place_tile(MetroData* d, const MetroTables* t, int kind, int square, int rot) noexcept nogil
+# After player p's turn: the next player (seat order) holding a tile, or the end (M8).
+cdef void pass_turn(MetroData* d, const MetroTables* t, int p) noexcept nogil
 # Recompute every line, the waiting lists and the scores from the board alone.
 cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil

@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10).
+"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10; the companies
+expansion, M11-M14, is the state subclass in ``companies.pyx``, chosen by the option ``companies``).
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
 rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
@@ -140,7 +141,9 @@ cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil:
 
 
 cdef class MetroGame(Game):
-    """Metro for 2-6 players. Options: ``orientation`` (M9 when False), ``hand_size`` (M10)."""
+    """Metro for 2-6 players. Options: ``orientation`` (M9 when False), ``hand_size`` (M10),
+    ``companies`` (the companies expansion, M11-M14) with ``company_chart`` (M11) and
+    ``exchange_limit`` (M17)."""
     name = "metro"
     title = "Metro (Dirk Henn's tile-laying game)"
     min_players = 2
@@ -150,7 +153,16 @@ cdef class MetroGame(Game):
         Option.boolean("orientation", True, "keep every tile in the board's orientation; False is variant M9",
                        rule="M9"),
         Option.choice("hand_size", 1, "tiles held in hand (variant M10)", (1, 2, 3), rule="M10"),
+        Option.boolean("companies", False, "the Metro companies expansion: players hold shares of 8 companies "
+                       "and may exchange one instead of placing a tile (M11-M14)", rule="M11"),
+        Option.path("company_chart", None, "with companies: a CSV of the stations each company owns; None is "
+                    "the shipped chart, which is RECONSTRUCTED (the printed one could not be read)", rule="M11"),
+        Option.integer("exchange_limit", 8, "with companies: share exchanges each player may make in a game "
+                       "(a cap, so that every game ends)", low=0, high=30, rule="M17"),
     )
+    # Options of the companies expansion, left out of a state's envelope while at their default,
+    # so that base-game states keep their exact form (and older saved states still load).
+    added_options = ("companies", "company_chart", "exchange_limit")
     # Play-out settings the search bots use unless told otherwise: uniform random to the end.
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
@@ -161,6 +173,16 @@ cdef class MetroGame(Game):
     def _configure(self):
         self.orientation = self._options["orientation"]
         self.hand_size = self._options["hand_size"]
+        self.companies = self._options["companies"]
+        self.company_chart = self._options["company_chart"]
+        self.exchange_limit = self._options["exchange_limit"]
+        if not self.companies:
+            for name in ("company_chart", "exchange_limit"):
+                if self._options[name] != self.option(name).default:
+                    raise ValueError(f"game 'metro': option {name!r} needs companies=True (M11)")
+            self.chart = ()
+        else:         # a malformed file is a DataError naming the file and the line (M11)
+            self.chart = metro_data.load_company_chart(self.company_chart)
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
@@ -171,6 +193,8 @@ cdef class MetroGame(Game):
         cdef int k, r, p, i, s, l
         t.players = self.players
         t.hand_size = self.hand_size
+        t.companies = self.companies
+        t.exchange_limit = self.exchange_limit
         tiles = self.data.tiles
         for k in range(METRO_KINDS):
             base = tiles[k].exits
@@ -191,7 +215,10 @@ cdef class MetroGame(Game):
             t.arrival[st.row * 8 + st.col][st.arrive_port] = st.number
         self.owners = {}
         owner_of = {}
-        for seat, (colour, numbers) in enumerate(self.data.charts[self.players]):
+        # A line's owner is a player, or with companies (M11) a company: all 32 stations in play.
+        seats = enumerate(self.chart) if self.companies else (
+            (seat, numbers) for seat, (colour, numbers) in enumerate(self.data.charts[self.players]))
+        for seat, numbers in seats:
             self.owners[seat] = tuple(sorted(numbers))
             for n in numbers:
                 owner_of[n] = seat
@@ -215,15 +242,26 @@ cdef class MetroGame(Game):
 
     @property
     def max_actions(self):
-        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1
+        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.companies else 0)   # 8 exchanges (M13)
 
     @property
     def num_distinct_actions(self):
-        return METRO_DRAW + 1
+        return METRO_DRAW + 1 + (64 if self.companies else 0)    # exchanges: 2 per share (M13)
 
     @property
     def max_game_length(self):
-        return 2 * METRO_TILES          # every tile placed, each at most one draw before it
+        # every tile placed, each at most one draw before it; with companies, the exchanges (M17)
+        return 2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
+
+    def reference_game(self):
+        """The same game on the pure-Python reference engine (``reference.py``; with companies,
+        ``reference_companies.py``)."""
+        from . import reference, reference_companies
+        base = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
+        if not self.companies:
+            return reference.RefMetroGame(**base)
+        return reference_companies.RefCompaniesGame(**base, chart=self.company_chart,
+                                                    exchange_limit=self.exchange_limit)
 
     def benchmark_position(self, stage="opening", seed=11):
         """The deal `seed` after random play (``random.Random(seed)``) has put
@@ -243,28 +281,20 @@ cdef class MetroGame(Game):
         return st
 
     def new_state(self, seed=0):
-        """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move."""
+        """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
+        (with companies, then the shares dealt: ``companies.pyx``, M15)."""
+        if self.companies:
+            from . import companies
+            return companies.new_state(self, seed)
         cdef rng_t rng = as_seed(seed)
         cdef MetroState st = self._blank()
-        cdef MetroData* d = &st.d
-        cdef int k, i, p, rnd
-        cdef signed char tiles[60]
-        i = 0
-        for k in range(METRO_KINDS):
-            for _ in range(self.tables.count[k]):
-                tiles[i] = k
-                i += 1
-        rng_shuffle(&rng, tiles, METRO_TILES)
-        clear_state(d, &self.tables)
-        memcpy(d.supply, tiles, 60)
-        for rnd in range(self.hand_size):
-            for p in range(self.players):
-                hand_add(d, p, draw_tile(d))
-        d.current = 0
-        d.phase = PHASE_TURN
+        deal_tiles(&st.d, &self.tables, &rng)
         return st
 
     def _load_state(self, obj):
+        if self.companies:
+            from . import companies
+            return companies.load_state(self, obj)
         return _load_state(self, obj)
 
     def kind_index(self, tile_id):
@@ -276,6 +306,9 @@ cdef class MetroGame(Game):
     def action_to_string(self, action):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
+        if self.companies and not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW:
+            from . import companies
+            return companies.exchange_to_string(action)
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action <= METRO_DRAW:
             raise ValueError(f"not a Metro action: {action!r} (actions are 0..{METRO_DRAW})")
         if action == METRO_DRAW:
@@ -290,6 +323,9 @@ cdef class MetroGame(Game):
             raise ValueError(f"action text must be a str, got {text!r}")
         if text.strip().lower() == "draw":
             return METRO_DRAW
+        if self.companies and text.strip().lower().startswith("exchange"):
+            from . import companies
+            return companies.string_to_exchange(text)
         m = _SQ_RE.match(text)
         if not m:
             raise ValueError(f"cannot read Metro action {text!r}: expected 'draw' or 'place T05 at C1 [rot 1]'")
@@ -312,6 +348,37 @@ cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil:
         d.line_port[l] = t.line_port[l]
         d.line_arr[l] = -1
         d.waiting[t.line_square[l]] |= (<unsigned int>1) << l
+
+
+cdef void deal_tiles(MetroData* d, const MetroTables* t, rng_t* rng) noexcept nogil:
+    """A new deal: the 60 tiles, by kind ascending, shuffled (Fisher-Yates from the end); hands
+    dealt one tile per player per round from the front, player 0 first; player 0 to move."""
+    cdef int k, i = 0, j, p, rnd
+    cdef signed char tiles[60]
+    for k in range(METRO_KINDS):
+        for j in range(t.count[k]):
+            tiles[i] = k
+            i += 1
+    rng_shuffle(rng, tiles, METRO_TILES)
+    clear_state(d, t)
+    memcpy(d.supply, tiles, 60)
+    for rnd in range(t.hand_size):
+        for p in range(t.players):
+            hand_add(d, p, draw_tile(d))
+    d.current = 0
+    d.phase = PHASE_TURN
+
+
+cdef void pass_turn(MetroData* d, const MetroTables* t, int p) noexcept nogil:
+    """After player p's turn: the next player in seat order who holds a tile moves (M4), or, if
+    nobody holds one, every tile is placed and the game is over (M8)."""
+    cdef int i, n = t.players
+    for i in range(1, n + 1):
+        if d.hand_n[(p + i) % n] > 0:
+            d.current = (p + i) % n
+            return
+    d.current = -1
+    d.phase = PHASE_OVER
 
 
 cdef signed char draw_tile(MetroData* d) noexcept nogil:
@@ -502,13 +569,7 @@ cdef class MetroState(GameState):
             hand_remove(d, p, action >> 8)
             if d.top < METRO_TILES:
                 hand_add(d, p, draw_tile(d))
-        n = self.t.players
-        for i in range(1, n + 1):
-            if d.hand_n[(p + i) % n] > 0:
-                d.current = (p + i) % n
-                return
-        d.current = -1            # every tile is placed (M8)
-        d.phase = PHASE_OVER
+        pass_turn(d, self.t, p)
 
     cdef int c_num_actions(self) noexcept nogil:
         return METRO_DRAW + 1
@@ -649,7 +710,7 @@ cdef class MetroState(GameState):
         their own hand, the sizes of the others' hands and of the supply, and the drawn tile if
         they drew it (M3). Nothing hidden from them."""
         self._check_player(player)
-        obs = {"game": self.game.name, "options": self.game.options}
+        obs = {"game": self.game.name, "options": self.game.state_options}
         obs.update(self._public())
         ids = self.game.tile_ids
         obs["player"] = player
@@ -713,12 +774,16 @@ cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil:
         advance_line(d, t, l)
 
 
-def _load_state(MetroGame game, obj):
-    """The state `obj` describes (its envelope already checked by ``Game.state_from_json``)."""
+def _load_state(MetroGame game, obj, MetroState st=None, exchanges=None):
+    """The state `obj` describes (its envelope already checked by ``Game.state_from_json``): the
+    board, hands, supply and turn, into `st` (a blank state; None: a new base-game one). With
+    companies, `exchanges` is the number of exchange turns taken (already checked): turns are
+    then placements plus exchanges, and the caller checks scores, which depend on the shares."""
     def bad(msg):
         raise StateFormatError(f"metro state: {msg}")
     ids = game.tile_ids
-    cdef MetroState st = game._blank()
+    if st is None:
+        st = game._blank()
     cdef MetroData* d = &st.d
     cdef const MetroTables* t = &game.tables
     clear_state(d, t)
@@ -795,16 +860,23 @@ def _load_state(MetroGame game, obj):
         # full while the supply lasts, so nobody is ever skipped: the player to move is the
         # number of tiles placed modulo the players, and once the supply is out the hands,
         # read in seat order from that player, hold a, ..., a, a - 1, ..., a - 1 tiles.
-        if cur != d.nplaced % t.players:
-            bad(f"current_player {cur} is not the player to move after {d.nplaced} tiles placed "
-                f"(player {d.nplaced % t.players}: turns go round the table, M3)")
+        # With companies a turn is a placement or an exchange (M13): nobody is skipped while the
+        # supply lasts, so the player to move is the turns taken modulo the players; once it is
+        # out, exchanges can break the hand-size pattern: the player to move holds a tile.
+        turns = d.nplaced + (exchanges or 0)
+        if (exchanges is None or supply) and cur != turns % t.players:
+            bad(f"current_player {cur} is not the player to move after {d.nplaced} tiles placed"
+                + (f" and {exchanges} exchanges" if exchanges is not None else "")
+                + f" (player {turns % t.players}: turns go round the table, M3)")
         counts = [d.hand_n[(cur + i) % t.players] for i in range(t.players)]
-        if counts != sorted(counts, reverse=True) or max(counts) - min(counts) > 1:   # (no [-1]: wraparound=False)
+        if exchanges is None and (counts != sorted(counts, reverse=True) or max(counts) - min(counts) > 1):
             bad(f"hand sizes {[d.hand_n[p] for p in range(t.players)]} cannot arise with player {cur} to move "
-                "(every player places one tile a turn, in seat order)")
+                "(every player places one tile a turn, in seat order)")   # (no [-1]: wraparound=False)
     d.current = cur
     d.phase = _PHASES.index(phase)
     retrace_lines(d, t)
+    if exchanges is not None:
+        return st
     if "scores" in obj and obj["scores"] != st.scores():
         bad(f"scores {obj['scores']!r} do not match the board, which gives {st.scores()!r}")
     if "lines" in obj and obj["lines"] != st.lines():

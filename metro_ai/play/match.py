@@ -122,7 +122,7 @@ def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, b
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "game": game.name,
-        "options": game.options,
+        "options": game.state_options,        # added options at their defaults left out
         "seed": seed,
         "bots": [s["bot"] for s in seats],
         "seats": seats,

@@ -353,7 +353,9 @@ def test_json_round_trip_and_envelope(name, index):
         d = s.to_dict()
         assert tuple(d)[:4] == ENVELOPE
         assert (d["format"], d["version"], d["game"], d["options"]) == (STATE_FORMAT, STATE_VERSION, game.name,
-                                                                        game.options)
+                                                                        game.state_options)
+        # added options at their defaults are left out of the envelope (Game.added_options)
+        assert all(k in d["options"] or v == game.option(k).default for k, v in game.options.items())
         text = s.to_json()
         assert json.loads(text) == d
         back = game.state_from_json(text)
