@@ -141,6 +141,8 @@ cdef class Game:
     unique_action_strings = True
     benchmark_moves = {"opening": 0, "middle": 40, "end": 80}
     reference = None
+    #: "module:Class" of the game's observation tensors (``observation_features``), or None.
+    features = None
     #: Options declared after states of the game were first saved (an expansion): a state's
     #: envelope and observations leave them out while they are at their default, so the states
     #: of the game without them keep their exact form and older saved states still load.
@@ -155,6 +157,16 @@ cdef class Game:
             return None
         module, cls_name = self.reference.split(":")
         return getattr(importlib.import_module(module), cls_name)(**self._reference_options())
+
+    def observation_features(self):
+        """The game's observation-tensor layout (``features``, "module:Class", built from this
+        game): ``.shape``, ``.sections`` (name, size) and ``.encode(observation)``, a float32
+        vector with values in [0, 1] made from ``state.observation(player)`` alone. ValueError
+        if the game declares none."""
+        if self.features is None:
+            raise ValueError(f"{self.name} has no observation tensors (Game.features is None)")
+        module, cls_name = self.features.split(":")
+        return getattr(importlib.import_module(module), cls_name)(self)
 
     def _reference_options(self):
         """*Game hook*: the reference engine's keyword arguments for this game's options."""
@@ -469,6 +481,12 @@ cdef class GameState:
     def observation(self, player):
         """*Game hook*: what `player` sees, as a JSON-ready dict, nothing hidden from them."""
         raise NotImplementedError
+
+    def observation_tensor(self, player):
+        """What `player` sees as a float32 vector (the game's ``observation_features()``
+        applied to ``observation(player)``; learning front ends such as PettingZoo use it)."""
+        self._check_player(player)
+        return self.game.observation_features().encode(self.observation(player))
 
     def render(self, player=None):
         """*Game hook*: a text drawing for terminals, with `player`'s hidden parts if given."""

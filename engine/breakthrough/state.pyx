@@ -118,6 +118,7 @@ cdef class BreakthroughGame(Game):
     # Random actions before each stage of benchmark_position (a turn is four or five actions).
     benchmark_moves = {"opening": 0, "middle": 120, "end": 200}
     reference = "metro_ai.engine.breakthrough.reference:RefBreakthroughGame"
+    features = "metro_ai.engine.breakthrough.features:BreakthroughFeatures"
 
     def _reference_options(self):
         o = dict(self.options)

@@ -167,6 +167,7 @@ cdef class MetroGame(Game):
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
     reference = "metro_ai.engine.metro.reference:RefMetroGame"
+    features = "metro_ai.engine.metro.features:MetroFeatures"
     #: Tiles on the board at each stage of ``benchmark_position``.
     benchmark_tiles = {"opening": 0, "middle": 30, "end": 50}
 
