@@ -143,6 +143,8 @@ cdef class Game:
     reference = None
     #: "module:Class" of the game's observation tensors (``observation_features``), or None.
     features = None
+    #: "module:function" drawing a state as SVG (``GameState.svg``), or None.
+    svg = None
     #: Options declared after states of the game were first saved (an expansion): a state's
     #: envelope and observations leave them out while they are at their default, so the states
     #: of the game without them keep their exact form and older saved states still load.
@@ -487,6 +489,17 @@ cdef class GameState:
         applied to ``observation(player)``; learning front ends such as PettingZoo use it)."""
         self._check_player(player)
         return self.game.observation_features().encode(self.observation(player))
+
+    def svg(self, player=None, lastmove=None):
+        """The position as SVG text (the game's ``svg`` drawing): with `player`, what that
+        player sees (their hand); `lastmove`, an action id, is marked."""
+        if self.game.svg is None:
+            raise ValueError(f"{self.game.name} has no SVG drawing (Game.svg is None)")
+        module, name = self.game.svg.split(":")
+        return getattr(importlib.import_module(module), name)(self, player=player, lastmove=lastmove)
+
+    def _repr_svg_(self):
+        return self.svg()
 
     def render(self, player=None):
         """*Game hook*: a text drawing for terminals, with `player`'s hidden parts if given."""

@@ -23,9 +23,16 @@ from metro_ai.registry import describe_bots, list_bots, list_games, load_game, m
 
 __version__ = "0.1.0"
 
+
+def svg(state, player=None, lastmove=None) -> str:
+    """An SVG picture of `state`, drawn by its game (``Game.svg``): a Metro board with its
+    tracks, stations and scored lines, a Breakthrough table. With `player`, what that player sees
+    (their hand); `lastmove` (an action id) is marked. States show it in Jupyter too."""
+    return state.svg(player=player, lastmove=lastmove)
+
 __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "RecordError",
     "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
     "describe_bots", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
-    "parse_specs", "play_match", "replay", "run_tournament",
+    "parse_specs", "play_match", "replay", "run_tournament", "svg",
 ]

@@ -13,6 +13,7 @@ import os
 import shlex
 import sys
 import textwrap
+from pathlib import Path
 
 import metro_ai
 from metro_ai import bench
@@ -84,6 +85,8 @@ def _parser():
     m.add_argument("--save", metavar="FILE", help="write the match record (JSON) to FILE; metro_ai.replay reads it")
     m.add_argument("--quiet", action="store_true", help="print only the result, not the final board")
     m.add_argument("--json", action="store_true", help="print the match record as JSON")
+    m.add_argument("--svg", metavar="DIR", help="write an SVG picture of the position after every move to DIR "
+                   "(000.svg is the deal), the last move marked")
 
     t = sub.add_parser(
         "tournament", help="a round robin or gauntlet between bots, with ratings", formatter_class=_Formatter,
@@ -324,8 +327,24 @@ def _cmd_match(args):
     game = _game(args, 4)
     specs = _seat_specs(args.bots, game.num_players, "--bots")
     final: list = []
-    record = metro_ai.play_match(game, specs, seed=args.seed, limit=_limit(args),
-                                 on_action=lambda s, p, a: final.__setitem__(slice(None), [s]))
+    pictures = None
+    if args.svg:
+        pictures = Path(args.svg)
+        try:
+            pictures.mkdir(parents=True, exist_ok=True)
+            (pictures / "000.svg").write_text(metro_ai.svg(game.new_state(args.seed)))
+        except OSError as exc:
+            raise SystemExit(f"metro-ai match: --svg {args.svg}: {exc.strerror or exc}") from None
+
+    def on_action(s, p, a):
+        final[:] = [s]
+        if pictures is not None:
+            moves.append(a)
+            (pictures / f"{len(moves):03d}.svg").write_text(metro_ai.svg(s, lastmove=a))
+
+    moves: list = []
+
+    record = metro_ai.play_match(game, specs, seed=args.seed, limit=_limit(args), on_action=on_action)
     if args.save:
         with open(args.save, "w") as fh:
             json.dump(record, fh)

@@ -119,6 +119,7 @@ cdef class BreakthroughGame(Game):
     benchmark_moves = {"opening": 0, "middle": 120, "end": 200}
     reference = "metro_ai.engine.breakthrough.reference:RefBreakthroughGame"
     features = "metro_ai.engine.breakthrough.features:BreakthroughFeatures"
+    svg = "metro_ai.engine.breakthrough.svg:table_svg"
 
     def _reference_options(self):
         o = dict(self.options)

@@ -168,6 +168,7 @@ cdef class MetroGame(Game):
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
     reference = "metro_ai.engine.metro.reference:RefMetroGame"
     features = "metro_ai.engine.metro.features:MetroFeatures"
+    svg = "metro_ai.engine.metro.svg:board_svg"
     #: Tiles on the board at each stage of ``benchmark_position``.
     benchmark_tiles = {"opening": 0, "middle": 30, "end": 50}
 

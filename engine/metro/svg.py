@@ -1,0 +1,132 @@
+"""An SVG picture of a Metro position, drawn from the game's data (M1, M2).
+
+Every placed tile is one ``<g class="tile">`` element holding its kind's tracks as drawn in the
+board's orientation, turned by ``transform="rotate(90 * rotation ...)"`` (rotating a tile 90
+degrees clockwise maps port p to p + 2, as in ``data/metro_tiles.csv``); its ``data-square``,
+``data-tile`` and ``data-rotation`` attributes say what it is. A track joins two ports with a cubic
+curve whose control points lie on the ports' inward normals, so straights, curves and U-turns all
+follow from the tile's ``exits``. Stations sit outside the edge in their owner's colour (a player,
+or with companies a company, M11) with their number; the central block is grey; every line that
+has scored is traced through the tiles in its owner's colour; ``lastmove`` (an action id) frames
+its square. With ``player`` given, that player's hand (and drawn tile) is drawn below the board.
+"""
+from __future__ import annotations
+
+from typing import Optional
+from xml.sax.saxutils import escape
+
+CELL = 60                              # pixels per square
+MARGIN = 34                            # room for the stations around the board
+PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
+COMPANY_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+# Port positions (x, y) in a unit square and their inward normals (metro_tiles.csv numbering).
+PORTS = ((1 / 3, 0), (2 / 3, 0), (1, 1 / 3), (1, 2 / 3), (2 / 3, 1), (1 / 3, 1), (0, 2 / 3), (0, 1 / 3))
+NORMALS = ((0, 1), (0, 1), (-1, 0), (-1, 0), (0, -1), (0, -1), (1, 0), (1, 0))
+ENTER = (5, 4, 7, 6, 1, 0, 3, 2)       # leaving through port p enters the neighbour at ENTER[p]
+STEP = ((-1, 0), (-1, 0), (0, 1), (0, 1), (1, 0), (1, 0), (0, -1), (0, -1))   # (drow, dcol) per port
+CENTRE = {27, 28, 35, 36}
+METRO_DRAW = 6144                      # the draw action; placements are kind << 8 | square << 2 | rot
+
+
+def _track(a, b, x0, y0, bend=0.42):
+    """The path of a track from port a to port b of the square at (x0, y0)."""
+    (ax, ay), (bx, by) = PORTS[a], PORTS[b]
+    (anx, any_), (bnx, bny) = NORMALS[a], NORMALS[b]
+    pts = [(ax, ay), (ax + bend * anx, ay + bend * any_), (bx + bend * bnx, by + bend * bny), (bx, by)]
+    px = [(x0 + CELL * x, y0 + CELL * y) for x, y in pts]
+    return "M{:.1f},{:.1f} C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}".format(*[v for p in px for v in p])
+
+
+def _tile_group(kind, exits, rot, x0, y0, attrs):
+    c = CELL / 2
+    paths = "".join(f'<path d="{_track(p, exits[p], x0, y0)}"/>' for p in range(8) if p < exits[p])
+    return (f'<g {attrs} data-tile="{kind}" data-rotation="{rot}" '
+            f'transform="rotate({90 * rot} {x0 + c:.1f} {y0 + c:.1f})">'
+            f'<rect x="{x0}" y="{y0}" width="{CELL}" height="{CELL}" fill="#f4f1e8" stroke="#b9b4a6"/>'
+            f'<g fill="none" stroke="#444" stroke-width="4" stroke-linecap="round">{paths}</g></g>')
+
+
+def _line_path(game, board, station):
+    """The squares and ports a line passes from `station` (a Station): [(square, in, out), ...]."""
+    exits = [k.exits for k in game.data.tiles]
+    r, c, port = station.row, station.col, station.depart_port
+    out = []
+    while 0 <= r < 8 and 0 <= c < 8 and 8 * r + c not in CENTRE and len(out) < 200:
+        cell = board[8 * r + c]
+        if cell is None:
+            break
+        kind, rot = cell
+        e = (exits[kind][(port - 2 * rot) % 8] + 2 * rot) % 8
+        out.append((8 * r + c, port, e))
+        dr, dc = STEP[e]
+        r, c, port = r + dr, c + dc, ENTER[e]
+    return out
+
+
+def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = None) -> str:
+    """The SVG text of a Metro position (see the module docstring)."""
+    game = state.game
+    if player is not None:
+        state._check_player(player)
+    obs = state.observation(0 if player is None else player)
+    board = state.board()
+    companies = bool(getattr(game, "companies", False))
+    colours = COMPANY_COLOURS if companies else PLAYER_COLOURS
+    hand = obs["hand"] + ([obs["drawn"]] if obs.get("drawn") else []) if player is not None else []
+    width = 8 * CELL + 2 * MARGIN
+    height = width + 24 + (CELL + 30 if player is not None else 0)
+    o = MARGIN
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}" font-family="sans-serif">',
+             f'<rect width="{width}" height="{height}" fill="white"/>',
+             f'<g class="grid" fill="none" stroke="#ddd">']
+    for sq in range(64):
+        if sq not in CENTRE:
+            parts.append(f'<rect x="{o + CELL * (sq % 8)}" y="{o + CELL * (sq // 8)}" width="{CELL}" height="{CELL}"/>')
+    parts.append("</g>")
+    parts.append(f'<rect class="centre" x="{o + 3 * CELL}" y="{o + 3 * CELL}" width="{2 * CELL}" '
+                 f'height="{2 * CELL}" fill="#999" stroke="#666"/>')
+    for sq, cell in enumerate(board):
+        if cell is not None:
+            kind, rot = cell
+            parts.append(_tile_group(game.tile_ids[kind], game.data.tiles[kind].exits, rot,
+                                     o + CELL * (sq % 8), o + CELL * (sq // 8),
+                                     f'class="tile" data-square="{sq}"'))
+    owner_of = {s: k for k, numbers in enumerate(obs["stations"]) for s in numbers}
+    for line in obs["lines"]:
+        st = game.data.stations[line["station"] - 1]
+        colour = colours[owner_of[line["station"]] % len(colours)]
+        pts = []
+        for sq, a, b in _line_path(game, board, st):
+            x0, y0 = o + CELL * (sq % 8), o + CELL * (sq // 8)
+            pts.append(_track(a, b, x0, y0))
+        d = " ".join(pts)
+        parts.append(f'<path class="line" data-station="{line["station"]}" data-points="{line["points"]}" '
+                     f'd="{d}" fill="none" stroke="{colour}" stroke-width="6" stroke-opacity="0.75" '
+                     f'stroke-linecap="round"/>')
+    for st in game.data.stations:
+        side = st.depart_port // 2
+        x, y = o + CELL * st.col, o + CELL * st.row
+        box = {0: (x + 12, y - 26), 1: (x + CELL + 4, y + 12), 2: (x + 12, y + CELL + 4), 3: (x - 26, y + 12)}[side]
+        k = owner_of.get(st.number)
+        fill = colours[k % len(colours)] if k is not None else "#ccc"
+        parts.append(f'<g class="station" data-station="{st.number}" data-owner="{"" if k is None else k}">'
+                     f'<rect x="{box[0]}" y="{box[1]}" width="{CELL - 24 if side in (0, 2) else 22}" '
+                     f'height="{22 if side in (0, 2) else CELL - 24}" rx="4" fill="{fill}"/>'
+                     f'<text x="{box[0] + (18 if side in (0, 2) else 11)}" y="{box[1] + (15 if side in (0, 2) else 22)}" '
+                     f'font-size="11" fill="white" text-anchor="middle">{st.number}</text></g>')
+    if lastmove is not None and 0 <= lastmove < METRO_DRAW:
+        sq = (lastmove >> 2) & 63
+        parts.append(f'<rect class="lastmove" x="{o + CELL * (sq % 8)}" y="{o + CELL * (sq // 8)}" '
+                     f'width="{CELL}" height="{CELL}" fill="none" stroke="#e00" stroke-width="3"/>')
+    if player is not None:
+        y = o + 8 * CELL + MARGIN - 4
+        parts.append(f'<text x="{o}" y="{y + 14}" font-size="14">{escape(f"P{player} holds:")}</text>')
+        for i, t in enumerate(hand):
+            kind = game.kind_index(t)
+            parts.append(_tile_group(t, game.data.tiles[kind].exits, 0, o + 90 + i * (CELL + 8), y - 6,
+                                     'class="hand-tile"'))
+    scores = " · ".join(f"P{p} {v}" for p, v in enumerate(obs["scores"])) if "scores" in obs else ""
+    parts.append(f'<text x="{o}" y="{height - 8}" font-size="14">{escape(scores)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
