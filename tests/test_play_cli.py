@@ -178,3 +178,27 @@ def test_console_script_exit_codes():
     assert bad.returncode == 2 and "metro-ai: error:" in bad.stderr and "Traceback" not in bad.stderr
     usage = subprocess.run([sys.executable, "-m", "metro_ai", "frobnicate"], capture_output=True, text=True)
     assert usage.returncode == 2
+
+
+def test_play_accepts_the_start_of_an_action_and_help_speaks_of_the_game(monkeypatch, capsys):
+    """`play` takes the shortest unambiguous start of a legal action's text (case free); a start
+    that several actions share is refused naming them; help names the game and its kinds of
+    action."""
+    from metro_ai.play.human import match_prefix
+    game = metro_ai.load_game("breakthrough", players=2)
+    s = game.new_state(3)
+    acts = s.legal_actions()
+    texts = {s.action_to_string(a) for a in acts}
+    unique = next(t for t in sorted(texts) if t.startswith("discard ") and
+                  sum(u.startswith(t[:12]) for u in texts) == 1)
+    assert s.action_to_string(match_prefix(s, acts, unique[:12].upper())) == unique
+    with pytest.raises(ValueError, match="actions start so"):
+        match_prefix(s, acts, "discard")
+    with pytest.raises(ValueError, match="no legal action starts so"):
+        match_prefix(s, acts, "teleport")
+    code, out, _ = _play(monkeypatch, capsys, ["help", unique[:12], "quit"],
+                         ["--game", "breakthrough", "--players", "2", "--bots", "random", "--seed", "3"], then=None)
+    o = out.out
+    assert code == 0 and "Metro 2033: Breakthrough (card game), seat P0: phase main" in o
+    assert "kinds: " in o and "discard" in o.split("kinds: ")[1].splitlines()[0]
+    assert f"P0 (you): {unique}" in o

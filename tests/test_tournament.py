@@ -483,6 +483,7 @@ def test_progress_line_on_a_terminal_and_in_a_log():
             line(done, 18, res)
             time.sleep(0.11)
         line.close()
-    assert tty.getvalue().count("\r\x1b[K") == 3 and tty.getvalue().endswith("\n")
-    assert "18/18 games (100%)" in tty.getvalue() and "mean return: greedy" in tty.getvalue()
-    assert log.getvalue().count("\n") == 3 and "ETA" in log.getvalue() and "\r" not in log.getvalue()
+    out = tty.getvalue()
+    assert "18/18" in out and "game/s" in out and "mean return: greedy" in out and out.endswith("\n")
+    assert out.count("\r") >= 3                                    # redrawn in place
+    assert log.getvalue() == ""                                     # quiet in a log

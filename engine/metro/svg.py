@@ -79,7 +79,7 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" font-family="sans-serif">',
              f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<g class="grid" fill="none" stroke="#ddd">']
+             '<g class="grid" fill="none" stroke="#ddd">']
     for sq in range(64):
         if sq not in CENTRE:
             parts.append(f'<rect x="{o + CELL * (sq % 8)}" y="{o + CELL * (sq // 8)}" width="{CELL}" height="{CELL}"/>')

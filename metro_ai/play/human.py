@@ -10,12 +10,47 @@ import shutil
 from metro_ai.bots.seeding import derive
 from metro_ai.play.loop import Stop
 
-HELP = """commands:
+HELP = """{title}, seat P{player}: {phase}
+commands:
   NUMBER        play the action with that number in the list
-  TEXT          play the action written out as in the list, e.g. {example}
+  TEXT          play the action written out as in the list, e.g. {example},
+                or the start of it if only one legal action starts so, e.g. {prefix}
   list          show the legal actions again      board   show the board again
   hint          what the hint bot would play, and why
-  help          this help                          quit    leave the game"""
+  help          this help                          quit    leave the game
+the actions you have now are of these kinds: {kinds}"""
+
+
+def _norm(text):
+    return " ".join(text.lower().split())
+
+
+def match_prefix(state, actions, text):
+    """The legal action whose text starts with `text` (case and spacing free), the lowest id
+    among copies printed alike; ValueError naming the candidates when none or several differ."""
+    want = _norm(text)
+    hits: dict[str, int] = {}
+    for a in actions:
+        t = state.action_to_string(a)
+        if _norm(t).startswith(want):
+            hits.setdefault(t, a)
+    if len(hits) == 1:
+        return next(iter(hits.values()))
+    if not hits:
+        raise ValueError("no legal action starts so")
+    shown = sorted(hits)[:6]
+    raise ValueError(f"{len(hits)} actions start so: " + "; ".join(shown) + ("; ..." if len(hits) > 6 else ""))
+
+
+def _help(state, actions, player):
+    texts = [state.action_to_string(a) for a in actions]
+    kinds = sorted({t.split(" ")[0] for t in texts})
+    example = texts[-1]
+    prefix = next((t[:n] for t in texts for n in range(3, len(t) + 1)
+                   if sum(_norm(u).startswith(_norm(t[:n])) for u in set(texts)) == 1), example)
+    phase = getattr(state, "phase", "")
+    return HELP.format(title=state.game.title, player=player, phase=f"phase {phase}" if phase else "",
+                       example=repr(example), prefix=repr(prefix), kinds=", ".join(kinds))
 
 
 def columns(items, width):
@@ -70,7 +105,7 @@ class HumanSeat:
                 write("you left the game")
                 raise Stop
             if low in ("help", "?", "h"):
-                write(HELP.format(example=repr(state.action_to_string(actions[-1]))))
+                write(_help(state, actions, me))
                 continue
             if low in ("list", "l", "actions"):
                 self.show_actions(state, actions)
@@ -89,10 +124,13 @@ class HumanSeat:
                 return actions[k - 1]
             try:
                 action = state.string_to_action(text)
-            except (ValueError, KeyError) as exc:
-                write(f"not understood: {text!r} ({exc}). Type a number from the list, an action as "
-                      "written there, or 'help'")
-                continue
+            except (ValueError, KeyError):
+                try:
+                    action = match_prefix(state, actions, text)
+                except ValueError as exc:
+                    write(f"not understood: {text!r} ({exc}). Type a number from the list, an action "
+                          "as written there (or its start), or 'help'")
+                    continue
             if action not in actions:
                 write(f"{text!r} is not legal now; type 'list' to see what is")
                 continue

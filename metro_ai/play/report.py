@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import csv
 import math
-import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -296,64 +294,43 @@ def plot(report, directory):
 
 
 class ProgressLine:
-    """A one-line progress display on a stream (stderr): games done/total, elapsed, ETA and the
-    current standings by mean return. Redraws in place on a terminal (at most 10 times a second),
-    prints a line every 10% or 15 s otherwise."""
+    """A live progress bar (tqdm) on a stream (stderr) while games are played: games done/total,
+    rate, elapsed and ETA, and the current standings by mean return. Drawn only on a terminal
+    (at most 10 redraws a second); quiet when the stream is not one (a log, a pipe)."""
 
     def __init__(self, stream=None, already=0):
         self.stream = stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.t0 = time.monotonic()
         self.already = already
-        self.last = 0.0
-        self.last_step = -1
-        self.drawn = False
+        self.bar = None
 
     @staticmethod
-    def _clock(seconds):
-        seconds = int(round(seconds))
-        h, rem = divmod(seconds, 3600)
-        m, s = divmod(rem, 60)
-        return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-    def text(self, done, total, result):
-        elapsed = time.monotonic() - self.t0
-        new = done - self.already
-        left = total - done
-        eta = self._clock(elapsed / new * left) if new > 0 else "?"
-        standings = ""
-        if result is not None and result.games:
-            totals: dict = {}
-            for g in result.games:
-                for s, i in enumerate(g["seats"]):
-                    t = totals.setdefault(i, [0.0, 0])
-                    t[0] += g["returns"][s]
-                    t[1] += 1
-            ranked = sorted(totals, key=lambda i: -totals[i][0] / totals[i][1])
-            standings = " | mean return: " + ", ".join(
-                f"{result.config.labels[i]} {totals[i][0] / totals[i][1]:.3f}" for i in ranked)
-        pct = 100.0 * done / total if total else 100.0
-        return f"{done}/{total} games ({pct:.0f}%) | {self._clock(elapsed)} elapsed, ETA {eta}{standings}"
+    def standings(result):
+        """The bots by mean return so far, e.g. "greedy 0.750, random 0.250"."""
+        if result is None or not result.games:
+            return ""
+        totals: dict = {}
+        for g in result.games:
+            for s, i in enumerate(g["seats"]):
+                t = totals.setdefault(i, [0.0, 0])
+                t[0] += g["returns"][s]
+                t[1] += 1
+        ranked = sorted(totals, key=lambda i: -totals[i][0] / totals[i][1])
+        return ", ".join(f"{result.config.labels[i]} {totals[i][0] / totals[i][1]:.3f}" for i in ranked)
 
     def __call__(self, done, total, result=None):
-        now = time.monotonic()
-        if self.tty:
-            if now - self.last < 0.1 and done < total:
-                return
-            width = shutil.get_terminal_size((120, 24)).columns - 1
-            line = self.text(done, total, result)
-            self.stream.write("\r\x1b[K" + (line if len(line) <= width else line[:width - 1] + "…"))
-            self.drawn = True
-        else:
-            step = int(10 * done / total) if total else 10
-            if step == self.last_step and now - self.last < 15 and done < total:
-                return
-            self.last_step = step
-            self.stream.write(self.text(done, total, result) + "\n")
-        self.last = now
-        self.stream.flush()
+        if not self.tty:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, initial=self.already, file=self.stream, unit="game",
+                            mininterval=0.1, dynamic_ncols=True, leave=True)
+        text = self.standings(result)
+        if text:
+            self.bar.set_postfix_str("mean return: " + text, refresh=False)
+        self.bar.update(done - self.bar.n)
 
     def close(self):
-        if self.tty and self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
