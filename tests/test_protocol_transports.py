@@ -172,3 +172,16 @@ def test_fuzzed_messages_get_schema_valid_answers_and_never_stop_the_server(targ
     assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     last = run.stdout.strip().splitlines()[-1]
     assert last.startswith(f"fuzz: {target}: ") and "error_-32700" in last and "result=" in last, last
+
+
+def test_stdio_requests_sent_right_after_stop_find_the_game_idle():
+    s = Served()
+    s.send(1, "new_game", game="metro", options={"players": 2}, seed=5)
+    s.send(2, "go", game_id="g1", limit={"iterations": 10 ** 12})
+    s.wait_for(lambda m: m.get("method") == "progress")
+    s.methods.update({3: "stop", 4: "apply"})
+    s.write(_request(3, "stop", game_id="g1") + _request(4, "apply", game_id="g1", action="draw"))
+    assert s.answer(4)["result"]["text"] == "draw"
+    order = [m.get("id") for m in s.messages if m.get("id") in (2, 3, 4)]
+    assert order == [2, 3, 4]
+    s.finish()

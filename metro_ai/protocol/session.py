@@ -196,6 +196,7 @@ class Session:
         self.games: dict[str, _Game] = {}
         self._next_game = 1
         self._tasks: set[asyncio.Future] = set()
+        self._answering: dict[asyncio.Future, asyncio.Future] = {}      # a search -> the task answering it
         self.closed = False
         self.methods: dict[str, Callable[[_Params], Any]] = {
             "hello": self._hello, "new_game": self._new_game, "load_state": self._load_state,
@@ -255,11 +256,24 @@ class Session:
             if not notification:
                 await self.send(_error_response(request_id, _internal(exc)))
             return
-        if isinstance(result, asyncio.Future):
+        if isinstance(result, asyncio.Future):            # answered when its search ends
             task = asyncio.ensure_future(self._answer_later(request_id, result, notification))
             self._tasks.add(task)
+            self._answering[result] = task
             task.add_done_callback(self._tasks.discard)
-        elif not notification:
+            task.add_done_callback(lambda _t: self._answering.pop(result, None))
+            return
+        if asyncio.iscoroutine(result):                    # awaited here: later messages wait for it
+            error: Optional[ProtocolError] = None
+            try:
+                result = await result
+            except Exception as exc:                        # noqa: BLE001 - a ProtocolError, or a bug
+                error = _internal(exc)
+            if not notification:
+                await self.send(_error_response(request_id, error) if error is not None else
+                                {"jsonrpc": "2.0", "id": request_id, "result": result})
+            return
+        if not notification:
             await self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
 
     async def _answer_later(self, request_id: Id, future: asyncio.Future, notification: bool) -> None:
@@ -530,7 +544,10 @@ class Session:
                 "best": None if p.best is None else {"id": p.best, "text": p.best_text},
                 "share": p.share, "mean": p.mean}
 
-    def _stop(self, p: _Params) -> asyncio.Future:
+    def _stop(self, p: _Params) -> Awaitable[dict[str, Any]]:
+        """Stop the game's search; answered once the search's own answer has gone out, and the
+        session reads on only then, so that what the client sends after ``stop`` finds the game
+        idle (the wait is one chunk of iterations, ~20 ms; other sessions are not held up)."""
         entry = self._entry(p)
         p.done()
         if entry.search is None or entry.search_task is None:
@@ -539,9 +556,12 @@ class Session:
         task = entry.search_task
 
         async def stopped() -> dict[str, Any]:
-            result = await asyncio.shield(task)          # the search's own answer is ready first
+            result = await asyncio.shield(task)
+            answering = self._answering.get(task)
+            if answering is not None:
+                await asyncio.shield(answering)          # the search's own answer goes out first
             return {k: result[k] for k in ("game_id", "player", "action", "text", "iterations", "seconds", "stopped")}
-        return asyncio.ensure_future(stopped())
+        return stopped()
 
     def _undo(self, p: _Params) -> dict[str, Any]:
         entry = self._entry(p)
