@@ -28,7 +28,7 @@ from tests.protocol_client import SCHEMA, check_server_message  # noqa: E402
 
 METHODS = sorted(SCHEMA["methods"])
 PARAM_NAMES = sorted({k for m in SCHEMA["methods"].values() for k in m["params"]["properties"]})
-GAME_IDS = ["g1", "g2", "g3", "g0", "G1", ""]
+GAME_IDS = ["@0", "@1", "@0", "g0", "G1", ""]        # @k: the example's own k-th game (a fresh one)
 HUGE = st.sampled_from([10 ** 30, -10 ** 30, 2 ** 63, 2 ** 64 + 1, -1, 0, 10 ** 300])
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), HUGE, st.floats(allow_nan=False, allow_infinity=False),
@@ -140,7 +140,7 @@ async def _inprocess(batch, tally, Session):
         await s.handle_message(m)
     for i, (kind, item) in enumerate(batch):
         if kind == "request" and isinstance(item, dict) and isinstance(item.get("method"), str):
-            item = {**item, "id": i}
+            item = {**substitute(item, ["g1", "g2"]), "id": i}
             methods[i] = item["method"]
         await s.handle_text(json.dumps(item) if kind == "request" else item)
         tally.messages += 1
@@ -156,131 +156,136 @@ async def _inprocess(batch, tally, Session):
     tally.examples += 1
 
 
-class LineServer:
-    """A ``metro-ai serve`` subprocess: lines in, parsed messages out (a reader thread)."""
+def substitute(message, ids):
+    """The message with "@k" game ids replaced by the example's k-th game id."""
+    params = message.get("params") if isinstance(message, dict) else None
+    if isinstance(params, dict) and isinstance(params.get("game_id"), str) and params["game_id"].startswith("@"):
+        message = {**message, "params": {**params, "game_id": ids[int(params["game_id"][1:])]}}
+    return message
 
-    def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "serve", "--max-games", "6"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+class Remote:
+    """A real server over a transport: ``send(data)`` sends one message (bytes or text),
+    ``receive(timeout)`` returns the next message from the server (parsed)."""
+
+    def __init__(self, send, receive):
+        self._send, self._receive = send, receive
         self.messages: list = []
-        self.cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
+        self.methods: dict = {}
+        self.n = 0
 
-    def _read(self):
-        for line in self.proc.stdout:
-            with self.cond:
-                self.messages.append(json.loads(line))
-                self.cond.notify_all()
+    def request(self, method, **params):
+        self.n += 1
+        i = f"h{self.n}"
+        self.methods[i] = method
+        self._send(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}))
+        return i
 
-    def write(self, data: bytes):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+    def notify(self, method, **params):
+        self._send(json.dumps({"jsonrpc": "2.0", "method": method, "params": params}))
 
-    def wait_for(self, i, timeout=60):
-        with self.cond:
-            ok = self.cond.wait_for(lambda: any(m.get("id") == i for m in self.messages), timeout)
-        assert ok, f"no answer to {i!r}: the server is stuck or gone"
+    def wait_for(self, i):
+        while not any(m.get("id") == i for m in self.messages[-50:]):
+            m = self._receive(60)
+            check_server_message(m, self.methods)
+            self.messages.append(m)
+        return next(m for m in reversed(self.messages) if m.get("id") == i)
+
+    def example(self, batch, tally):
+        """Fresh games, the fuzzed batch on them, then a hello that must be answered; the games
+        made (fresh or by the batch) are stopped and closed afterwards."""
+        setup = [self.request("new_game", game=g, options={"players": 2}, seed=1) for g in ("metro", "breakthrough")]
+        ids = [self.wait_for(i)["result"]["game_id"] for i in setup]
+        sent = []
+        for kind, item in batch:
+            self.n += 1
+            if kind == "request" and isinstance(item.get("method"), str):
+                item = {**substitute(item, ids), "id": f"m{self.n}"}
+                self.methods[item["id"]] = item["method"]
+                sent.append(item["id"])
+            if kind == "bytes":
+                self._send(item)
+            else:
+                self._send(json.dumps(item) if kind == "request" else item)
+            tally.messages += 1
+        alive = self.request("hello")
+        self.wait_for(alive)
+        made = set(ids) | {m["result"]["game_id"] for m in self.messages[-100:]
+                           if self.methods.get(m.get("id")) in ("new_game", "load_state") and "result" in m}
+        for g in sorted(made):
+            self.notify("close", game_id=g)               # stops its search too
+        tally.examples += 1
+
+    def tally(self, tally):
+        fuzzed = [m for m in self.messages if not str(m.get("id", "")).startswith("h")]
+        for m in fuzzed:
+            tally.outcomes[outcome(m)] += 1
+        answered = {m.get("id") for m in self.messages}
+        missing = [i for i in self.methods if i.startswith("m") and i not in answered]
+        return missing
 
 
-def fuzz_stdio(examples, seed, tally):
-    server = LineServer()
-    methods: dict = {}
-    for m in SETUP:
-        server.write(json.dumps(m).encode() + b"\n")
-    counter = [0]
-
+def _fuzz_remote(remote, examples, seed, tally):
     @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @hseed(seed)
     @given(st.lists(lines(), min_size=1, max_size=8))
     def run(batch):
-        data = b""
-        for kind, item in batch:
-            counter[0] += 1
-            if kind == "request" and isinstance(item.get("method"), str):
-                item = {**item, "id": f"m{counter[0]}"}
-                methods[item["id"]] = item["method"]
-            if kind == "bytes":
-                data += item.replace(b"\n", b" ") + b"\n"
-            else:
-                text = json.dumps(item) if kind == "request" else item
-                data += text.replace("\n", " ").encode("utf-8", "surrogatepass") + b"\n"
-            tally.messages += 1
-        for g in ("g1", "g2", "g3"):      # end the searches the example began
-            data += json.dumps({"jsonrpc": "2.0", "method": "stop", "params": {"game_id": g}}).encode() + b"\n"
-        sentinel = f"alive{counter[0]}"
-        methods[sentinel] = "hello"
-        server.write(data + json.dumps({"jsonrpc": "2.0", "id": sentinel, "method": "hello"}).encode() + b"\n")
-        server.wait_for(sentinel)
-        tally.examples += 1
+        remote.example(batch, tally)
+    run()
+
+
+def fuzz_stdio(examples, seed, tally):
+    import queue
+    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "serve", "--max-games", "16"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    inbox: queue.Queue = queue.Queue()
+
+    def read():
+        for line in proc.stdout:
+            inbox.put(json.loads(line))
+    threading.Thread(target=read, daemon=True).start()
+
+    def send(data):
+        data = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+        proc.stdin.write(data.replace(b"\n", b" ") + b"\n")
+        proc.stdin.flush()
+
+    remote = Remote(send, lambda timeout: inbox.get(timeout=timeout))
     try:
-        run()
+        _fuzz_remote(remote, examples, seed, tally)
     finally:
-        server.proc.stdin.close()
-        code = server.proc.wait(timeout=120)
-        err = server.proc.stderr.read().decode()
+        proc.stdin.close()
+        code = proc.wait(timeout=120)
+        err = proc.stderr.read().decode()
+    while not inbox.empty():
+        m = inbox.get()
+        check_server_message(m, remote.methods)
+        remote.messages.append(m)
     assert code == 0 and "Traceback" not in err, f"exit {code}: {err[-2000:]}"
-    for m in server.messages:
-        check_server_message(m, methods)
-        if not str(m.get("id", "")).startswith("alive"):
-            tally.outcomes[outcome(m)] += 1
-    answered = {m.get("id") for m in server.messages}
-    missing = [i for i in methods if i not in answered]
+    missing = remote.tally(tally)
     assert not missing, f"requests never answered: {missing[:10]}"
 
 
 def fuzz_ws(examples, seed, tally):
     from websockets.sync.client import connect
-    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "serve", "--ws", "127.0.0.1:0", "--max-games", "6"],
+    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "serve", "--ws", "127.0.0.1:0", "--max-games", "16"],
                             stderr=subprocess.PIPE, text=True)
     try:
         url = proc.stderr.readline().strip().split()[-1]
         assert url.startswith("ws://"), url
         with connect(url, max_size=None) as ws:
-            _ws_examples(ws, examples, seed, tally)
+            def send(data):
+                ws.send(data if isinstance(data, bytes) else
+                        data.encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
+            remote = Remote(send, lambda timeout: json.loads(ws.recv(timeout=timeout)))
+            _fuzz_remote(remote, examples, seed, tally)
+            alive = remote.request("hello")                    # the answers still owed come first
+            remote.wait_for(alive)
+        remote.tally(tally)
         assert proc.poll() is None, "the WebSocket server died"
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-
-
-def _ws_examples(ws, examples, seed, tally):
-    methods: dict = {}
-    got: list = []
-    for m in SETUP:
-        ws.send(json.dumps(m))
-    counter = [0]
-
-    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @hseed(seed)
-    @given(st.lists(lines(), min_size=1, max_size=8))
-    def run(batch):
-        for kind, item in batch:
-            counter[0] += 1
-            if kind == "request" and isinstance(item.get("method"), str):
-                item = {**item, "id": f"m{counter[0]}"}
-                methods[item["id"]] = item["method"]
-            if kind == "bytes":
-                ws.send(item)                                   # a binary frame
-            else:
-                text = json.dumps(item) if kind == "request" else item
-                ws.send(text.encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
-            tally.messages += 1
-        for g in ("g1", "g2", "g3"):
-            ws.send(json.dumps({"jsonrpc": "2.0", "method": "stop", "params": {"game_id": g}}))
-        sentinel = f"alive{counter[0]}"
-        methods[sentinel] = "hello"
-        ws.send(json.dumps({"jsonrpc": "2.0", "id": sentinel, "method": "hello"}))
-        while True:
-            m = json.loads(ws.recv(timeout=60))
-            got.append(m)
-            if m.get("id") == sentinel:
-                break
-        tally.examples += 1
-    run()
-    for m in got:
-        check_server_message(m, methods)
-        if not str(m.get("id", "")).startswith("alive"):
-            tally.outcomes[outcome(m)] += 1
 
 
 def main(argv=None):

@@ -61,11 +61,10 @@ def test_start_returns_choose_move_after_move_forced_moves_included(game):
 def test_stop_mid_search_returns_a_legal_action_and_progress_is_reported():
     state = _position("metro")
     handle = metro_ai.make_bot("ismcts", seed=1).start(state, Limit(iterations=10 ** 12))
-    seen = threading.Event()
-    while not seen.is_set():                     # wait until progress shows iterations done
-        seen.wait(0.01)
+    for _ in range(60_000):                      # wait (a minute at most) for progress to show
         if handle.progress().iterations > 0:
-            seen.set()
+            break
+        threading.Event().wait(0.001)
     p = handle.progress()
     assert isinstance(p, Progress) and p.best in state.legal_actions() and 0 < p.share <= 1 and not p.done
     action = handle.stop(timeout=60)

@@ -98,7 +98,9 @@ def test_go_runs_in_the_background_with_progress_and_stop_returns_the_best_so_fa
         assert "busy" in await c.error("apply", S.BUSY, game_id=gid, action=legal["actions"][0]["id"])
         await c.error("go", S.BUSY, game_id=gid)
         await c.error("undo", S.BUSY, game_id=gid)
-        while not any(n["params"]["iterations"] > 0 for n in c.notes):
+        for _ in range(6000):                   # a minute at most
+            if any(n["params"]["iterations"] > 0 for n in c.notes):
+                break
             await asyncio.sleep(0.01)
         note = next(n for n in c.notes if n["params"]["iterations"] > 0)["params"]
         assert note["game_id"] == gid and note["request_id"] == i and note["best"] is not None
@@ -261,3 +263,16 @@ def test_closing_the_session_stops_its_searches():
         assert handle.stopping()
         await c.session.drain()
     run(main())
+
+
+def test_the_schema_and_the_spec_cover_every_method_and_error():
+    from pathlib import Path
+    from metro_ai.protocol import schema
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    methods = set(Client().session.methods)
+    assert set(schema()["methods"]) == methods
+    headings = "\n".join(line for line in doc.splitlines() if line.startswith("### "))
+    for m in methods:
+        assert f"`{m}`" in headings, f"docs/protocol.md has no section for {m}"
+    for code, name in S.ERROR_NAMES.items():
+        assert f"| {code} | {name} |" in doc, f"docs/protocol.md's error table lacks {code} ({name})"
