@@ -56,6 +56,20 @@ class Bot:
         """The action to play in `state` for the player to move, within `limit` if it searches."""
         raise NotImplementedError
 
+    def start(self, state, limit: Limit | None = None, *, analyse: bool = False, chunk: int | None = None):
+        """Choose in a background thread: returns a `metro_ai.bots.background.SearchHandle` at
+        once (``stop()``, ``result()``, ``progress()``, ``await handle``). This default runs
+        ``choose`` on a copy of `state` (``stop`` waits for it); search bots search in chunks
+        and stop early (``SearchBot.start``). `analyse` and `chunk` matter to search bots only."""
+        from .background import SearchHandle
+        if state.is_terminal():
+            raise ValueError("the game is over: there is nothing to choose")
+        return SearchHandle.calling(self.choose, state.clone(), limit)
+
+    async def choose_async(self, state, limit: Limit | None = None) -> int:
+        """``choose`` without blocking an event loop: the search runs in a background thread."""
+        return await self.start(state, limit)
+
     def __repr__(self):
         changed = [f"{o.name}={getattr(self, o.name)!r}" for o in self.options
                    if getattr(self, o.name) != o.default]

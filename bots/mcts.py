@@ -199,6 +199,10 @@ class SearchBot(Bot):
     def analyse(self, state, limit: Limit | None = None) -> Analysis:
         """Search `state` for the player to move and report what was found (see Analysis)."""
         player, seed, summaries, seconds = self._search(state, limit)
+        return self._analysis(state, player, seed, summaries, seconds)
+
+    def _analysis(self, state, player, seed, summaries, seconds) -> Analysis:
+        """The `Analysis` of a search of `state` from the cores' summaries."""
         merged = self._merge(summaries)
         chosen = self._pick(merged, summaries, seed)
         total = sum(v[0] for v in merged.values())
@@ -219,6 +223,42 @@ class SearchBot(Bot):
             self._calls += 1
             return actions[0]
         return self.analyse(state, limit).chosen
+
+    def start(self, state, limit: Limit | None = None, *, analyse: bool = False, chunk: int | None = None):
+        """Start searching `state` in a background thread and return its `SearchHandle` at once:
+        ``stop()`` ends the search early and returns the best action so far (UCI's ``stop``),
+        ``progress()`` reads iterations and the best action so far, ``result()`` waits for the
+        action, ``await handle`` waits without blocking an event loop.
+
+        The search runs in chunks of iterations, checking for ``stop`` between chunks; each core
+        keeps its own generator, so chunking changes nothing: with the same seed and an
+        iteration budget, ``start(state, limit).result()`` is the action ``choose(state, limit)``
+        would have returned, and ``analysis()`` what ``analyse`` would have (``analyse=True``
+        searches even a forced move, as ``analyse`` does). The search works on a copy of
+        `state`. Workers run as threads here whatever ``backend`` says (the cores are the same;
+        only where they run differs). `chunk`: iterations per core between checks (None: sized
+        to about 20 ms)."""
+        from .background import SearchHandle
+        actions = state.legal_actions()
+        if not analyse and len(actions) == 1:
+            self._calls += 1
+            return SearchHandle.finished(actions[0], state.action_to_string(actions[0]))
+        if state.is_terminal():
+            raise ValueError("the game is over: there is nothing to choose")
+        limit = self._limit(limit)
+        root = state.clone()
+        player = root.current_player
+        call_seed = derive(self.seed, self._calls)
+        self._calls += 1
+        cores = self._cores(root, player, call_seed)
+        budgets = _budgets(limit, len(cores))
+        jobs = [(c, it) for c, it in zip(cores, budgets) if it != 0]
+
+        def finish(summaries, seconds):
+            return self._analysis(root, player, call_seed, summaries, seconds)
+
+        return SearchHandle.searching(root, jobs, limit, finish, workers=self.workers, chunk=chunk,
+                                      pick=lambda summaries: self._pick(self._merge(summaries), summaries, call_seed))
 
     @property
     def bytes_per_node(self):

@@ -9,10 +9,13 @@
 >>> t = metro_ai.Tournament(game="metro", options={"players": 2}, bots=["ismcts", "greedy", "random"],
 ...                         deals=20, seed=1, db="t.sqlite")
 >>> result = t.run(jobs=2)          # t.resume() continues after an interruption; t.results() reads
+>>> handle = bot.start(state, metro_ai.Limit(iterations=10_000))   # searches in the background
+>>> handle.progress().best, handle.stop()                         # best so far; stop early
 
 Users import from here only; ``metro_ai.engine``, ``metro_ai.bots`` and ``metro_ai.play`` are
 the floors below.
 """
+from metro_ai.bots.background import Progress, SearchHandle
 from metro_ai.bots.limit import Limit
 from metro_ai.engine.errors import DataError, IllegalActionError, MetroAIError, StateFormatError
 from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
@@ -31,8 +34,8 @@ def svg(state, player=None, lastmove=None) -> str:
     return state.svg(player=player, lastmove=lastmove)
 
 __all__ = [
-    "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "RecordError",
-    "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
+    "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "Progress",
+    "RecordError", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
     "describe_bots", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
     "parse_specs", "play_match", "replay", "run_tournament", "svg",
 ]

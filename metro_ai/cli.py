@@ -1,4 +1,4 @@
-"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play, bench.
+"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play, serve, bench.
 
 Exit codes: 0 success, 1 failure (including an interrupted tournament or failed games), 2 bad usage
 (unknown game, bot or option, a bad bot spec, a tournament file that holds another tournament, is
@@ -18,7 +18,7 @@ from pathlib import Path
 import metro_ai
 from metro_ai import bench
 from metro_ai.play.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
-from metro_ai.registry import BOTS, DEFAULT_GAME, PRESETS, game_class, list_games
+from metro_ai.registry import BOTS, DEFAULT_GAME, PRESETS, bot_catalogue, game_class, list_games
 
 BOT_SPEC_HELP = """\
 bot specs: NAME[:KEY=VALUE,...] where NAME is a bot or preset (metro-ai bots) and the keys are
@@ -153,6 +153,22 @@ def _parser():
     pl.add_argument("--hint-bot", default="ismcts:time=1", metavar="SPEC",
                     help="the bot that answers 'hint' (default: ismcts:time=1)")
     _add_budget_args(pl, "opponents whose spec has no budget")
+    sv = sub.add_parser(
+        "serve", help="serve the bots over JSON-RPC 2.0: stdio (one message per line) or --ws HOST:PORT",
+        formatter_class=_Formatter,
+        description=textwrap.dedent("""\
+            Serve the games and bots to a front end in any language: JSON-RPC 2.0, one message per
+            line on stdin/stdout (the default; it ends when stdin ends), or WebSocket with --ws
+            (one message per text frame; port 0 picks a free port, printed on stderr). Methods:
+            hello, new_game, load_state, state, legal_actions, apply, observation, go, stop,
+            analyse, undo, redo, save, close; searches send progress notifications.
+            The specification is docs/protocol.md."""))
+    sv.add_argument("--ws", metavar="HOST:PORT", help="serve WebSocket clients on HOST:PORT instead of stdio")
+    sv.add_argument("--max-message-bytes", type=int, default=None, metavar="N",
+                    help="the longest message accepted (default: 1 MiB)")
+    sv.add_argument("--max-games", type=int, default=None, metavar="N",
+                    help="open games per session (client) at most (default: 256)")
+
     be = sub.add_parser("bench", help="speed, memory and strength benchmarks: a Markdown table and JSON",
                         description=bench.__doc__.split("\n\n", 1)[1].replace("``", ""),
                         formatter_class=_Formatter,
@@ -231,25 +247,8 @@ def _game(args, players_default):
     return metro_ai.load_game(name, **options)
 
 
-def _bot_options(cls):
-    """Option name -> default, from the bot class's declaration (``cls.options``)."""
-    return {o.name: o.default for o in cls.options}
-
-
 def _catalogue():
-    from metro_ai.bots.mcts import SearchBot
-    bots = {}
-    for name, (cls, desc) in sorted(BOTS.items()):
-        searches = issubclass(cls, SearchBot)
-        default = getattr(cls, "default_limit", None) if searches else None
-        bots[name] = {"description": desc, "options": _bot_options(cls),
-                      "option_help": {o.name: {"allowed": o.allowed, "description": o.description} for o in cls.options},
-                      "searches": searches,
-                      "default_budget": None if default is None else {"iterations": default.iterations, "time": default.time}}
-    presets = {name: {"description": desc, "bot": "ismcts", "options": opts,
-                      "budget": {"iterations": lim.iterations, "time": lim.time}}
-               for name, (opts, lim, desc) in sorted(PRESETS.items())}
-    return {"bots": bots, "presets": presets}
+    return bot_catalogue()
 
 
 # ---- commands ----
@@ -544,12 +543,26 @@ def _cmd_play(args, read=None, write=None):
     return 0
 
 
+def _cmd_serve(args):
+    from metro_ai.protocol import run_websocket, serve_stdio
+    from metro_ai.protocol.session import MAX_GAMES, MAX_MESSAGE_BYTES
+    limits = {"max_message_bytes": MAX_MESSAGE_BYTES if args.max_message_bytes is None else args.max_message_bytes,
+              "max_games": MAX_GAMES if args.max_games is None else args.max_games}
+    for key, value in limits.items():
+        if value < 1:
+            raise ValueError(f"--{key.replace('_', '-')} must be >= 1, got {value}")
+    if args.ws:
+        return run_websocket(args.ws, **limits)
+    return serve_stdio(**limits)
+
+
 def _cmd_bench(args):
     return bench.execute(args, shlex.join(["metro-ai", *args.argv]))
 
 
 COMMANDS = {"games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
-            "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play, "bench": _cmd_bench}
+            "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play, "serve": _cmd_serve,
+            "bench": _cmd_bench}
 
 
 def main(argv=None):

@@ -126,3 +126,22 @@ def make_bot(name, seed=0, **options) -> Bot:
         raise ValueError(f"unknown bot {name!r}; bots are {', '.join(list_bots())}") from None
     check_options(f"bot {name!r}", cls.options, options)
     return cls(seed=seed, **options)
+
+
+def bot_catalogue() -> dict[str, Any]:
+    """Every bot and preset, JSON-ready (``metro-ai bots --json`` and the protocol's ``hello``):
+    ``{"bots": {name: {description, options, option_help, searches, default_budget}},
+    "presets": {name: {description, bot, options, budget}}}``, read from the bot classes."""
+    from metro_ai.bots.mcts import SearchBot
+    bots = {}
+    for name, (cls, desc) in sorted(BOTS.items()):
+        searches = issubclass(cls, SearchBot)
+        default = getattr(cls, "default_limit", None) if searches else None
+        bots[name] = {"description": desc, "options": {o.name: o.default for o in cls.options},
+                      "option_help": {o.name: {"allowed": o.allowed, "description": o.description} for o in cls.options},
+                      "searches": searches,
+                      "default_budget": None if default is None else {"iterations": default.iterations, "time": default.time}}
+    presets = {name: {"description": desc, "bot": "ismcts", "options": opts,
+                      "budget": {"iterations": lim.iterations, "time": lim.time}}
+               for name, (opts, lim, desc) in sorted(PRESETS.items())}
+    return {"bots": bots, "presets": presets}
