@@ -623,3 +623,19 @@ def test_a_discard_is_labelled_with_the_tokens_it_really_moves(below, label):
     for s in (setup(game(2), **kw), ref.RefBreakthroughGame(players=2).setup(**kw)):
         texts = [s.action_to_string(a) for a in s.legal_actions()]
         assert f"discard Pork ({label})" in texts, texts
+
+
+def test_render_shows_what_each_card_does():
+    """Terminal view (front ends issue): every card in the viewer's hand, in play and in the
+    market with its cost or value, quantity, quest and reward, monster icons and protection."""
+    s = game(2).new_state(3)
+    text = s.render(player=0)
+    for c in s.hand(0) + [m for m in s.market() if m is not None]:
+        k = s.game.card(c).kind
+        assert f"{k.name} ({k.summary()})" in text
+    mask = next(k for k in s.game.card_set.kinds if k.name == "Gas Mask")
+    assert mask.summary() == (f"cost {mask.cost}, {mask.quantity} equipment; shield {mask.protection_cost}: "
+                              + ", ".join(mask.protection))
+    komso = next(k for k in s.game.card_set.kinds if k.name == "Komsomolskaya")
+    assert f"quest {komso.quest.amount} {komso.quest.cls} -> free food" in komso.summary()
+    assert "P1 hand" not in text and "hand 5" in text           # the other hand only as a size

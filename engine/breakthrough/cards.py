@@ -199,6 +199,32 @@ class CardKind:
     doubles: str | None = None
     caravan_class: str | None = None
 
+    def summary(self) -> str:
+        """What the card does in a few words: cost or value, type, quantity, quest and reward,
+        doubling, monster icons and loss, and protection (cost and icons), e.g.
+        ``"cost 3, 3 food; shield 1: epidemiological"``."""
+        parts = []
+        if self.type == "resource":
+            parts.append(f"cost {self.cost}, {self.quantity} {self.resource_type}")
+        elif self.type == "station":
+            parts.append(f"station {self.line}, cost {self.cost}, icon {self.resource_icon}")
+        elif self.type == "hero":
+            parts.append(f"hero, cost {self.cost}, doubles {self.doubles}")
+        elif self.type == "threat":
+            parts.append(f"monster {self.value}: {', '.join(self.threats)}; loss {str(self.loss).replace('_', ' ')}")
+        elif self.type == "caravan":
+            parts.append(f"caravan {self.value}, {self.caravan_class}")
+        else:
+            parts.append("faction")
+        if self.quest is not None:
+            reward = f" -> free {', '.join(self.reward_types)}" if self.reward_types else ""
+            parts.append(f"quest {self.quest.amount} {self.quest.cls}{reward}"
+                         + (" +1 token" if self.extra_token else ""))
+        if self.protection:
+            cost = f" {self.protection_cost}" if self.protection_cost is not None else ""
+            parts.append(f"shield{cost}: {', '.join(self.protection)}")
+        return "; ".join(parts)
+
 
 @dataclass(frozen=True)
 class Card:

@@ -869,21 +869,28 @@ cdef class BreakthroughState(GameState):
 
     def render(self, player=None):
         """A text view for terminals: tokens, faction cards, tableaux, market, piles, and the
-        hand of `player` if given (other hands as sizes)."""
+        hand of `player` if given (other hands as sizes); every card with what it does (cost,
+        quantity, quest and reward, monster icons and loss, protection: ``CardKind.summary``)."""
         cdef int total, least, last
         names = self.game.card_names
+        kinds = [c.kind for c in self.game.card_set.cards]
         d = self.d
+
+        def card(c):
+            return f"{names[c]} ({kinds[c].summary()})"
+
         lines = [f"Metro 2033: Breakthrough, turn {d.turn}, active P{d.active}, phase {self.phase}"
                  + (f", P{self.current_player} to decide" if self.current_player >= 0 else ", game over")]
         for p in range(self.t.players):
-            fac = names[d.faction[p]] + (" (face down)" if d.fdone[p] else "")
-            lines.append(f"P{p} {fac}: tokens {tokens_held(&d, p)} (above {d.above[p]}, below {d.below[p]}), "
-                         f"hand {d.hand_n[p]}")
-            tab = []
+            fac = names[d.faction[p]] + (" (face down: quest done)" if d.fdone[p] else f" ({kinds[d.faction[p]].summary()})")
+            lines.append(f"P{p} {fac}: tokens {tokens_held(&d, p)} (above {d.above[p]}, below {d.below[p]}, "
+                         f"supply {d.supply[p]}), hand {d.hand_n[p]}")
             for c, r, k in self.tableau(p):
-                tab.append(("rotated " if r else "") + names[c] + (f" [{k}]" if k else ""))
-            lines.append("    in play: " + (", ".join(tab) if tab else "-"))
-        lines.append("market: " + " | ".join(names[m] if m is not None else "empty" for m in self.market()))
+                lines.append("    " + ("rotated " if r else "") + card(c)
+                             + (f" [{k} token{'s' if k > 1 else ''}]" if k else ""))
+        lines.append("market:")
+        for i, m in enumerate(self.market()):
+            lines.append(f"    {i + 1}: " + (card(m) if m is not None else "empty"))
         lines.append(f"deck {d.deck_n}, discard {d.disc_n}"
                      + (f" (top: {names[d.disc[d.disc_n - 1]]})" if d.disc_n else ""))
         if d.phase == BT_PAY:
@@ -894,7 +901,8 @@ cdef class BreakthroughState(GameState):
                          + (", paid " + ", ".join(names[c] for c in pend["paid"]) if pend["paid"] else ""))
         if player is not None:
             self._check_player(player)
-            lines.append(f"P{player} hand: " + ", ".join(names[c] for c in self.hand(player)))
+            lines.append(f"P{player} hand:")
+            lines.extend("    " + card(c) for c in self.hand(player))
         if d.winner >= 0:
             lines.append(f"winner: P{d.winner}")
         return "\n".join(lines)
