@@ -729,25 +729,12 @@ cdef class MetroState(GameState):
         return obj
 
     def render(self, player=None):
-        """A text drawing of the board for terminals: tile ids (with rotation after a slash),
-        station numbers round the edge, scores, and the hand of `player` if given."""
+        """A text drawing for terminals: the tracks of every placed tile in box-drawing
+        characters (``text.board_text``), squares named by column letter and row number, the
+        stations and whose they are, scores, and the hand of `player` if given."""
+        from metro_ai.engine.metro.text import board_text
         ids = self.game.tile_ids
-        top = "      " + "".join(f"{n:>5}" for n in range(1, 9))
-        rows = [top, "      " + "".join(f"{c:>5}" for c in "ABCDEFGH")]
-        for r in range(8):
-            cells = []
-            for c in range(8):
-                s = r * 8 + c
-                v = self.d.cell[s]
-                if s in CENTRE_SQUARES:
-                    cells.append("  ## ")
-                elif v == METRO_EMPTY:
-                    cells.append("   . ")
-                else:
-                    cells.append(f" {ids[v >> 2]}" + (f"/{v & 3}" if v & 3 else "  "))
-            rows.append(f"{32 - r:>3} {r + 1:>1} " + "".join(cells) + f"  {9 + r:<3}")
-        rows.append("      " + "".join(f"{n:>5}" for n in range(24, 16, -1)))
-        owner = {n: p for p, ns in self.game.owners.items() for n in ns}
+        rows = [board_text(self, player)]
         rows.append("scores: " + "  ".join(f"P{p}={s}" for p, s in enumerate(self.scores()))
                     + f"   supply: {self.supply_size}   placed: {self.d.nplaced}/60")
         if self.d.current >= 0:
