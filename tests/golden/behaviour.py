@@ -53,7 +53,8 @@ def _key(game, options):
 
 def random_game(game, seed, max_steps=4000):
     """Digest of a seeded random game: every state's JSON, legal actions and their texts, each
-    player's observation every 7 steps, the final scores, returns and text drawing."""
+    player's observation every 7 steps, the final scores and returns; and apart, the digest of
+    the final text drawing (so that a new drawing is recorded without touching the rest)."""
     s = game.new_state(seed)
     rng = random.Random(seed)
     parts = []
@@ -66,8 +67,8 @@ def random_game(game, seed, max_steps=4000):
             parts.append(s.heuristic())
         s.apply(rng.choice(legal))
         steps += 1
-    parts += [s.to_json(), s.scores(), s.returns(), s.render(player=0)]
-    return {"steps": steps, "digest": _digest(parts)}
+    parts += [s.to_json(), s.scores(), s.returns()]
+    return {"steps": steps, "digest": _digest(parts), "drawing": _digest([s.render(player=0)])}
 
 
 def midgame(game, seed, steps):
