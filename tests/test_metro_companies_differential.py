@@ -13,6 +13,7 @@ import pytest
 
 import metro_ai
 from metro_ai.engine.metro import reference_companies as ref
+from test_metro_differential import _same_hidden   # board, hands, supply, drawn tile, lines
 
 CONFIGS = [(p, o, h) for p in range(2, 7) for o in (True, False) for h in (1, 2, 3)]   # 30 configs
 GAMES_PER_CONFIG = 34                                                                   # 1,020 games
@@ -32,19 +33,12 @@ def _same(fast, slow, ctx):
     assert fast.phase == slow.phase, ctx
 
 
-def _same_tiles(fast, slow, ctx):
-    assert fast.board() == [None if c is None else tuple(c) for c in slow.board], ctx
-    assert [fast.hand(p) for p in range(fast.num_players)] == [list(h) for h in slow.hands], ctx
-    assert fast.supply() == list(slow.supply), ctx
-    assert fast.drawn_tile() == slow.drawn, ctx
-
-
 def play_pair(game, rgame, seed):
     """One random game on both engines, compared after every action; the final fast state."""
     fast, slow = game.new_state(seed), rgame.new_state(seed)
     pick = random.Random(seed)
     step = 0
-    _same_tiles(fast, slow, (seed, step))
+    _same_hidden(fast, slow, (seed, step))
     while True:
         ctx = (seed, step)
         _same(fast, slow, ctx)
@@ -58,8 +52,8 @@ def play_pair(game, rgame, seed):
         slow.apply(a)
         step += 1
         if step % 8 == 0:
-            _same_tiles(fast, slow, ctx)
-    _same_tiles(fast, slow, (seed, "end"))
+            _same_hidden(fast, slow, ctx)
+    _same_hidden(fast, slow, (seed, "end"))
     assert fast.returns() == pytest.approx(slow.returns())
     assert fast.tiles_placed == 60
     return fast
