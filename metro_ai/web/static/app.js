@@ -247,9 +247,9 @@ function statusLine(s) {
     const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
     const mine = G.seats.map((b, p) => (b === null ? p : -1)).filter((p) => p >= 0);
     let verdict = winners.length === 1 ? `P${winners[0]} wins` : `P${winners.join(", P")} share first place`;
-    if (mine.length === 1) verdict += mine[0] === winners[0] && winners.length === 1 ? ": you win!"
+    if (mine.length === 1) verdict += mine[0] === winners[0] && winners.length === 1 ? ": you win"
       : winners.includes(mine[0]) ? ": you share first place" : ": you lose";
-    return `Game over (ply ${s.ply}). ${verdict}. Scores: ${scores}`;
+    return `Game over (ply ${s.ply}): ${verdict}. Scores: ${scores}`;
   }
   const who = G.seats[s.current_player] === null ? "your move" : `${G.seats[s.current_player]} is thinking`;
   return `Ply ${s.ply}, P${s.current_player} to move (${who}). Scores: ${scores}`;
