@@ -1,4 +1,4 @@
-"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play, serve, bench.
+"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play, serve, web, bench.
 
 Exit codes: 0 success, 1 failure (including an interrupted tournament or failed games), 2 bad usage
 (unknown game, bot or option, a bad bot spec, a tournament file that holds another tournament, is
@@ -160,7 +160,7 @@ def _parser():
             Serve the games and bots to a front end in any language: JSON-RPC 2.0, one message per
             line on stdin/stdout (the default; it ends when stdin ends), or WebSocket with --ws
             (one message per text frame; port 0 picks a free port, printed on stderr). Methods:
-            hello, new_game, load_state, state, legal_actions, apply, observation, go, stop,
+            hello, new_game, load_state, state, legal_actions, apply, observation, svg, go, stop,
             analyse, undo, redo, save, close; searches send progress notifications.
             The specification is docs/protocol.md."""))
     sv.add_argument("--ws", metavar="HOST:PORT", help="serve WebSocket clients on HOST:PORT instead of stdio")
@@ -168,6 +168,23 @@ def _parser():
                     help="the longest message accepted (default: 1 MiB)")
     sv.add_argument("--max-games", type=int, default=None, metavar="N",
                     help="open games per session (client) at most (default: 256)")
+
+    we = sub.add_parser(
+        "web", help="play in the browser: a local page that plays every game against the bots",
+        formatter_class=_Formatter,
+        description=textwrap.dedent("""\
+            Serve a page that plays every registered game against the bots, on one port: the
+            page over HTTP and the protocol (docs/protocol.md) over WebSocket at /ws. Choose the
+            game, its options, the seats (you or a bot, with its difficulty), see the bots think,
+            ask for a hint, undo, save and load games. The address is printed; the browser opens
+            it unless --no-browser. Ctrl-C stops the server."""))
+    we.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
+    we.add_argument("--port", type=int, default=8000, help="the port (default: 8000; 0 picks a free one)")
+    we.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
+    we.add_argument("--max-message-bytes", type=int, default=None, metavar="N",
+                    help="the longest protocol message accepted (default: 1 MiB)")
+    we.add_argument("--max-games", type=int, default=None, metavar="N",
+                    help="open games per page (connection) at most (default: 256)")
 
     be = sub.add_parser("bench", help="speed, memory and strength benchmarks: a Markdown table and JSON",
                         description=bench.__doc__.split("\n\n", 1)[1].replace("``", ""),
@@ -543,17 +560,28 @@ def _cmd_play(args, read=None, write=None):
     return 0
 
 
-def _cmd_serve(args):
-    from metro_ai.protocol import run_websocket, serve_stdio
+def _limits(args):
+    """The protocol's limits from --max-message-bytes and --max-games (serve, web)."""
     from metro_ai.protocol.session import MAX_GAMES, MAX_MESSAGE_BYTES
     limits = {"max_message_bytes": MAX_MESSAGE_BYTES if args.max_message_bytes is None else args.max_message_bytes,
               "max_games": MAX_GAMES if args.max_games is None else args.max_games}
     for key, value in limits.items():
         if value < 1:
             raise ValueError(f"--{key.replace('_', '-')} must be >= 1, got {value}")
+    return limits
+
+
+def _cmd_serve(args):
+    from metro_ai.protocol import run_websocket, serve_stdio
+    limits = _limits(args)
     if args.ws:
         return run_websocket(args.ws, **limits)
     return serve_stdio(**limits)
+
+
+def _cmd_web(args):
+    from metro_ai.web import run_web
+    return run_web(args.host, args.port, open_browser=not args.no_browser, **_limits(args))
 
 
 def _cmd_bench(args):
@@ -562,7 +590,7 @@ def _cmd_bench(args):
 
 COMMANDS = {"games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
             "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play, "serve": _cmd_serve,
-            "bench": _cmd_bench}
+            "web": _cmd_web, "bench": _cmd_bench}
 
 
 def main(argv=None):

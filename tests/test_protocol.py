@@ -276,3 +276,34 @@ def test_the_schema_and_the_spec_cover_every_method_and_error():
         assert f"`{m}`" in headings, f"docs/protocol.md has no section for {m}"
     for code, name in S.ERROR_NAMES.items():
         assert f"| {code} | {name} |" in doc, f"docs/protocol.md's error table lacks {code} ({name})"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_svg_draws_the_position_for_a_seat_with_the_last_move_marked(game):
+    """``svg`` is ``state.svg(player=seat, lastmove=the last move)``; null seat: the public table;
+    ``lastmove: false`` marks nothing; a bad seat or game id is an error naming it."""
+    import xml.etree.ElementTree as ET
+
+    async def main():
+        c = Client()
+        g = await c.result("new_game", game=game, options={"players": 2}, seed=3)
+        gid = g["game_id"]
+        start = await c.result("svg", game_id=gid)
+        assert start["seat"] is None and start["ply"] == 0 and start["lastmove"] is None
+        expected = metro_ai.load_game(game, players=2).new_state(seed=3)
+        assert start["svg"] == expected.svg()
+        action = expected.legal_actions()[0]
+        await c.result("apply", game_id=gid, action=action)
+        expected.apply(action)
+        seat = expected.current_player
+        pic = await c.result("svg", game_id=gid, seat=seat)
+        assert pic["seat"] == seat and pic["ply"] == 1 and pic["lastmove"] == action
+        assert pic["svg"] == expected.svg(player=seat, lastmove=action)
+        ET.fromstring(pic["svg"])                                   # well-formed XML
+        plain = await c.result("svg", game_id=gid, seat=seat, lastmove=False)
+        assert plain["lastmove"] is None and plain["svg"] == expected.svg(player=seat)
+        assert plain["svg"] != pic["svg"]                           # the mark shows
+        assert "seat must be 0-1" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat=2)
+        assert "seat must be an integer" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat="0")
+        assert "g9" in await c.error("svg", S.UNKNOWN_GAME, game_id="g9")
+    run(main())

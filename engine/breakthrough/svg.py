@@ -4,7 +4,8 @@ One row per player (faction card, tokens above / below / in the supply / held, a
 play, a rotated card drawn turned with its protection icons), the market, the deck and the
 discard pile, and, with ``player`` given, that player's hand; the other hands show only their
 size (and the cards known to be in them, R20), so the picture of a seat shows what that seat
-sees. Each card is a ``<g class="card">`` with ``data-card`` (its id) and ``data-where``; its face
+sees. Each card is a ``<g class="card">`` with ``data-card`` (its id), ``data-name`` (its full name,
+as the action texts spell it) and ``data-where``; its face
 shows the name, the cost (or the value of a threat or caravan), and per type: resource quantity
 and type, station quest, hero doubling, threat icons and loss; protection icons in yellow.
 """
@@ -40,7 +41,8 @@ def _card(game, c, x, y, where, rotated=False, tokens=0):
     price = k.cost if k.cost is not None else k.value
     colour = CLASS_COLOURS.get(k.resource_class or (k.quest.cls if k.quest else None) or "", "#555")
     turn = f' transform="rotate(180 {x + W / 2} {y + H / 2})"' if rotated else ""
-    out = [f'<g class="card" data-card="{c}" data-where="{where}" data-rotated="{int(rotated)}"{turn}>',
+    out = [f'<g class="card" data-card="{c}" data-name="{escape(k.name, {chr(34): "&quot;"})}" data-where="{where}" '
+           f'data-rotated="{int(rotated)}"{turn}>',
            f'<rect x="{x}" y="{y}" width="{W}" height="{H}" rx="6" fill="{TYPE_COLOURS.get(k.type, "#eee")}" '
            f'stroke="{colour}" stroke-width="2"/>',
            f'<text x="{x + 5}" y="{y + 15}" font-size="10" font-weight="bold">{escape(k.name[:16])}</text>']

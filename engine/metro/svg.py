@@ -9,6 +9,8 @@ follow from the tile's ``exits``. Stations sit outside the edge in their owner's
 or with companies a company, M11) with their number; the central block is grey; every line that
 has scored is traced through the tiles in its owner's colour; ``lastmove`` (an action id) frames
 its square. With ``player`` given, that player's hand (and drawn tile) is drawn below the board.
+Every square of the grid outside the central block is a ``<rect class="square" data-square=..>``
+under the tiles, so that a front end can tell which square was clicked (``metro-ai web``).
 """
 from __future__ import annotations
 
@@ -82,7 +84,8 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
              '<g class="grid" fill="none" stroke="#ddd">']
     for sq in range(64):
         if sq not in CENTRE:
-            parts.append(f'<rect x="{o + CELL * (sq % 8)}" y="{o + CELL * (sq // 8)}" width="{CELL}" height="{CELL}"/>')
+            parts.append(f'<rect class="square" data-square="{sq}" x="{o + CELL * (sq % 8)}" y="{o + CELL * (sq // 8)}" '
+                         f'width="{CELL}" height="{CELL}"/>')
     parts.append("</g>")
     parts.append(f'<rect class="centre" x="{o + 3 * CELL}" y="{o + 3 * CELL}" width="{2 * CELL}" '
                  f'height="{2 * CELL}" fill="#999" stroke="#666"/>')

@@ -117,11 +117,12 @@ def serve_stdio(max_message_bytes: int = MAX_MESSAGE_BYTES, max_games: int = MAX
 
 async def serve_websocket(host: str, port: int, max_message_bytes: int = MAX_MESSAGE_BYTES,
                           max_games: int = MAX_GAMES, ready: Optional[Callable[[str, int], None]] = None,
-                          stop: Optional[asyncio.Future] = None) -> None:
+                          stop: Optional[asyncio.Future] = None, process_request: Optional[Callable] = None) -> None:
     """Serve WebSocket clients on `host`:`port` (0: any free port), a session per connection,
     until `stop` is done (or forever). A message over `max_message_bytes` closes that connection
     with code 1009 (message too big), as the WebSocket protocol says. ``ready(host, port)`` is
-    called once listening."""
+    called once listening. `process_request` is the ``websockets`` hook that may answer a
+    request with plain HTTP instead (``metro-ai web`` serves its page that way)."""
     from websockets.asyncio.server import ServerConnection, serve
     from websockets.exceptions import ConnectionClosed
 
@@ -138,7 +139,8 @@ async def serve_websocket(host: str, port: int, max_message_bytes: int = MAX_MES
         finally:
             await session.close()               # a client gone mid-search: its searches stop
 
-    async with serve(handler, host, port, max_size=max_message_bytes, compression=None) as server:
+    async with serve(handler, host, port, max_size=max_message_bytes, compression=None,
+                     process_request=process_request) as server:
         sock = next(iter(server.sockets))
         bound_host, bound_port = sock.getsockname()[:2]
         if ready is not None:

@@ -201,7 +201,7 @@ class Session:
         self.methods: dict[str, Callable[[_Params], Any]] = {
             "hello": self._hello, "new_game": self._new_game, "load_state": self._load_state,
             "state": self._state, "legal_actions": self._legal_actions, "apply": self._apply,
-            "observation": self._observation, "go": self._go, "analyse": self._analyse, "stop": self._stop,
+            "observation": self._observation, "svg": self._svg, "go": self._go, "analyse": self._analyse, "stop": self._stop,
             "undo": self._undo, "redo": self._redo, "save": self._save, "close": self._close,
         }
 
@@ -444,6 +444,21 @@ class Session:
         if not 0 <= seat < n:
             raise ProtocolError(INVALID_PARAMS, f"observation: seat must be 0-{n - 1} for {n} players, got {seat}")
         return {"game_id": entry.id, "seat": seat, "observation": entry.state.observation(seat)}
+
+    def _svg(self, p: _Params) -> dict[str, Any]:
+        """The position as an SVG picture (``state.svg``): as `seat` sees it (their hand shown,
+        other hands hidden) or, with no seat, the public table; the last move marked unless
+        ``lastmove`` is false."""
+        entry = self._entry(p)
+        seat = p.get("seat", "int", None)
+        mark = p.get("lastmove", "bool", True)
+        p.done()
+        n = entry.game.num_players
+        if seat is not None and not 0 <= seat < n:
+            raise ProtocolError(INVALID_PARAMS, f"svg: seat must be 0-{n - 1} for {n} players, got {seat}")
+        last = entry.moves[-1]["action"] if mark and entry.moves else None
+        return {"game_id": entry.id, "seat": seat, "ply": len(entry.moves), "lastmove": last,
+                "svg": entry.state.svg(player=seat, lastmove=last)}
 
     def _limit(self, p: _Params, method: str) -> Optional[Limit]:
         given = p.get("limit", "object", None)

@@ -1,0 +1,97 @@
+"""``metro-ai web``: a page in the browser that plays every registered game against the bots.
+
+One asyncio server on one port: plain HTTP for the page's static files (``static/``, shipped as
+package data: HTML, CSS and JavaScript, no build step) and the protocol over WebSocket at
+``/ws`` (metro_ai/protocol: the same `Session` as ``metro-ai serve --ws``, one per connection).
+Both go through the ``websockets`` library, whose ``process_request`` hook answers the HTTP
+requests that are not a WebSocket handshake. The page reads the games, their options and the
+bots from ``hello``, and draws the position with the ``svg`` method.
+"""
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+import sys
+import webbrowser
+from importlib import resources
+from typing import Any, Callable, Optional
+
+from metro_ai.protocol.server import serve_websocket
+from metro_ai.protocol.session import MAX_GAMES, MAX_MESSAGE_BYTES
+
+WS_PATH = "/ws"
+#: The static files by URL path ("/" is the page itself).
+TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
+
+
+def static_file(path: str) -> Optional[tuple[bytes, str]]:
+    """The body and content type of the static file at URL `path` (``/`` is ``index.html``), or
+    None if there is none. Only plain names under ``static/`` are served (no ``..``, no folders
+    above it)."""
+    name = path.split("?", 1)[0].split("#", 1)[0].lstrip("/") or "index.html"
+    parts = name.split("/")
+    if any(p in ("", ".", "..") or p.startswith(".") or "\\" in p for p in parts):
+        return None
+    node = resources.files(__package__).joinpath("static")
+    for p in parts:
+        node = node.joinpath(p)
+    if not node.is_file():
+        return None
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    kind = TYPES.get(suffix) or mimetypes.guess_type(name)[0] or "application/octet-stream"
+    return node.read_bytes(), kind
+
+
+def _process_request(connection: Any, request: Any) -> Any:
+    """The ``websockets`` hook: the WebSocket handshake at ``/ws`` goes on (None); any other
+    request is answered with its static file, or 404."""
+    from websockets.datastructures import Headers
+    from websockets.http11 import Response
+
+    path = request.path.split("?", 1)[0]
+    if path == WS_PATH:
+        if "upgrade" in request.headers.get("Connection", "").lower():
+            return None
+        return connection.respond(426, f"the protocol is served over WebSocket at {WS_PATH}\n")
+    found = static_file(path)
+    if found is None:
+        return connection.respond(404, f"not found: {path}\n")
+    body, kind = found
+    headers = Headers([("Content-Type", kind), ("Content-Length", str(len(body))), ("Cache-Control", "no-cache"),
+                       ("X-Content-Type-Options", "nosniff")])
+    return Response(200, "OK", headers, body)
+
+
+async def serve_web(host: str = "127.0.0.1", port: int = 8000, max_message_bytes: int = MAX_MESSAGE_BYTES,
+                    max_games: int = MAX_GAMES, ready: Optional[Callable[[str, int], None]] = None,
+                    stop: Optional[asyncio.Future] = None) -> None:
+    """Serve the page and the protocol on `host`:`port` (0: any free port) until `stop` is done
+    (or forever); ``ready(host, port)`` is called once listening."""
+    await serve_websocket(host, port, max_message_bytes, max_games, ready=ready, stop=stop,
+                          process_request=_process_request)
+
+
+def run_web(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True,
+            max_message_bytes: int = MAX_MESSAGE_BYTES, max_games: int = MAX_GAMES) -> int:
+    """``metro-ai web``: serve until interrupted; prints the page's address on stdout
+    (``serving on http://HOST:PORT/``, the real port when `port` is 0) and opens it in the
+    browser unless told not to."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be 0-65535 (0 picks a free one), got {port}")
+
+    def ready(h: str, p: int) -> None:
+        shown = f"[{h}]" if ":" in h else h
+        url = f"http://{shown}:{p}/"
+        print(f"serving on {url} (the protocol at ws://{shown}:{p}{WS_PATH}); Ctrl-C stops", flush=True)
+        if open_browser:
+            try:
+                webbrowser.open(url)
+            except Exception as exc:            # noqa: BLE001 - no browser: the address is printed
+                print(f"metro-ai web: could not open a browser ({exc}); open {url}", file=sys.stderr)
+
+    try:
+        asyncio.run(serve_web(host, port, max_message_bytes, max_games, ready))
+    except KeyboardInterrupt:
+        return 0
+    return 0

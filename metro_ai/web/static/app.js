@@ -1,0 +1,513 @@
+// metro-ai web: plays the registered games against the bots through the metro-ai protocol
+// (docs/protocol.md), JSON-RPC 2.0 over the WebSocket at /ws of the server that served this page.
+// Everything about the games (names, options, players) and the bots (presets, bots) is read from
+// `hello`; the position is drawn by the server (`svg`). Only the way a click on the picture maps
+// to actions is per game (LAYOUTS below), and a game without a layout is played by its buttons.
+"use strict";
+
+// ---- the protocol ----
+const rpc = (() => {
+  let socket = null, nextId = 1;
+  const waiting = new Map();
+  const listeners = {};
+  function connect(onOpen, onClose) {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    socket.onopen = onOpen;
+    socket.onclose = () => {
+      for (const [, w] of waiting) w.reject(new Error("the connection to the server closed"));
+      waiting.clear();
+      onClose();
+    };
+    socket.onmessage = (event) => {
+      const msg = JSON.parse(event.data);
+      if (msg.method) {                         // a notification
+        (listeners[msg.method] || []).forEach((f) => f(msg.params));
+        return;
+      }
+      const w = waiting.get(msg.id);
+      if (!w) return;
+      waiting.delete(msg.id);
+      if (msg.error) {
+        const err = new Error(msg.error.message);
+        err.code = msg.error.code;
+        w.reject(err);
+      } else {
+        w.resolve(msg.result);
+      }
+    };
+  }
+  function call(method, params) {
+    return new Promise((resolve, reject) => {
+      if (!socket || socket.readyState !== WebSocket.OPEN) {
+        reject(new Error("not connected to the server"));
+        return;
+      }
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params: params || {} }));
+    });
+  }
+  function on(method, f) { (listeners[method] = listeners[method] || []).push(f); }
+  return { connect, call, on };
+})();
+
+// ---- page state ----
+const $ = (id) => document.getElementById(id);
+let HELLO = null;
+const G = {
+  id: null,            // the protocol's game id
+  game: null,          // its name
+  seats: [],           // per seat: null for a person, else the bot spec
+  summary: null,       // the last state summary
+  legal: [],           // the legal actions when a person is to move: [{id, text}]
+  epoch: 0,            // bumped by undo, load and new games: a bot move of an older epoch is not followed up
+  thinking: false,     // a go (a bot's move) or an analyse (a hint) is running
+};
+
+function setTurn(value) { document.body.dataset.turn = value; }
+
+function showError(err) {
+  const box = $("error");
+  box.hidden = false;
+  box.textContent = (err && err.message) || String(err);
+}
+function clearError() { $("error").hidden = true; $("error").textContent = ""; }
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "onclick") node.addEventListener("click", v);
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+// ---- per game: how a click on the picture maps to actions ----
+// A layout says which picture elements are targets and which actions each target stands for.
+const squareLayout = {
+  // Metro: a placement's text ends in "at D5" or "at D5 rot 1"; the picture's squares carry
+  // data-square = 8 * row + column (A1 is square 0, B1 square 1, A2 square 8).
+  selector: "[data-square]",
+  key(node) { return node.dataset.square; },
+  keyOf(action) {
+    const m = /\bat ([A-H])([1-8])\b/.exec(action.text);
+    return m ? String((Number(m[2]) - 1) * 8 + (m[1].charCodeAt(0) - 65)) : null;
+  },
+  mark(svg, key) { return svg.querySelectorAll(`rect.square[data-square="${key}"]`); },
+  what: "a square",
+};
+const cardLayout = {
+  // Breakthrough: an action names its card ("play Hunter as hero (cost 3)"); the picture's cards
+  // carry data-name. A card stands for every action whose text names it.
+  selector: "g.card[data-name]",
+  key(node) { return node.dataset.name; },
+  keysOf(action, names) { return names.filter((n) => action.text.includes(n)); },
+  mark(svg, key) { return svg.querySelectorAll(`g.card[data-name="${CSS.escape(key)}"]`); },
+  what: "a card",
+};
+const LAYOUTS = { metro: squareLayout, breakthrough: cardLayout };
+
+function layoutFor(name, svg) {
+  if (LAYOUTS[name]) return LAYOUTS[name];
+  if (svg.querySelector("[data-square]")) return squareLayout;   // a game drawn the same way
+  if (svg.querySelector("g.card[data-name]")) return cardLayout;
+  return null;
+}
+
+// ---- set-up: games, options, seats (all from hello) ----
+function botChoices() {
+  const out = [];
+  for (const [name, p] of Object.entries(HELLO.presets)) out.push([name, `${name}: ${p.description}`]);
+  for (const [name, b] of Object.entries(HELLO.bots)) out.push([name, `${name}: ${b.description}`]);
+  return out;
+}
+
+function fillBotSelect(select, value, withPerson) {
+  select.replaceChildren();
+  if (withPerson) select.append(el("option", { value: "", text: "you" }));
+  for (const [name, label] of botChoices()) select.append(el("option", { value: name, text: label.slice(0, 60) }));
+  select.value = value;
+}
+
+function defaultBot() {
+  const presets = Object.keys(HELLO.presets);
+  return presets.includes("medium") ? "medium" : presets[0] || Object.keys(HELLO.bots)[0];
+}
+
+function renderOptions() {
+  const info = HELLO.games[$("game").value];
+  $("game-title").textContent = info.title;
+  const box = $("options");
+  box.replaceChildren();
+  for (const [name, o] of Object.entries(info.options)) {
+    let input;
+    if (o.kind === "int") {
+      input = el("input", { type: "number", id: `opt-${name}`, value: o.default, step: 1 });
+      if (o.low !== undefined) input.min = o.low;
+      if (o.high !== undefined) input.max = o.high;
+    } else if (o.kind === "bool") {
+      input = el("input", { type: "checkbox", id: `opt-${name}` });
+      input.checked = !!o.default;
+    } else if (o.kind === "choice") {
+      input = el("select", { id: `opt-${name}` });
+      for (const c of o.choices) input.append(el("option", { value: JSON.stringify(c), text: String(c) }));
+      input.value = JSON.stringify(o.default);
+    } else {
+      continue;                     // lists and file paths keep their defaults here
+    }
+    input.dataset.option = name;
+    input.dataset.kind = o.kind;
+    const label = el("label", { class: o.kind === "bool" ? "check" : "", title: `${o.help} (${o.rule})` },
+                     o.kind === "bool" ? input : `${name} `, o.kind === "bool" ? ` ${name}` : input);
+    box.append(label, el("div", { class: "help", text: o.help }));
+    if (name === "players") input.addEventListener("change", renderSeats);
+  }
+  renderSeats();
+}
+
+function chosenOptions() {
+  const out = {};
+  for (const input of $("options").querySelectorAll("[data-option]")) {
+    const kind = input.dataset.kind;
+    out[input.dataset.option] = kind === "int" ? Number(input.value)
+      : kind === "bool" ? input.checked : JSON.parse(input.value);
+  }
+  return out;
+}
+
+function playersChosen() {
+  const info = HELLO.games[$("game").value];
+  const input = $("opt-players");
+  const n = input ? Number(input.value) : info.players.min;
+  return Math.max(info.players.min, Math.min(info.players.max, n || info.players.min));
+}
+
+function renderSeats(count) {
+  const n = typeof count === "number" ? count : playersChosen();
+  const box = $("seats");
+  const old = [...box.querySelectorAll("select")].map((s) => s.value);
+  box.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    const select = el("select", { id: `seat-${i}` });
+    fillBotSelect(select, i < old.length ? old[i] : (i === 0 ? "" : defaultBot()), true);
+    box.append(el("label", {}, `P${i} `, select));
+  }
+}
+
+function seatsChosen() {
+  return [...$("seats").querySelectorAll("select")].map((s) => s.value || null);
+}
+
+// ---- playing ----
+function viewSeat(summary) {
+  const cp = summary.current_player;
+  if (cp >= 0 && G.seats[cp] === null) return cp;
+  const first = G.seats.indexOf(null);
+  return first >= 0 ? first : null;
+}
+
+async function startGame() {
+  clearError();
+  const game = $("game").value;
+  const options = chosenOptions();
+  const seed = Math.trunc(Number($("seed").value) || 0);
+  await leaveGame();
+  const summary = await rpc.call("new_game", { game, options, seed });
+  G.seats = seatsChosen();
+  await enterGame(summary, `new ${game} game, seed ${seed}`);
+}
+
+async function leaveGame() {
+  G.epoch++;
+  if (G.id) {
+    const old = G.id;
+    G.id = null;
+    try { await rpc.call("close", { game_id: old }); } catch (e) { /* already gone */ }
+  }
+}
+
+async function enterGame(summary, what) {
+  G.id = summary.game_id;
+  G.game = summary.game;
+  G.summary = summary;
+  $("log").replaceChildren(el("li", { text: what }));
+  $("hints").textContent = "—";
+  $("thinking").textContent = "idle";
+  $("save").disabled = false;
+  await refresh();
+}
+
+function statusLine(s) {
+  const scores = s.scores.map((v, p) => `P${p} ${v}`).join(" · ");
+  if (s.terminal) {
+    const best = Math.max(...s.returns);
+    const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
+    const mine = G.seats.map((b, p) => (b === null ? p : -1)).filter((p) => p >= 0);
+    let verdict = winners.length === 1 ? `P${winners[0]} wins` : `P${winners.join(", P")} share first place`;
+    if (mine.length === 1) verdict += mine[0] === winners[0] && winners.length === 1 ? ": you win"
+      : winners.includes(mine[0]) ? ": you share first place" : ": you lose";
+    return `Game over (ply ${s.ply}): ${verdict}. Scores: ${scores}`;
+  }
+  const who = G.seats[s.current_player] === null ? "your move" : `${G.seats[s.current_player]} is thinking`;
+  return `Ply ${s.ply}, P${s.current_player} to move (${who}). Scores: ${scores}`;
+}
+
+async function refresh() {
+  const epoch = G.epoch;
+  const gid = G.id;
+  if (!gid) return;
+  const s = await rpc.call("state", { game_id: gid });
+  const pic = await rpc.call("svg", { game_id: gid, seat: viewSeat(s) });
+  if (epoch !== G.epoch) return;
+  G.summary = s;
+  document.body.dataset.ply = s.ply;
+  $("board").innerHTML = pic.svg;
+  $("status").textContent = statusLine(s);
+  $("choices").hidden = true;
+  $("moves").replaceChildren();
+  $("undo").disabled = !s.can_undo;
+  G.legal = [];
+  if (s.terminal) {
+    $("hint").disabled = true;
+    $("stop").disabled = true;
+    setTurn("over");
+    return;
+  }
+  if (G.seats[s.current_player] === null) {
+    const legal = await rpc.call("legal_actions", { game_id: gid });
+    if (epoch !== G.epoch) return;
+    G.legal = legal.actions;
+    showControls();
+    $("hint").disabled = false;
+    $("stop").disabled = true;
+    setTurn("human");
+  } else {
+    $("hint").disabled = true;
+    botMove(s.current_player, epoch);
+  }
+}
+
+function showControls() {
+  const svg = $("board").querySelector("svg");
+  const layout = svg ? layoutFor(G.game, svg) : null;
+  const byKey = new Map();
+  const loose = [];
+  if (layout) {
+    const names = layout.keysOf ? [...new Set([...svg.querySelectorAll(layout.selector)].map(layout.key))] : [];
+    for (const a of G.legal) {
+      const keys = layout.keysOf ? layout.keysOf(a, names) : [layout.keyOf(a)].filter((k) => k !== null);
+      if (!keys.length) loose.push(a);
+      for (const k of keys) {
+        if (!byKey.has(k)) byKey.set(k, []);
+        byKey.get(k).push(a);
+      }
+    }
+    for (const k of byKey.keys()) layout.mark(svg, k).forEach((n) => n.classList.add("playable"));
+    svg.addEventListener("click", (event) => {
+      const node = event.target.closest(layout.selector);
+      if (!node || !node.classList.contains("playable")) return;
+      const actions = byKey.get(layout.key(node)) || [];
+      if (actions.length === 1) play(actions[0]);
+      else offerChoices(actions, node);
+    });
+  } else {
+    loose.push(...G.legal);
+  }
+  const box = $("moves");
+  if (layout && byKey.size) box.append(el("p", { class: "help", text: `Click ${layout.what} to move${loose.length ? ", or:" : "."}` }));
+  for (const a of loose) box.append(moveButton(a, "move"));
+  if (layout && byKey.size) {
+    const all = el("details", {}, el("summary", { text: `every legal action (${G.legal.length})` }));
+    for (const a of G.legal) all.append(moveButton(a, "move"));
+    box.append(all);
+  }
+}
+
+function moveButton(action, cls) {
+  return el("button", { type: "button", class: cls, "data-action": action.id, onclick: () => play(action),
+                        text: action.text });
+}
+
+function offerChoices(actions, node) {
+  const box = $("choices");
+  $("board").querySelectorAll(".selected").forEach((n) => n.classList.remove("selected"));
+  if (node) node.classList.add("selected");
+  box.replaceChildren(el("span", { text: "Choose: " }));
+  for (const a of actions) box.append(moveButton(a, "choice"));
+  box.append(el("button", { type: "button", class: "cancel", text: "cancel",
+                            onclick: () => { box.hidden = true; if (node) node.classList.remove("selected"); } }));
+  box.hidden = false;
+}
+
+function logMove(player, text, by) {
+  $("log").append(el("li", { text: `P${player} ${text}${by ? ` (${by})` : ""}` }));
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+async function play(action) {
+  clearError();
+  setTurn("busy");
+  try {
+    const done = await rpc.call("apply", { game_id: G.id, action: action.id });
+    logMove(done.player, done.text, "");
+  } catch (err) {
+    showError(err);
+  }
+  await refresh();
+}
+
+async function botMove(player, epoch) {
+  const spec = G.seats[player];
+  setTurn("bot");
+  G.thinking = true;
+  $("stop").disabled = false;
+  $("thinking").textContent = `P${player} (${spec}) is thinking…`;
+  try {
+    const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true });
+    $("thinking").textContent = `P${player} (${spec}) played ${r.text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
+      (r.iterations ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
+    if (r.applied) logMove(r.player, r.text, spec);
+  } catch (err) {
+    if (epoch === G.epoch) showError(err);
+  } finally {
+    G.thinking = false;
+    $("stop").disabled = true;
+  }
+  if (epoch === G.epoch) await refresh();
+}
+
+rpc.on("progress", (p) => {
+  if (p.game_id !== G.id) return;
+  const best = p.best ? p.best.text : "—";
+  $("thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s\nbest so far: ${best}\n` +
+    `share ${(100 * p.share).toFixed(0)}%, expected ${p.mean.toFixed(2)}`;
+});
+
+async function stopSearch() {
+  if (!G.id || !G.thinking) return;
+  try { await rpc.call("stop", { game_id: G.id }); } catch (err) { if (err.code !== -32003) showError(err); }
+}
+
+async function undo() {
+  clearError();
+  if (!G.id) return;
+  G.epoch++;                                  // a bot move now running is not followed up
+  await stopSearch();
+  while (G.thinking) await new Promise((r) => setTimeout(r, 20));
+  try {
+    // back to the last position where a person was to move
+    let s = await rpc.call("undo", { game_id: G.id });
+    while (s.can_undo && G.seats[s.current_player] !== null) s = await rpc.call("undo", { game_id: G.id });
+    logMove(s.current_player, `takes back to ply ${s.ply}`, "undo");
+  } catch (err) {
+    showError(err);
+  }
+  await refresh();
+}
+
+async function hint() {
+  clearError();
+  if (!G.id || G.thinking) return;
+  const epoch = G.epoch;
+  G.thinking = true;
+  $("hint").disabled = true;
+  $("stop").disabled = false;
+  setTurn("hint");
+  $("hints").textContent = "thinking…";
+  try {
+    const r = await rpc.call("analyse", { game_id: G.id, bot: $("hint-bot").value, top: 5, progress: true });
+    if (epoch !== G.epoch) return;
+    const table = el("table", {}, el("tr", {}, el("th", { text: "move" }), el("th", { text: "share" }),
+                                     el("th", { text: "expected" }), el("th", { text: "" })));
+    for (const a of r.analysis.actions) {
+      const action = G.legal.find((x) => x.id === a.action) || { id: a.action, text: a.text };
+      table.append(el("tr", {}, el("td", { text: a.text }), el("td", { text: `${(100 * a.share).toFixed(0)}%` }),
+                      el("td", { text: a.mean.toFixed(2) }),
+                      el("td", {}, el("button", { type: "button", class: "hint-play", text: "play",
+                                                  onclick: () => play(action) }))));
+    }
+    $("hints").replaceChildren(el("p", { class: "help", text: `${r.bot}: ${r.iterations} iterations` }), table);
+  } catch (err) {
+    $("hints").textContent = "—";
+    showError(err);
+  } finally {
+    G.thinking = false;
+    $("stop").disabled = true;
+    if (epoch === G.epoch && G.summary && !G.summary.terminal) {
+      $("hint").disabled = false;
+      setTurn("human");
+    }
+  }
+}
+
+async function save() {
+  clearError();
+  if (!G.id) return;
+  try {
+    const r = await rpc.call("save", { game_id: G.id });
+    const blob = new Blob([JSON.stringify(r.state, null, 1)], { type: "application/json" });
+    const link = el("a", { href: URL.createObjectURL(blob), download: `metro-ai-${G.game}-ply${G.summary.ply}.json` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+async function load(file) {
+  clearError();
+  try {
+    const text = await file.text();
+    await leaveGame();
+    const summary = await rpc.call("load_state", { state: text });
+    const players = summary.scores.length;
+    if ($("game").value !== summary.game) {
+      $("game").value = summary.game;
+      renderOptions();
+    }
+    const input = $("opt-players");
+    if (input) input.value = players;
+    renderSeats(players);
+    G.seats = seatsChosen();
+    await enterGame(summary, `loaded ${file.name}`);
+  } catch (err) {
+    showError(err);
+  } finally {
+    $("load-file").value = "";
+  }
+}
+
+function guard(f) {
+  return (...args) => f(...args).catch(showError);
+}
+
+function start() {
+  rpc.connect(guard(async () => {
+    HELLO = await rpc.call("hello", { client: "metro-ai web" });
+    $("connection").textContent = `connected: ${HELLO.server} ${HELLO.version}, protocol ${HELLO.protocol_version}`;
+    const select = $("game");
+    for (const [name, info] of Object.entries(HELLO.games)) select.append(el("option", { value: name, text: info.title }));
+    select.addEventListener("change", renderOptions);
+    renderOptions();
+    fillBotSelect($("hint-bot"), Object.keys(HELLO.presets).includes("hard") ? "hard" : defaultBot(), false);
+    $("new-game").disabled = false;
+    $("status").textContent = "Choose a game and press New game.";
+    setTurn("setup");
+  }), () => {
+    $("connection").textContent = "disconnected: restart metro-ai web and reload the page";
+    setTurn("disconnected");
+  });
+  $("new-game").addEventListener("click", guard(startGame));
+  $("undo").addEventListener("click", guard(undo));
+  $("hint").addEventListener("click", guard(hint));
+  $("stop").addEventListener("click", guard(stopSearch));
+  $("save").addEventListener("click", guard(save));
+  $("load-file").addEventListener("change", (e) => { if (e.target.files.length) guard(load)(e.target.files[0]); });
+}
+
+start();

@@ -1,0 +1,184 @@
+"""``metro-ai web`` in a real browser: headless Chromium, driven by Selenium, plays a full game of
+every registered game against a bot by clicking (squares and rotations on a Metro board, cards
+and action buttons on a Breakthrough table), asks for a hint and plays it, takes a move back,
+saves the game (a download) and loads it again (an upload), and takes a screenshot at the end.
+
+Skipped, saying why, where Selenium (the ``web`` extra) or Chromium and its driver (Debian's
+``chromium`` and ``chromium-driver``) are not installed. The waits are bounded, never timed:
+each waits for the page to say what it is doing (``body[data-turn]``, ``body[data-ply]``).
+"""
+import json
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import metro_ai
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed (pip install -e '.[web]')")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(BROWSER is None or DRIVER is None,
+                                reason="no headless browser: install Chromium and its driver "
+                                       "(Debian: apt-get install chromium chromium-driver)")
+WAIT = 300                   # seconds a step may take at most on a loaded machine (a bound, not a measure)
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def page_url():
+    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "web", "--port", "0", "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("serving on http://127.0.0.1:"), line + proc.stderr.read()
+    yield line.split()[2]
+    assert proc.poll() is None, "the web server died"
+    proc.terminate()
+    proc.wait(timeout=60)
+
+
+@pytest.fixture()
+def browser(tmp_path):
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = BROWSER
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1500,1100", "--no-first-run", "--disable-extensions"):
+        options.add_argument(arg)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    driver.downloads = downloads
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _body(driver, name):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute(f"data-{name}")
+
+
+def _errors(driver):
+    box = driver.find_element(By.ID, "error")
+    return box.text if box.is_displayed() else ""
+
+
+def _wait_for_turn(driver, after_ply=None):
+    """Wait until a person is to move (at a ply other than `after_ply`) or the game is over;
+    returns (turn, ply)."""
+    def ready(d):
+        turn, ply = _body(d, "turn"), _body(d, "ply")
+        if turn == "over" or (turn == "human" and ply is not None and ply != after_ply):
+            return turn, int(ply)
+        return False
+    return WebDriverWait(driver, WAIT).until(ready)
+
+
+def _set_up(driver, url, game, opponent="easy"):
+    """Open the page, choose `game` for 2 players (seat 0 you, seat 1 `opponent`), short games
+    where the game has a turn limit, Metro's variant M9 (rotations to choose), and start it."""
+    driver.get(url)
+    WebDriverWait(driver, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    players = driver.find_element(By.ID, "opt-players")
+    players.clear()
+    players.send_keys("2")
+    driver.find_element(By.ID, "seed").click()              # leaves the field: its change event
+    for name, value in (("turn_limit", "6"),):
+        found = driver.find_elements(By.ID, f"opt-{name}")
+        if found:
+            found[0].clear()
+            found[0].send_keys(value)
+    orientation = driver.find_elements(By.ID, "opt-orientation")
+    if orientation and orientation[0].is_selected():
+        orientation[0].click()                              # M9: tiles may be turned
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#seats select")) == 2
+    Select(driver.find_element(By.ID, "seat-0")).select_by_value("")
+    Select(driver.find_element(By.ID, "seat-1")).select_by_value(opponent)
+    driver.find_element(By.ID, "new-game").click()
+
+
+def _move(driver, rng):
+    """Make one move by clicking: a highlighted square or card of the picture (then one of the
+    choices it offers, if several), or one of the action buttons."""
+    targets = driver.find_elements(By.CSS_SELECTOR, "#board .playable")
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#moves > button.move")
+    if targets and (not buttons or rng.random() < 0.8):
+        rng.choice(targets).click()
+        choices = driver.find_elements(By.CSS_SELECTOR, "#choices button.choice")
+        if driver.find_element(By.ID, "choices").is_displayed() and choices:
+            rng.choice(choices).click()
+        return "picture"
+    if not buttons:                                          # only in the full list
+        driver.find_element(By.CSS_SELECTOR, "#moves details summary").click()
+        buttons = driver.find_elements(By.CSS_SELECTOR, "#moves details button.move")
+    rng.choice(buttons).click()
+    return "button"
+
+
+@pytest.mark.parametrize("game", metro_ai.list_games())
+def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path):
+    rng = random.Random(7)
+    _set_up(browser, page_url, game)
+    turn, ply = _wait_for_turn(browser)
+    ways = {"picture": 0, "button": 0}
+    moves = 0
+    while turn != "over":
+        if moves == 2:                                       # a hint, then its move played
+            browser.find_element(By.ID, "hint").click()
+            WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints button.hint-play"))
+            assert browser.find_elements(By.CSS_SELECTOR, "#hints td")
+            browser.find_element(By.CSS_SELECTOR, "#hints button.hint-play").click()
+        elif moves == 4:                                     # take the last move back
+            browser.find_element(By.ID, "undo").click()
+            turn, back = _wait_for_turn(browser, after_ply=str(ply))
+            assert turn == "human" and back < ply
+            ply = back
+            moves += 1
+            continue
+        elif moves == 5:                                     # save (a download) and load (an upload)
+            browser.find_element(By.ID, "save").click()
+            saved = WebDriverWait(browser, WAIT).until(
+                lambda d: [p for p in d.downloads.glob("*.json") if p.stat().st_size > 0])
+            state = json.loads(saved[0].read_text())
+            assert state["game"] == game
+            browser.find_element(By.ID, "load-file").send_keys(str(saved[0]))
+            WebDriverWait(browser, WAIT).until(lambda d: "loaded" in d.execute_script(
+                "const li = document.querySelector('#log li'); return li ? li.textContent : '';"))
+            turn, again = _wait_for_turn(browser)
+            assert again == 0                                # a loaded position starts its own history
+            ply = again
+            moves += 1
+            continue
+        else:
+            try:
+                ways[_move(browser, rng)] += 1
+            except StaleElementReferenceException:          # the picture was redrawn meanwhile
+                continue
+        moves += 1
+        turn, ply = _wait_for_turn(browser, after_ply=str(ply))
+        assert not _errors(browser), _errors(browser)
+    status = browser.find_element(By.ID, "status").text
+    assert status.startswith("Game over") and "Scores:" in status
+    assert ways["picture"] > 0, "no move was made by clicking the picture"
+    assert browser.find_elements(By.CSS_SELECTOR, "#log li")
+    shot = tmp_path / f"{game}.png"
+    assert browser.save_screenshot(str(shot))
+    data = shot.read_bytes()
+    assert data.startswith(PNG) and len(data) > 20_000
+    from PIL import Image
+    with Image.open(shot) as img:
+        assert img.size[0] >= 1000 and img.size[1] >= 700
+        colours = img.convert("RGB").getcolors(maxcolors=1 << 20)
+        assert colours is not None and len(colours) > 50      # a drawn page, not a blank one
