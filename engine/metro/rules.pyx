@@ -569,14 +569,22 @@ cdef void place_tile(MetroData* d, const MetroTables* t, int k, int sq, int r) n
         advance_line(d, t, l)
 
 
+cdef inline uint64_t breaches(const MetroTables* t, int k, int r, uint64_t central) noexcept nogil:
+    """Squares where (k, r) breaks M6: the stations' (viol), and with central-station pieces
+    (C14) theirs; the branch keeps the pieces' table out of games without them."""
+    if central:
+        return t.viol[k][r] | (t.uturn[k][r] & central)
+    return t.viol[k][r]
+
+
 cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k, int r, uint64_t central) noexcept nogil:
     """Squares where (k, r) may go now: M5 candidates minus M6 breaches (with central-station
     pieces on the squares of `central`, C14, theirs too), unless every placement of kind k
     breaches M6, in which case all candidates are allowed (the M6 exception)."""
     cdef int i
     for i in range(t.nrot[k]):
-        if cand & ~(t.viol[k][t.rots[k][i]] | (t.uturn[k][t.rots[k][i]] & central)):
-            return cand & ~(t.viol[k][r] | (t.uturn[k][r] & central))
+        if cand & ~breaches(t, k, t.rots[k][i], central):
+            return cand & ~breaches(t, k, r, central)
     return cand
 
 
@@ -585,7 +593,7 @@ cdef int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, 
     cdef uint64_t any_ok = 0, m
     cdef int i, n = 0, sq, nr = t.nrot[k]
     for i in range(nr):
-        masks[i] = cand & ~(t.viol[k][t.rots[k][i]] | (t.uturn[k][t.rots[k][i]] & central))
+        masks[i] = cand & ~breaches(t, k, t.rots[k][i], central)
         any_ok |= masks[i]
     if any_ok == 0:
         for i in range(nr):
