@@ -83,7 +83,8 @@ cdef class MetroSoloGame(MetroGame):
     min_players = 1
     max_players = 1
     OPTIONS = (
-        Option.integer("players", 1, "number of players (the solo game: 1)", low=1, high=1, rule="C4"),
+        Option.integer("players", 1, "number of players (the solo game: 1); its score, the sum of the "
+                       "companies' profits, is RECONSTRUCTED (C24)", low=1, high=1, rule="C4"),
         Option.boolean("orientation", True, "keep every tile in the board's orientation; False is variant M9",
                        rule="M9"),
         Option.path("company_chart", None, "a CSV of the stations each company owns; None is the shipped chart, "
