@@ -43,7 +43,8 @@ class GreedyBot(Bot):
     @staticmethod
     def _value(s, me):
         h = s.heuristic()
-        return h[me] - max(v for p, v in enumerate(h) if p != me)
+        # the lead over the best opponent; alone (a one-player game) the heuristic itself
+        return h[me] - max((v for p, v in enumerate(h) if p != me), default=0.0)
 
     def _best(self, s, me, depth):
         if s.is_terminal() or s.current_player != me or depth == 0:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 GAME_CLASSES = (
     "metro_ai.engine.metro:MetroGame",
+    "metro_ai.engine.metro.solo:MetroSoloGame",
     "metro_ai.engine.breakthrough:BreakthroughGame",
 )
 

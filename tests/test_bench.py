@@ -60,12 +60,12 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
     engine = secs["engine"]["rows"]
     # every registered game with a reference engine, at two player counts, in list_games() order
     assert [(r["game"], r["players"]) for r in engine] == [("breakthrough", 2), ("breakthrough", 4),
-                                                            ("metro", 2), ("metro", 4)]
+                                                            ("metro", 2), ("metro", 4), ("metro-solo", 1)]
     for r in engine:
         assert r["c_loop"] > 0 and r["reference"] > 0
         assert r["c_loop_ratio"] == pytest.approx(r["c_loop"] / r["reference"])
     growth = secs["growth"]["rows"]
-    assert {(r["game"], r["players"]) for r in growth} == {("metro", 2), ("breakthrough", 3)}
+    assert {(r["game"], r["players"]) for r in growth} == {("metro", 2), ("breakthrough", 3), ("metro-solo", 1)}
     assert [r["stage"] for r in growth[:3]] == list(bench.STAGES)
     for r in growth:
         assert r["ismcts"] > 0 and r["playouts"] > 0

@@ -105,10 +105,12 @@ cdef CompaniesState _blank(MetroGame game):
     return st
 
 
-def new_state(MetroGame game, seed):
-    """A new companies game dealt from `seed`: the base game's deal, then the shares (M15)."""
+def new_state(MetroGame game, seed, CompaniesState st=None):
+    """A new companies game dealt from `seed`: the base game's deal, then the shares (M15);
+    into `st` (a blank state, e.g. of a subclass; None: a new one)."""
     cdef rng_t rng = as_seed(seed)
-    cdef CompaniesState st = _blank(game)
+    if st is None:
+        st = _blank(game)
     cdef CompanyData* c = &st.c
     cdef int i, k, p, top
     cdef signed char pile[8]
@@ -283,7 +285,7 @@ cdef class CompaniesState(MetroState):
         cdef const MetroTables* t = self.t
         for k in range(CO_COMPANIES):
             profit[k] = self.d.score[k]
-        for l in range(t.nlines):
+        for l in range(t.nlines + t.ncentral):
             if self.d.line_arr[l] < 0:
                 profit[t.line_owner[l]] += CO_OPEN_LINE_WEIGHT * self.d.line_len[l]
         self.c_company_values(profit, value)
@@ -491,10 +493,11 @@ def _int_in(v, lo, hi):
     return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
 
 
-def load_state(MetroGame game, obj):
+def load_state(MetroGame game, obj, CompaniesState st=None, central=()):
     """The companies state `obj` describes: the shares, knowledge and exchanges are checked in
     full before anything is written (M12, M16-M18), then the base game's fields are loaded, then
-    the scores and lines given are checked against the board and the shares."""
+    the scores and lines given are checked against the board and the shares. `st`: a blank
+    state to fill (None: a new one); `central`: checked central-station pieces (C2), each a turn."""
     def bad(msg):
         raise StateFormatError(f"metro state: {msg}")
     cdef const MetroTables* t = &game.tables
@@ -556,8 +559,9 @@ def load_state(MetroGame game, obj):
     if not isinstance(exchanges, list) or len(exchanges) != n \
             or any(not _int_in(e, 0, t.exchange_limit) for e in exchanges):
         bad(f"exchanges must be {n} ints 0..{t.exchange_limit} (exchange_limit, M17)")
-    cdef CompaniesState st = _blank(game)
-    _load_state(game, obj, st, exchanges=sum(exchanges))
+    if st is None:
+        st = _blank(game)
+    _load_state(game, obj, st, exchanges=sum(exchanges) + len(central), central=central)
     cdef CompanyData* c = &st.c
     for p in range(6):
         for i in range(CO_PCTS):

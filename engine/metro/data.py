@@ -201,3 +201,82 @@ def load_company_chart(path=None) -> tuple:
         missing = sorted(set(range(NUM_COMPANIES)) - set(chart))
         raise DataError(f"{p.name}: companies {missing} are missing; the chart lists all {NUM_COMPANIES} (M11)")
     return tuple(chart[k] for k in range(NUM_COMPANIES))
+
+
+#: The shipped central-track layouts (C3): **reconstructed** (decision C13).
+CENTRAL_TRACKS = DATA_DIR / "central_tracks.csv"
+NUM_CENTRAL_TRACKS = 8
+#: The City Edition's setup frames (C1): **reconstructed** as the base game's charts.
+CITY_FRAMES = DATA_DIR / "city_frames.csv"
+
+
+def _read_rows(p: Path, what: str):
+    if not p.is_file():
+        raise DataError(f"{what} {str(p)!r}: no such file")
+    try:
+        return list(_rows(p))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{what} {str(p)!r}: not UTF-8 text (byte {exc.start})") from None
+    except csv.Error as exc:
+        raise DataError(f"{what} {str(p)!r}: not CSV ({exc})") from None
+
+
+def load_central_tracks(path=None) -> tuple:
+    """The 8 central-track pieces' layouts (C3, C13) from `path` (None: the shipped,
+    reconstructed file): a tuple, index = piece (CT1 first), of 8-tuples of exits in the tile
+    file's port encoding. The file is CSV with columns ``piece`` (CT1..CT8, each once) and
+    ``exits`` (8 port digits, a pairing of the ports 0-7 in which every track joins an even and
+    an odd port); '#' lines are comments. Anything else raises DataError naming the file, the
+    line and what is wrong."""
+    p = Path(path) if path is not None else CENTRAL_TRACKS
+    rows = _read_rows(p, "central-track layouts")
+    pieces: dict = {}
+    for lineno, row in rows:
+        if set(row) != {"piece", "exits"}:
+            raise DataError(f"{p.name} line {lineno}: the columns must be piece,exits, got {','.join(map(str, row))}")
+        name = row["piece"].strip()
+        ids = [f"CT{i + 1}" for i in range(NUM_CENTRAL_TRACKS)]
+        if name not in ids:
+            raise DataError(f"{p.name} line {lineno}: piece {name!r} is not one of CT1..CT{NUM_CENTRAL_TRACKS}")
+        if name in pieces:
+            raise DataError(f"{p.name} line {lineno}: piece {name} listed twice")
+        text = row["exits"].strip()
+        if len(text) != 8 or not text.isdigit():
+            raise DataError(f"{p.name} line {lineno}: exits {text!r} must be 8 port digits")
+        exits = tuple(int(ch) for ch in text)
+        if sorted(exits) != list(range(8)) or any(exits[exits[q]] != q for q in range(8)):
+            raise DataError(f"{p.name} line {lineno}: exits {text!r} is not a pairing of ports 0-7")
+        if any((exits[q] - q) % 2 == 0 for q in range(8)):
+            raise DataError(f"{p.name} line {lineno}: exits {text!r}: every track must join an even and an odd port")
+        pieces[name] = exits
+    if len(pieces) != NUM_CENTRAL_TRACKS:
+        missing = [f"CT{i + 1}" for i in range(NUM_CENTRAL_TRACKS) if f"CT{i + 1}" not in pieces]
+        raise DataError(f"{p.name}: pieces {missing} are missing; the file lists all {NUM_CENTRAL_TRACKS} (C3)")
+    return tuple(pieces[f"CT{i + 1}"] for i in range(NUM_CENTRAL_TRACKS))
+
+
+@lru_cache(maxsize=None)
+def load_city_frames(path: str = str(CITY_FRAMES)) -> dict:
+    """The City Edition's setup frames (C1, reconstructed): players (2-6) -> tuple of (colour,
+    station numbers) in seat order. Frames 2, 4 and 6 come from the file; 3 and 5 players use
+    the first 3 (5) colours of frame 4 (6). DataError for a malformed file."""
+    p = Path(path)
+    frames: dict = {}
+    for lineno, row in _read_rows(p, "city frames"):
+        if set(row) != {"frame", "colour", "stations"}:
+            raise DataError(f"{p.name} line {lineno}: the columns must be frame,colour,stations")
+        frame = _int(p, lineno, row, "frame", 2, 6)
+        if frame not in (2, 4, 6):
+            raise DataError(f"{p.name} line {lineno}: frames are for 2, 4 or 6 players (C1), got {frame}")
+        try:
+            numbers = tuple(int(x) for x in row["stations"].split())
+        except ValueError:
+            raise DataError(f"{p.name} line {lineno}: stations must be integers") from None
+        frames.setdefault(frame, []).append((row["colour"], numbers))
+    for frame in (2, 4, 6):
+        seats = frames.get(frame, [])
+        owned = [n for _, ns in seats for n in ns]
+        if len(seats) != frame or len(owned) != len(set(owned)) or any(not 1 <= n <= NUM_STATIONS for n in owned):
+            raise DataError(f"{p.name}: frame {frame} needs {frame} colours with distinct stations 1..{NUM_STATIONS}")
+    return {players: tuple(frames[2 if players == 2 else 4 if players <= 4 else 6][:players])
+            for players in range(2, 7)}

@@ -12,8 +12,10 @@ cdef enum:
     METRO_TILES = 60
     METRO_MAX_PLAYERS = 6
     METRO_MAX_HAND = 3
-    METRO_MAX_LINES = 32
+    METRO_MAX_LINES = 40       # 32 edge stations + 8 central-station pieces (C2)
+    METRO_TRACK_KINDS = 32     # 24 tile kinds + 8 central-track pieces (C3: kinds 24..31)
     METRO_DRAW = 6144          # action: draw the top supply tile (M4)
+    METRO_CENTRAL_ACTION = 6209  # first central-station action (C2): 6209 + 8 * share + space
     METRO_EMPTY = 255          # cell value of an empty square
     METRO_OFF_BOARD = -1       # next_square: leaving the board (an arrival station)
     METRO_CENTRE = -2          # next_square: entering the central station
@@ -24,21 +26,26 @@ cdef enum MetroPhase:
     PHASE_OVER = 2
 
 cdef struct MetroTables:                   # per game configuration, shared by all its states
-    signed char exits[24][4][8]            # exits[kind][rot][port]
+    signed char exits[32][4][8]            # exits[kind][rot][port]; kinds 24..31: central tracks (C3)
     signed char nrot[24]                   # rotations listed for a kind (1 with orientation on)
     signed char rots[24][4]                # the listed rotations, ascending (one per layout)
     uint64_t viol[24][4]                   # squares where (kind, rot) breaks the one-tile rule (M6)
+    uint64_t uturn[24][4]                  # squares facing a central space where (kind, rot) turns the
+                                           # space's departure back into it (M6 for C2 pieces)
     signed char count[24]                  # tiles of each kind
-    signed char line_station[32]           # line id -> station number (owned stations only)
-    signed char line_owner[32]             # line id -> player (with companies, M11: the company)
-    signed char line_square[32]            # the station's square
-    signed char line_port[32]              # the station's departure port
+    signed char line_station[40]           # line id -> station number (owned stations only)
+    signed char line_owner[40]             # line id -> player (with companies, M11: the company);
+                                           # ids nlines.. are the central-station pieces (C2)
+    signed char line_square[40]            # the station's square
+    signed char line_port[40]              # the station's departure port
     signed char arrival[64][8]             # odd boundary port -> station number, else 0
     int players
     int hand_size
     int nlines
     int companies                          # 1: the companies expansion (M11-M14)
     int exchange_limit                     # exchanges each player may make (companies, M17)
+    int ncentral                           # central-station pieces (C2): players, 8 with companies, or 0
+    int centre_tracks                      # 1: central tracks cover the centre (C3)
 
 cdef struct MetroData:                     # the whole state, hidden parts included
     unsigned char cell[64]                 # METRO_EMPTY or kind * 4 + rot
@@ -52,11 +59,15 @@ cdef struct MetroData:                     # the whole state, hidden parts inclu
     signed char phase                      # MetroPhase
     signed char nplaced
     int score[8]                           # per player; with companies per company (profits, M14)
-    signed char line_sq[32]                # open line: square its frontier waits on; -1 closed
-    signed char line_port[32]              # open line: port it enters that square at
-    short line_len[32]                     # tile passes so far (a tile passed twice counts twice)
-    signed char line_arr[32]               # closed line: arrival station, 0 = centre; -1 open
-    unsigned int waiting[64]               # bitmask of open lines waiting on each empty square
+    signed char line_sq[40]                # open line: square its frontier waits on; -1 closed or
+                                           # (a central piece, C2) not placed yet
+    signed char line_port[40]              # open line: port it enters that square at
+    short line_len[40]                     # tile passes so far (a tile passed twice counts twice)
+    signed char line_arr[40]               # closed line: arrival station (33..40: a central-station
+                                           # piece, C2), 0 = centre (doubled); -1 open
+    uint64_t waiting[64]                   # bitmask of open lines waiting on each empty square
+    uint64_t central                       # squares whose facing central space holds a piece (C2)
+    uint64_t reached                       # squares whose facing central space a line reached (C2)
 
 
 cdef class MetroGame(Game):
@@ -70,6 +81,11 @@ cdef class MetroGame(Game):
     cdef readonly object company_chart   # None (the shipped, reconstructed chart) or a file path (M11)
     cdef readonly int exchange_limit     # exchanges each player may make (M17)
     cdef readonly tuple chart            # company -> tuple of its 4 station numbers (companies only)
+    cdef readonly bint central_stations  # City Edition module 2 (C2)
+    cdef readonly bint central_tracks    # City Edition module 3 (C3)
+    cdef readonly object central_track_layouts   # None (shipped, reconstructed) or a file path (C13)
+    cdef readonly tuple track_layouts    # the 8 central-track pieces' exits (C3 only)
+    cdef readonly str edition            # "classic" or "city" (C1 setup frames)
     cdef _build_tables(self)
     cdef MetroState _blank(self)
 
@@ -87,9 +103,10 @@ cdef int entry_port(int port) noexcept nogil
 # Squares a tile may go on (M5): empty, not central, on the edge or next to a tile.
 cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil
 # Squares where (kind, rot) may go now: M5 candidates less M6 breaches (with M6's exception).
-cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int kind, int rot) noexcept nogil
+# `central`: MetroData.central (0 without C2), whose pieces M6 guards too.
+cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int kind, int rot, uint64_t central) noexcept nogil
 # Every legal placement of `kind` on `cand` into out (sorted by square then rotation); the count.
-cdef int legal_placements(const MetroTables* t, uint64_t cand, int kind, int* out) noexcept nogil
+cdef int legal_placements(const MetroTables* t, uint64_t cand, int kind, int* out, uint64_t central) noexcept nogil
 # Empty board, empty hands, every owned line open and waiting on its station's square.
 cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil
 # A new deal from rng: supply shuffled, hands dealt round by round, player 0 to move.
@@ -103,5 +120,10 @@ cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
 cdef void place_tile(MetroData* d, const MetroTables* t, int kind, int square, int rot) noexcept nogil
 # After player p's turn: the next player (seat order) holding a tile, or the end (M8).
 cdef void pass_turn(MetroData* d, const MetroTables* t, int p) noexcept nogil
-# Recompute every line, the waiting lists and the scores from the board alone.
+# Recompute every line, the waiting lists and the scores from the board (and d.central) alone.
 cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil
+# Geometry of the 8 central spaces (C2), clockwise from the top-left: the square facing space j,
+# the departure (even) port of that square, space of a square (-1 if it faces none).
+cdef int central_square(int space) noexcept nogil
+cdef int central_port(int space) noexcept nogil
+cdef int central_space(int square) noexcept nogil

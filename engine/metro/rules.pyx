@@ -43,7 +43,14 @@ cdef extern from *:
 # Board geometry: NEXT[s][q] is the square entered by leaving s through port q, or -1 (off the
 # board: an arrival station) or -2 (the central station). ENTER[q] is the port entered there.
 cdef signed char NEXT[64][8]
+cdef signed char RAW_NEXT[64][8]      # as NEXT, but the central squares are squares (C3 tracks)
 cdef signed char ENTER[8]
+# The 8 central-station spaces (C2), clockwise from the top-left: the square facing each, its
+# departure (even) port; the odd port beside it is the arrival. SPACE_OF[square]: the space a
+# square faces, or -1.
+cdef int CSPACE_SQ[8]
+cdef int CSPACE_PORT[8]
+cdef signed char SPACE_OF[64]
 cdef uint64_t EDGE_MASK = 0
 cdef uint64_t CENTRE_MASK = 0
 cdef uint64_t COL0 = 0
@@ -76,6 +83,7 @@ cdef void _init_geometry():
         for q in range(8):
             nr = r + dr[q // 2]
             nc = c + dc[q // 2]
+            RAW_NEXT[s][q] = -1 if nr < 0 or nr > 7 or nc < 0 or nc > 7 else nr * 8 + nc
             if nr < 0 or nr > 7 or nc < 0 or nc > 7:
                 NEXT[s][q] = -1
             elif 3 <= nr <= 4 and 3 <= nc <= 4:
@@ -83,7 +91,31 @@ cdef void _init_geometry():
             else:
                 NEXT[s][q] = nr * 8 + nc
 
+    CSPACE_SQ[:] = [19, 20, 29, 37, 44, 43, 34, 26]     # D3 E3 F4 F5 E6 D6 C5 C4
+    CSPACE_PORT[:] = [4, 4, 6, 6, 0, 0, 2, 2]
+    for s in range(64):
+        SPACE_OF[s] = -1
+    for q in range(8):
+        SPACE_OF[CSPACE_SQ[q]] = q
+
 _init_geometry()
+
+#: The central-station spaces (C2): space j faces this square, clockwise from the top-left.
+CENTRAL_SPACE_SQUARES = (19, 20, 29, 37, 44, 43, 34, 26)
+#: The first central-station station number: space j is station 33 + j (departure and arrival, C2).
+CENTRAL_STATION_BASE = 33
+
+
+cdef int central_square(int space) noexcept nogil:
+    return CSPACE_SQ[space]
+
+
+cdef int central_port(int space) noexcept nogil:
+    return CSPACE_PORT[space]
+
+
+cdef int central_space(int square) noexcept nogil:
+    return SPACE_OF[square]
 
 
 cdef int next_square(int square, int port) noexcept nogil:
@@ -159,10 +191,22 @@ cdef class MetroGame(Game):
                     "the shipped chart, which is RECONSTRUCTED (the printed one could not be read)", rule="M11"),
         Option.integer("exchange_limit", 8, "with companies: share exchanges each player may make in a game "
                        "(a cap, so that every game ends)", low=0, high=30, rule="M17"),
+        Option.boolean("central_stations", False, "City Edition module 2, central stations: instead of placing a "
+                       "tile, put a central-station piece on a free space round the centre; a line departs from "
+                       "it (with companies: show a share of that company)", rule="C2"),
+        Option.boolean("central_tracks", False, "City Edition module 3, central tracks: 4 of 8 track pieces, "
+                       "drawn and rotated at random, cover the centre (no doubling); their layouts are "
+                       "RECONSTRUCTED", rule="C3"),
+        Option.path("central_track_layouts", None, "with central_tracks: a CSV of the 8 pieces' track layouts; "
+                    "None is the shipped file, which is RECONSTRUCTED", rule="C13"),
+        Option.choice("edition", "classic", "'city': the City Edition's setup frames, whose station colours are "
+                      "RECONSTRUCTED as the base game's charts for 2, 4 and 6 players (C1)",
+                      ("classic", "city"), rule="C1"),
     )
     # Options of the companies expansion, left out of a state's envelope while at their default,
     # so that base-game states keep their exact form (and older saved states still load).
-    added_options = ("companies", "company_chart", "exchange_limit")
+    added_options = ("companies", "company_chart", "exchange_limit", "central_stations", "central_tracks",
+                     "central_track_layouts", "edition")
     # Play-out settings the search bots use unless told otherwise: uniform random to the end.
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
@@ -178,6 +222,17 @@ cdef class MetroGame(Game):
         self.companies = self._options["companies"]
         self.company_chart = self._options["company_chart"]
         self.exchange_limit = self._options["exchange_limit"]
+        self.central_stations = self._options["central_stations"]
+        self.central_tracks = self._options["central_tracks"]
+        self.central_track_layouts = self._options["central_track_layouts"]
+        self.edition = self._options["edition"]
+        if self.central_stations and self.central_tracks:
+            raise ValueError("game 'metro': central_stations (C2) and central_tracks (C3) cannot be combined: "
+                             "the centre holds either central-station spaces or central-track pieces (C12)")
+        if not self.central_tracks and self.central_track_layouts is not None:
+            raise ValueError("game 'metro': option 'central_track_layouts' needs central_tracks=True (C13)")
+        # a malformed layout file is a DataError naming the file and the fault (C13)
+        self.track_layouts = metro_data.load_central_tracks(self.central_track_layouts) if self.central_tracks else ()
         if not self.companies:
             for name in ("company_chart", "exchange_limit"):
                 if self._options[name] != self.option(name).default:
@@ -197,6 +252,7 @@ cdef class MetroGame(Game):
         t.hand_size = self.hand_size
         t.companies = self.companies
         t.exchange_limit = self.exchange_limit
+        t.centre_tracks = self.central_tracks
         tiles = self.data.tiles
         for k in range(METRO_KINDS):
             base = tiles[k].exits
@@ -212,6 +268,10 @@ cdef class MetroGame(Game):
                     layouts.append(rotated)
                     t.rots[k][t.nrot[k]] = r
                     t.nrot[k] += 1
+        for i, base in enumerate(self.track_layouts):      # central-track pieces: kinds 24.. (C3)
+            for r in range(4):
+                for p in range(8):
+                    t.exits[METRO_KINDS + i][r][(p + 2 * r) % 8] = (base[p] + 2 * r) % 8
         stations = self.data.stations
         for st in stations:
             t.arrival[st.row * 8 + st.col][st.arrive_port] = st.number
@@ -219,7 +279,7 @@ cdef class MetroGame(Game):
         owner_of = {}
         # A line's owner is a player, or with companies (M11) a company: all 32 stations in play.
         seats = enumerate(self.chart) if self.companies else (
-            (seat, numbers) for seat, (colour, numbers) in enumerate(self.data.charts[self.players]))
+            (seat, numbers) for seat, (colour, numbers) in enumerate(self.frame()))
         for seat, numbers in seats:
             self.owners[seat] = tuple(sorted(numbers))
             for n in numbers:
@@ -233,6 +293,13 @@ cdef class MetroGame(Game):
             t.line_port[l] = st.depart_port
             l += 1
         t.nlines = l
+        # Central-station pieces (C2): line nlines + j is piece j's, owned by player j (with
+        # companies: company j); it departs once the piece is placed.
+        if self.central_stations:
+            t.ncentral = 8 if self.companies else self.players
+            for i in range(t.ncentral):
+                t.line_owner[l + i] = i
+                t.line_station[l + i] = -1
         # One-tile rule (M6): (kind, rot) on square s breaks it if an owned station of s has its
         # departure track leave the board straight through that tile.
         for k in range(METRO_KINDS):
@@ -241,25 +308,49 @@ cdef class MetroGame(Game):
                     s = t.line_square[l]
                     if NEXT[s][t.exits[k][r][t.line_port[l]]] == -1:
                         t.viol[k][r] |= (<uint64_t>1) << s
+                # C14: a central-station piece's line may not come straight back into the centre
+                # through the one tile on the square it faces (M6 guards the piece like a station).
+                for i in range(8):
+                    s = CSPACE_SQ[i]
+                    if NEXT[s][t.exits[k][r][CSPACE_PORT[i]]] == -2:
+                        t.uturn[k][r] |= (<uint64_t>1) << s
+
+    def frame(self):
+        """The colours and their stations for this player count: (colour, station numbers) per
+        seat. The base game's chart (M1); with edition='city' the City Edition's setup frame (C1,
+        reconstructed: ``city_frames.csv``)."""
+        if self.edition == "city":
+            return metro_data.load_city_frames()[self.players]
+        return self.data.charts[self.players]
 
     @property
     def max_actions(self):
-        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.companies else 0)   # 8 exchanges (M13)
+        return (METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.companies else 0)   # 8 exchanges (M13)
+                + ((32 if self.companies else 8) if self.central_stations else 0))     # pieces x spaces (C2)
 
     @property
     def num_distinct_actions(self):
+        if self.central_stations:       # C2: 6209 + 8 * share + space (share 0 without companies)
+            return METRO_CENTRAL_ACTION + (256 if self.companies else 8)
         return METRO_DRAW + 1 + (64 if self.companies else 0)    # exchanges: 2 per share (M13)
 
     @property
     def max_game_length(self):
         # every tile placed, each at most one draw before it; with companies, the exchanges (M17)
-        return 2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
+        return (2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
+                + ((8 if self.companies else self.players) if self.central_stations else 0))   # pieces (C2)
 
     def reference_game(self):
         """The same game on the pure-Python reference engine (``reference.py``; with companies,
         ``reference_companies.py``)."""
-        from . import reference, reference_companies
+        from . import reference, reference_companies, reference_city
         base = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
+        city = dict(central_stations=self.central_stations, central_tracks=self.central_tracks,
+                    track_layouts=self.central_track_layouts, edition=self.edition)
+        if any(city[k] != self.option(o).default for k, o in (
+                ("central_stations", "central_stations"), ("central_tracks", "central_tracks"), ("edition", "edition"))):
+            return reference_city.city_game(companies=self.companies, chart=self.company_chart,
+                                            exchange_limit=self.exchange_limit, **base, **city)
         if not self.companies:
             return reference.RefMetroGame(**base)
         return reference_companies.RefCompaniesGame(**base, chart=self.company_chart,
@@ -285,6 +376,9 @@ cdef class MetroGame(Game):
     def new_state(self, seed=0):
         """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
         (with companies, then the shares dealt: ``companies.pyx``, M15)."""
+        if self.central_stations or self.central_tracks:
+            from . import central
+            return central.new_state(self, seed)
         if self.companies:
             from . import companies
             return companies.new_state(self, seed)
@@ -294,10 +388,17 @@ cdef class MetroGame(Game):
         return st
 
     def _load_state(self, obj):
+        if self.central_stations:
+            from . import central
+            return central.load_state(self, obj)
         if self.companies:
             from . import companies
             return companies.load_state(self, obj)
         return _load_state(self, obj)
+
+    def piece_name(self, int kind):
+        """Text id of a cell's kind: a tile "T01".."T24", or a central-track piece "CT1".."CT8" (C3)."""
+        return self.tile_ids[kind] if kind < METRO_KINDS else f"CT{kind - METRO_KINDS + 1}"
 
     def kind_index(self, tile_id):
         try:
@@ -308,6 +409,10 @@ cdef class MetroGame(Game):
     def action_to_string(self, action):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
+        if self.central_stations and not isinstance(action, bool) and isinstance(action, int) \
+                and action >= METRO_CENTRAL_ACTION:
+            from . import central
+            return central.central_to_string(self, action)
         if self.companies and not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW:
             from . import companies
             return companies.exchange_to_string(action)
@@ -325,6 +430,9 @@ cdef class MetroGame(Game):
             raise ValueError(f"action text must be a str, got {text!r}")
         if text.strip().lower() == "draw":
             return METRO_DRAW
+        if self.central_stations and text.strip().lower().startswith("central"):
+            from . import central
+            return central.string_to_central(self, text)
         if self.companies and text.strip().lower().startswith("exchange"):
             from . import companies
             return companies.string_to_exchange(text)
@@ -349,7 +457,10 @@ cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil:
         d.line_sq[l] = t.line_square[l]
         d.line_port[l] = t.line_port[l]
         d.line_arr[l] = -1
-        d.waiting[t.line_square[l]] |= (<unsigned int>1) << l
+        d.waiting[t.line_square[l]] |= (<uint64_t>1) << l
+    for l in range(t.nlines, t.nlines + t.ncentral):     # central pieces: not placed yet (C2)
+        d.line_sq[l] = -1
+        d.line_arr[l] = -1
 
 
 cdef void deal_tiles(MetroData* d, const MetroTables* t, rng_t* rng) noexcept nogil:
@@ -420,7 +531,7 @@ cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
         if c == METRO_EMPTY:
             d.line_sq[l] = sq
             d.line_port[l] = p
-            d.waiting[sq] |= (<unsigned int>1) << l
+            d.waiting[sq] |= (<uint64_t>1) << l
             return
         d.line_len[l] += 1
         q = t.exits[c >> 2][c & 3][p]
@@ -429,13 +540,21 @@ cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
             sq = nx
             p = ENTER[q]
             continue
+        if nx == -2 and t.centre_tracks:    # C3: tracks cover the centre, whose squares count as tiles
+            sq = RAW_NEXT[sq][q]
+            p = ENTER[q]
+            continue
         d.line_sq[l] = -1
         if nx == -1:
             d.line_arr[l] = t.arrival[sq][q]
             d.score[t.line_owner[l]] += d.line_len[l]
-        else:                      # the central station: doubled (M7)
+        elif (d.central >> sq) & 1:    # C2: a central-station piece on this space: an arrival
+            d.line_arr[l] = 33 + SPACE_OF[sq]
+            d.score[t.line_owner[l]] += d.line_len[l]
+        else:                      # the central station: doubled (M7); the space is used (C2, C15)
             d.line_arr[l] = 0
             d.score[t.line_owner[l]] += 2 * d.line_len[l]
+            d.reached |= (<uint64_t>1) << sq
         return
 
 
@@ -443,7 +562,7 @@ cdef void place_tile(MetroData* d, const MetroTables* t, int k, int sq, int r) n
     d.cell[sq] = <unsigned char>(k * 4 + r)
     d.placed |= (<uint64_t>1) << sq
     d.nplaced += 1
-    cdef unsigned int m = d.waiting[sq]
+    cdef uint64_t m = d.waiting[sq]
     cdef int l
     d.waiting[sq] = 0
     while m:
@@ -452,22 +571,31 @@ cdef void place_tile(MetroData* d, const MetroTables* t, int k, int sq, int r) n
         advance_line(d, t, l)
 
 
-cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k, int r) noexcept nogil:
-    """Squares where (k, r) may go now: M5 candidates minus M6 breaches, unless every placement
-    of kind k breaches M6, in which case all candidates are allowed (the M6 exception)."""
+cdef inline uint64_t breaches(const MetroTables* t, int k, int r, uint64_t central) noexcept nogil:
+    """Squares where (k, r) breaks M6: the stations' (viol), and with central-station pieces
+    (C14) theirs; the branch keeps the pieces' table out of games without them."""
+    if central:
+        return t.viol[k][r] | (t.uturn[k][r] & central)
+    return t.viol[k][r]
+
+
+cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k, int r, uint64_t central) noexcept nogil:
+    """Squares where (k, r) may go now: M5 candidates minus M6 breaches (with central-station
+    pieces on the squares of `central`, C14, theirs too), unless every placement of kind k
+    breaches M6, in which case all candidates are allowed (the M6 exception)."""
     cdef int i
     for i in range(t.nrot[k]):
-        if cand & ~t.viol[k][t.rots[k][i]]:
-            return cand & ~t.viol[k][r]
+        if cand & ~breaches(t, k, t.rots[k][i], central):
+            return cand & ~breaches(t, k, r, central)
     return cand
 
 
-cdef int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out) noexcept nogil:
+cdef int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, uint64_t central) noexcept nogil:
     cdef uint64_t masks[4]
     cdef uint64_t any_ok = 0, m
     cdef int i, n = 0, sq, nr = t.nrot[k]
     for i in range(nr):
-        masks[i] = cand & ~t.viol[k][t.rots[k][i]]
+        masks[i] = cand & ~breaches(t, k, t.rots[k][i], central)
         any_ok |= masks[i]
     if any_ok == 0:
         for i in range(nr):
@@ -508,10 +636,10 @@ cdef class MetroState(GameState):
             return 0
         cand = candidate_squares(d.placed)
         if d.phase == PHASE_PLACE_DRAWN:
-            return legal_placements(self.t, cand, d.drawn, out)
+            return legal_placements(self.t, cand, d.drawn, out, d.central)
         for i in range(d.hand_n[p]):
             if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
-                n += legal_placements(self.t, cand, d.hand[p][i], out + n)
+                n += legal_placements(self.t, cand, d.hand[p][i], out + n, d.central)
         if d.top < METRO_TILES:
             out[n] = METRO_DRAW
             n += 1
@@ -552,7 +680,7 @@ cdef class MetroState(GameState):
         cdef uint64_t cand = candidate_squares(d.placed)
         if not (cand >> sq) & 1:
             return R_SQUARE
-        if not (allowed_squares(t, cand, k, r) >> sq) & 1:
+        if not (allowed_squares(t, cand, k, r, d.central) >> sq) & 1:
             return R_ONE_TILE
         return 0
 
@@ -586,7 +714,7 @@ cdef class MetroState(GameState):
         information only): open lines keep growing until they close (see the weight's note)."""
         cdef int l
         self.c_scores(out)
-        for l in range(self.t.nlines):
+        for l in range(self.t.nlines + self.t.ncentral):
             if self.d.line_arr[l] < 0:
                 out[self.t.line_owner[l]] += METRO_OPEN_LINE_WEIGHT * self.d.line_len[l]
 
@@ -606,7 +734,7 @@ cdef class MetroState(GameState):
             counts[k] = t.count[k]
         for i in range(64):
             c = d.cell[i]
-            if c != METRO_EMPTY:
+            if c != METRO_EMPTY and c >> 2 < METRO_KINDS:     # central-track pieces are no tiles (C3)
                 counts[c >> 2] -= 1
         for i in range(d.hand_n[player]):
             counts[d.hand[player][i]] -= 1
@@ -673,7 +801,7 @@ cdef class MetroState(GameState):
 
     def board(self):
         """64 entries, square = row * 8 + col: None or (kind index, rotation)."""
-        return [None if c == METRO_EMPTY else (c >> 2, c & 3) for c in self.d.cell[:64]]
+        return [None if c == METRO_EMPTY else (c >> 2, c & 3) for c in self.d.cell[:64]]   # kinds 24..: CT1.. (C3)
 
     def lines(self):
         """Every owned line that has scored: station, owner, tiles passed, arrival (0 = centre),
@@ -688,9 +816,9 @@ cdef class MetroState(GameState):
         return out
 
     def _board_json(self):
-        ids = self.game.tile_ids
+        name = self.game.piece_name
         return [[None if self.d.cell[r * 8 + c] == METRO_EMPTY else
-                 {"tile": ids[self.d.cell[r * 8 + c] >> 2], "rotation": self.d.cell[r * 8 + c] & 3}
+                 {"tile": name(self.d.cell[r * 8 + c] >> 2), "rotation": self.d.cell[r * 8 + c] & 3}
                  for c in range(8)] for r in range(8)]
 
     def _public(self):
@@ -755,6 +883,7 @@ cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil:
     cdef int l
     memset(d.waiting, 0, sizeof(d.waiting))
     memset(d.score, 0, sizeof(d.score))
+    d.reached = 0
     for l in range(t.nlines):
         d.line_sq[l] = t.line_square[l]
         d.line_port[l] = t.line_port[l]
@@ -763,111 +892,7 @@ cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil:
         advance_line(d, t, l)
 
 
-def _load_state(MetroGame game, obj, MetroState st=None, exchanges=None):
-    """The state `obj` describes (its envelope already checked by ``Game.state_from_json``): the
-    board, hands, supply and turn, into `st` (a blank state; None: a new base-game one). With
-    companies, `exchanges` is the number of exchange turns taken (already checked): turns are
-    then placements plus exchanges, and the caller checks scores, which depend on the shares."""
-    def bad(msg):
-        raise StateFormatError(f"metro state: {msg}")
-    ids = game.tile_ids
-    if st is None:
-        st = game._blank()
-    cdef MetroData* d = &st.d
-    cdef const MetroTables* t = &game.tables
-    clear_state(d, t)
-    counts = [0] * METRO_KINDS
-
-    def kind(v, where):
-        if not isinstance(v, str) or v not in ids:
-            bad(f"{where}: unknown tile {v!r} (kinds are T01..T24)")
-        k = ids.index(v)
-        counts[k] += 1
-        return k
-
-    board = obj["board"]
-    if not isinstance(board, list) or len(board) != 8 or any(not isinstance(r, list) or len(r) != 8 for r in board):
-        bad("board must be 8 rows of 8 cells")
-    for r in range(8):
-        for c in range(8):
-            cell = board[r][c]
-            if cell is None:
-                continue
-            where = f"board cell {square_name(r * 8 + c)}"
-            if r * 8 + c in CENTRE_SQUARES:
-                bad(f"{where} is part of the central station and cannot hold a tile")
-            if not isinstance(cell, dict) or set(cell) != {"tile", "rotation"}:
-                bad(f"{where} must be null or {{\"tile\": ..., \"rotation\": ...}}")
-            k = kind(cell["tile"], where)
-            rot = cell["rotation"]
-            if isinstance(rot, bool) or not isinstance(rot, int) or rot not in [t.rots[k][i] for i in range(t.nrot[k])]:
-                bad(f"{where}: rotation {rot!r} is not allowed for {ids[k]} under these options")
-            d.cell[r * 8 + c] = k * 4 + rot
-            d.placed |= (<uint64_t>1) << (r * 8 + c)
-            d.nplaced += 1
-    hands = obj["hands"]
-    if not isinstance(hands, list) or len(hands) != t.players:
-        bad(f"hands must be a list of {t.players} lists")
-    for p, hand in enumerate(hands):
-        if not isinstance(hand, list) or len(hand) > t.hand_size:
-            bad(f"hand of player {p} must be a list of at most {t.hand_size} tiles")
-        for v in hand:
-            hand_add(d, p, kind(v, f"hand of player {p}"))
-    supply = obj["supply"]
-    if not isinstance(supply, list):
-        bad("supply must be a list")
-    if len(supply) > METRO_TILES:        # checked before any write: d.top is a narrow int
-        bad(f"supply has {len(supply)} tiles; the game has {METRO_TILES}")
-    d.top = METRO_TILES - len(supply)
-    for i, v in enumerate(supply):
-        d.supply[d.top + i] = kind(v, f"supply[{i}]")
-    if obj["drawn"] is not None:
-        d.drawn = kind(obj["drawn"], "drawn")
-    for k in range(METRO_KINDS):
-        if counts[k] != t.count[k]:
-            bad(f"{counts[k]} tiles of {ids[k]} across board, hands, drawn and supply; the game has {t.count[k]}")
-    if supply and any(d.hand_n[p] != t.hand_size for p in range(t.players)):
-        bad(f"while the supply lasts every hand holds {t.hand_size} tile(s)")
-    phase, cur = obj["phase"], obj["current_player"]
-    if phase not in _PHASES:
-        bad(f"phase must be one of {_PHASES}, got {phase!r}")
-    if isinstance(cur, bool) or not isinstance(cur, int) or not -1 <= cur < t.players:
-        bad(f"current_player must be -1..{t.players - 1}, got {cur!r}")
-    if phase == "over":
-        if d.nplaced != METRO_TILES or cur != -1:
-            bad("phase 'over' needs all 60 tiles placed and current_player -1")
-    else:
-        if cur < 0:
-            bad("current_player is -1 but the game is not over")
-        if phase == "place_drawn" and d.drawn < 0:
-            bad("phase 'place_drawn' needs a drawn tile")
-        if phase == "turn" and d.drawn >= 0:
-            bad("a drawn tile is only held in phase 'place_drawn'")
-        if phase == "turn" and d.hand_n[cur] == 0:
-            bad(f"player {cur} is to move but holds no tile")
-        # Turns go round the table (M3) and every turn places exactly one tile (M4); hands stay
-        # full while the supply lasts, so nobody is ever skipped: the player to move is the
-        # number of tiles placed modulo the players, and once the supply is out the hands,
-        # read in seat order from that player, hold a, ..., a, a - 1, ..., a - 1 tiles.
-        # With companies a turn is a placement or an exchange (M13): nobody is skipped while the
-        # supply lasts, so the player to move is the turns taken modulo the players; once it is
-        # out, exchanges can break the hand-size pattern: the player to move holds a tile.
-        turns = d.nplaced + (exchanges or 0)
-        if (exchanges is None or supply) and cur != turns % t.players:
-            bad(f"current_player {cur} is not the player to move after {d.nplaced} tiles placed"
-                + (f" and {exchanges} exchanges" if exchanges is not None else "")
-                + f" (player {turns % t.players}: turns go round the table, M3)")
-        counts = [d.hand_n[(cur + i) % t.players] for i in range(t.players)]
-        if exchanges is None and (counts != sorted(counts, reverse=True) or max(counts) - min(counts) > 1):
-            bad(f"hand sizes {[d.hand_n[p] for p in range(t.players)]} cannot arise with player {cur} to move "
-                "(every player places one tile a turn, in seat order)")   # (no [-1]: wraparound=False)
-    d.current = cur
-    d.phase = _PHASES.index(phase)
-    retrace_lines(d, t)
-    if exchanges is not None:
-        return st
-    if "scores" in obj and obj["scores"] != st.scores():
-        bad(f"scores {obj['scores']!r} do not match the board, which gives {st.scores()!r}")
-    if "lines" in obj and obj["lines"] != st.lines():
-        bad("the scored lines listed do not match the board")
-    return st
+def _load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=(), turn_checks=True):
+    """The state `obj` describes: ``loader.load_state`` (the base game's loader, in its own module)."""
+    from .loader import load_state
+    return load_state(game, obj, st, exchanges, central, turn_checks)
