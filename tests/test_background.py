@@ -9,11 +9,12 @@ import pytest
 import metro_ai
 from metro_ai import Limit
 from metro_ai.bots.background import Progress, SearchHandle
+from seats import seats
 
 
 def _position(name, moves=2):
     """A position of game `name` with a choice between two or more actions."""
-    state = metro_ai.load_game(name, players=2).new_state(seed=5)
+    state = metro_ai.load_game(name, players=seats(name)).new_state(seed=5)
     for _ in range(moves):
         state.apply(state.legal_actions()[-1])
     while len(state.legal_actions()) < 2:
@@ -46,7 +47,7 @@ def test_background_search_chooses_as_the_blocking_search(game, bot, options, ch
 
 @pytest.mark.parametrize("game", GAMES)
 def test_start_returns_choose_move_after_move_forced_moves_included(game):
-    state = metro_ai.load_game(game, players=2).new_state(seed=8)
+    state = metro_ai.load_game(game, players=seats(game)).new_state(seed=8)
     a, b = metro_ai.make_bot("ismcts", seed=2), metro_ai.make_bot("ismcts", seed=2)
     for _ in range(12):
         if state.is_terminal():

@@ -11,6 +11,7 @@ from metro_ai import Limit
 from metro_ai.protocol import session as S
 from metro_ai.registry import game_class
 from tests.protocol_client import Client, run
+from seats import seats
 
 GAMES = metro_ai.list_games()
 
@@ -32,9 +33,9 @@ def test_hello_reads_the_games_and_bots_from_the_registry():
 def test_a_whole_game_by_legal_actions_and_apply_then_save_replays(game):
     async def main():
         c = Client()
-        g = await c.result("new_game", game=game, options={"players": 2}, seed=4)
+        g = await c.result("new_game", game=game, options={"players": seats(game)}, seed=4)
         gid = g["game_id"]
-        expected = metro_ai.load_game(game, players=2).new_state(seed=4)
+        expected = metro_ai.load_game(game, players=seats(game)).new_state(seed=4)
         n = 0
         while True:
             legal = await c.result("legal_actions", game_id=gid)
@@ -57,8 +58,9 @@ def test_a_whole_game_by_legal_actions_and_apply_then_save_replays(game):
         loaded = await c.result("load_state", state=json.dumps(saved["state"]))
         assert loaded["terminal"] and loaded["scores"] == expected.scores()
         assert (await c.result("save", game_id=loaded["game_id"]))["record"] is None
-        obs = await c.result("observation", game_id=gid, seat=1)
-        assert obs["observation"] == expected.observation(1)
+        last = seats(game) - 1
+        obs = await c.result("observation", game_id=gid, seat=last)
+        assert obs["observation"] == expected.observation(last)
         await c.error("apply", S.GAME_OVER, game_id=gid, action=0)
         await c.error("go", S.GAME_OVER, game_id=gid)
     run(main())
@@ -69,8 +71,8 @@ def test_a_whole_game_by_legal_actions_and_apply_then_save_replays(game):
 def test_go_chooses_as_the_blocking_bot_with_the_same_seed_and_iterations(game, spec):
     async def main():
         c = Client()
-        g = await c.result("new_game", game=game, options={"players": 3}, seed=2)
-        state = metro_ai.load_game(game, players=3).new_state(seed=2)
+        g = await c.result("new_game", game=game, options={"players": seats(game, 3)}, seed=2)
+        state = metro_ai.load_game(game, players=seats(game, 3)).new_state(seed=2)
         while len(state.legal_actions()) < 2:          # on to a real choice
             forced = state.legal_actions()[0]
             state.apply(forced)
@@ -82,7 +84,7 @@ def test_go_chooses_as_the_blocking_bot_with_the_same_seed_and_iterations(game, 
 
 
 def _new(c, game="metro", **options):
-    return c.result("new_game", game=game, options={"players": 2, **options}, seed=1)
+    return c.result("new_game", game=game, options={"players": seats(game), **options}, seed=1)
 
 
 def test_go_runs_in_the_background_with_progress_and_stop_returns_the_best_so_far():
@@ -286,11 +288,11 @@ def test_svg_draws_the_position_for_a_seat_with_the_last_move_marked(game):
 
     async def main():
         c = Client()
-        g = await c.result("new_game", game=game, options={"players": 2}, seed=3)
+        g = await c.result("new_game", game=game, options={"players": seats(game)}, seed=3)
         gid = g["game_id"]
         start = await c.result("svg", game_id=gid)
         assert start["seat"] is None and start["ply"] == 0 and start["lastmove"] is None
-        expected = metro_ai.load_game(game, players=2).new_state(seed=3)
+        expected = metro_ai.load_game(game, players=seats(game)).new_state(seed=3)
         assert start["svg"] == expected.svg()
         action = expected.legal_actions()[0]
         await c.result("apply", game_id=gid, action=action)
@@ -303,7 +305,8 @@ def test_svg_draws_the_position_for_a_seat_with_the_last_move_marked(game):
         plain = await c.result("svg", game_id=gid, seat=seat, lastmove=False)
         assert plain["lastmove"] is None and plain["svg"] == expected.svg(player=seat)
         assert plain["svg"] != pic["svg"]                           # the mark shows
-        assert "seat must be 0-1" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat=2)
+        n = seats(game)
+        assert f"seat must be 0-{n - 1}" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat=n)
         assert "seat must be an integer" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat="0")
         assert "g9" in await c.error("svg", S.UNKNOWN_GAME, game_id="g9")
     run(main())

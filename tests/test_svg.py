@@ -146,3 +146,34 @@ def test_match_writes_one_picture_per_move(tmp_path, capsys):
     bad.write_text("x")
     with pytest.raises(SystemExit, match="--svg"):
         cli_main(["match", "--game", "metro", "--players", "2", "--svg", str(bad / "sub")])
+
+
+@pytest.mark.parametrize("name,options", [("metro", dict(players=2, central_tracks=True)),
+                                          ("metro", dict(players=3, central_stations=True)),
+                                          ("metro", dict(players=3, central_stations=True, companies=True)),
+                                          ("metro-solo", {})])
+def test_city_edition_pictures(name, options):
+    """Central-track pieces drawn with their tracks (C3), central-station pieces on their spaces
+    and their lines traced from there (C2), the solo game's two face-up tiles (C4)."""
+    g = metro_ai.load_game(name, **options)
+    s = g.new_state(2)
+    r = random.Random(2)
+    for _ in range(70):
+        if s.is_terminal():
+            break
+        acts = s.legal_actions()
+        pieces = [a for a in acts if a >= 6209 and options.get("central_stations")]
+        s.apply(r.choice(pieces) if pieces and r.random() < 0.3 else r.choice(acts))
+    root = ET.fromstring(s.svg(player=0))
+    board = s.board()
+    assert len(_by_class(root, "tile")) == s.tiles_placed
+    centre = [sq for sq in (27, 28, 35, 36) if board[sq] is not None]
+    assert len(_by_class(root, "piece")) == len(centre) == (4 if options.get("central_tracks") else 0)
+    obs = s.observation(0)
+    spaces = obs.get("central", {}).get("spaces", [])
+    assert len(_by_class(root, "central-piece")) == sum(k is not None for k in spaces)
+    assert sorted(int(e.get("data-station")) for e in _by_class(root, "line")) == \
+        sorted(x["station"] for x in obs["lines"])
+    if name == "metro-solo":
+        assert len(_by_class(root, "hand-tile")) == len([t for t in obs["face_up"] if t])
+    assert "▓" in s.render(0) or centre

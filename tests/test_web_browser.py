@@ -22,6 +22,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not in
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from seats import seats
 
 BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 DRIVER = shutil.which("chromedriver")
@@ -86,14 +87,16 @@ def _wait_for_turn(driver, after_ply=None):
 
 
 def _set_up(driver, url, game, opponent="easy"):
-    """Open the page, choose `game` for 2 players (seat 0 you, seat 1 `opponent`), short games
+    """Open the page, choose `game` for 2 players where it allows (seat 0 you, seat 1 `opponent`;
+    the solo game: you alone), short games
     where the game has a turn limit, Metro's variant M9 (rotations to choose), and start it."""
     driver.get(url)
     WebDriverWait(driver, WAIT).until(lambda d: _body(d, "turn") == "setup")
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    n = seats(game)
     players = driver.find_element(By.ID, "opt-players")
     players.clear()
-    players.send_keys("2")
+    players.send_keys(str(n))
     driver.find_element(By.ID, "seed").click()              # leaves the field: its change event
     for name, value in (("turn_limit", "6"),):
         found = driver.find_elements(By.ID, f"opt-{name}")
@@ -103,9 +106,10 @@ def _set_up(driver, url, game, opponent="easy"):
     orientation = driver.find_elements(By.ID, "opt-orientation")
     if orientation and orientation[0].is_selected():
         orientation[0].click()                              # M9: tiles may be turned
-    assert len(driver.find_elements(By.CSS_SELECTOR, "#seats select")) == 2
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#seats select")) == n
     Select(driver.find_element(By.ID, "seat-0")).select_by_value("")
-    Select(driver.find_element(By.ID, "seat-1")).select_by_value(opponent)
+    if n > 1:
+        Select(driver.find_element(By.ID, "seat-1")).select_by_value(opponent)
     driver.find_element(By.ID, "new-game").click()
 
 

@@ -7,9 +7,11 @@ network can play every seat. Every value lies in [0, 1]: counts are divided by t
 possible value. ``MetroFeatures(game).sections`` names the parts in order with their sizes:
 
 =================  ===================================================================
-``board``          64 squares x (24 tile kinds + 4 rotations), one-hot; empty squares 0
+``board``          64 squares x (24 tile kinds + 8 central-track pieces (C3) + 4 rotations),
+                   one-hot; empty squares 0
 ``stations``       32 stations x 8 owners: relative seat (base game) or company (M11)
-``lines``          32 stations x (line scored, tiles / 120, points / 240, ends central)
+``lines``          40 departures (32 stations, then the 8 central spaces of C2) x (line
+                   scored, tiles / 120, points / 240, ends central)
 ``scores``         per relative seat (6): points / 240; with companies: final-scoring value
                    of the holdings the viewer can see is not shown (it depends on hidden
                    shares), so this part is 0 there
@@ -20,7 +22,11 @@ possible value. ``MetroFeatures(game).sections`` names the parts in order with t
                    own share per percentage (4 x 8); face-up shares (4 x 8); pile sizes / 8
                    (4); shares known held by each other relative seat (5 x 4 x 8);
                    exchanges per relative seat / the exchange limit (6); exchanges open (1)
+``central``        (central stations, C2, only) 8 spaces x (a piece there, its owner: 8
+                   relative seats or companies, one-hot)
 =================  ===================================================================
+
+The solo game (C4, ``metro-solo``) has its own layout, :class:`SoloFeatures`.
 """
 from __future__ import annotations
 
@@ -29,10 +35,46 @@ import numpy as np
 SEATS = 6                   # the most players (M1)
 OWNERS = 8                  # owner slots per station: seats, or the 8 companies (M11)
 PHASES = ("turn", "place_drawn", "over")
+KINDS = 24 + 8              # tiles, then the central-track pieces CT1..CT8 (C3)
+DEPARTURES = 32 + 8         # stations, then the central spaces (C2)
 MAX_TILES = 60
 MAX_LINE_TILES = 120        # a tile passed twice counts twice
 MAX_POINTS = 240            # doubled at the centre (M7)
 PCTS = 4
+
+
+def kind_index(game) -> dict:
+    """Column of each cell kind in the board section: "T01".."T24", then "CT1".."CT8"."""
+    out = {t: i for i, t in enumerate(game.tile_ids)}
+    out.update({f"CT{j + 1}": 24 + j for j in range(8)})
+    return out
+
+
+def _board(kinds, obs):
+    board = np.zeros((64, KINDS + 4), np.float32)
+    for r, row in enumerate(obs["board"]):
+        for c, cell in enumerate(row):
+            if cell is not None:
+                board[8 * r + c, kinds[cell["tile"]]] = 1
+                board[8 * r + c, KINDS + cell["rotation"]] = 1
+    return board.ravel()
+
+
+def _stations(obs, rel):
+    """Owner of each station: a relative seat, or (rel None) the owner index itself (companies)."""
+    stations = np.zeros((32, OWNERS), np.float32)
+    for owner, numbers in enumerate(obs["stations"]):
+        for s in numbers:
+            stations[s - 1, owner if rel is None else rel(owner)] = 1
+    return stations.ravel()
+
+
+def _lines(obs):
+    lines = np.zeros((DEPARTURES, 4), np.float32)
+    for line in obs["lines"]:
+        lines[line["station"] - 1] = (1, min(1, line["tiles"] / MAX_LINE_TILES),
+                                      min(1, line["points"] / MAX_POINTS), bool(line.get("central")))
+    return lines.ravel()
 
 
 class MetroFeatures:
@@ -41,11 +83,14 @@ class MetroFeatures:
     def __init__(self, game):
         self.game = game
         self.companies = bool(getattr(game, "companies", False))
-        self.kinds = {t: i for i, t in enumerate(game.tile_ids)}
-        self.sections = [("board", 64 * 28), ("stations", 32 * OWNERS), ("lines", 32 * 4),
+        self.central = bool(getattr(game, "central_stations", False))
+        self.kinds = kind_index(game)
+        self.sections = [("board", 64 * (KINDS + 4)), ("stations", 32 * OWNERS), ("lines", DEPARTURES * 4),
                          ("scores", SEATS), ("hand", 48), ("public", SEATS + 2 + SEATS + len(PHASES))]
         if self.companies:
             self.sections.append(("companies", 16 + 32 + 32 + PCTS + (SEATS - 1) * 32 + SEATS + 1))
+        if self.central:
+            self.sections.append(("central", 8 * (1 + OWNERS)))
         self.size = sum(n for _, n in self.sections)
 
     @property
@@ -59,24 +104,7 @@ class MetroFeatures:
         def rel(p):
             return (p - me) % n
 
-        out = []
-        board = np.zeros((64, 28), np.float32)
-        for r, row in enumerate(obs["board"]):
-            for c, cell in enumerate(row):
-                if cell is not None:
-                    board[8 * r + c, self.kinds[cell["tile"]]] = 1
-                    board[8 * r + c, 24 + cell["rotation"]] = 1
-        out.append(board.ravel())
-        stations = np.zeros((32, OWNERS), np.float32)
-        for owner, numbers in enumerate(obs["stations"]):
-            for s in numbers:
-                stations[s - 1, owner if self.companies else rel(owner)] = 1
-        out.append(stations.ravel())
-        lines = np.zeros((32, 4), np.float32)
-        for line in obs["lines"]:
-            lines[line["station"] - 1] = (1, min(1, line["tiles"] / MAX_LINE_TILES),
-                                          min(1, line["points"] / MAX_POINTS), bool(line.get("central")))
-        out.append(lines.ravel())
+        out = [_board(self.kinds, obs), _stations(obs, None if self.companies else rel), _lines(obs)]
         scores = np.zeros(SEATS, np.float32)
         if not self.companies:
             for p, v in enumerate(obs["scores"]):
@@ -99,6 +127,13 @@ class MetroFeatures:
         out.append(public)
         if self.companies:
             out.append(self._companies(obs, rel))
+        if self.central:
+            central = np.zeros((8, 1 + OWNERS), np.float32)
+            for j, owner in enumerate(obs["central"]["spaces"]):
+                if owner is not None:
+                    central[j, 0] = 1
+                    central[j, 1 + (owner if self.companies else rel(owner))] = 1
+            out.append(central.ravel())
         return np.concatenate(out)
 
     def _companies(self, obs, rel):
@@ -126,3 +161,37 @@ class MetroFeatures:
             ex[rel(p)] = min(1, k / limit)
         ex[SEATS] = bool(obs["exchanges_open"])
         return np.concatenate([v, own.ravel(), face.ravel(), piles, held.ravel(), ex])
+
+
+class SoloFeatures:
+    """The tensor layout of the solo game (C4): ``board``, ``stations`` (by company), ``lines``
+    as in :class:`MetroFeatures`; ``solo``: profits / 60 (8), the two face-up tiles (2 x 24
+    kinds), the company shown (8, one-hot), shares revealed from the deck (8), deck size / 8,
+    first deck still running, a tile rejected this turn, supply size / 60, tiles placed / 60,
+    phase (3, one-hot)."""
+
+    def __init__(self, game):
+        self.game = game
+        self.kinds = kind_index(game)
+        self.sections = [("board", 64 * (KINDS + 4)), ("stations", 32 * OWNERS), ("lines", DEPARTURES * 4),
+                         ("solo", 8 + 48 + 8 + 8 + 5 + len(PHASES))]
+        self.size = sum(n for _, n in self.sections)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (self.size,)
+
+    def encode(self, obs: dict) -> np.ndarray:
+        solo = np.zeros(8 + 48 + 8 + 8 + 5 + len(PHASES), np.float32)
+        solo[:8] = np.minimum(1, np.asarray(obs["profits"], np.float32) / 60)
+        for i, t in enumerate(obs["face_up"][:2]):
+            if t is not None:
+                solo[8 + 24 * i + self.kinds[t]] = 1
+        if obs["company"] is not None:
+            solo[56 + obs["company"]] = 1
+        for k in obs["revealed"]:
+            solo[64 + k] = 1
+        solo[72:77] = (obs["deck_size"] / 8, bool(obs["first_deck"]), bool(obs["rejected"]),
+                       obs["supply_size"] / MAX_TILES, obs["tiles_placed"] / MAX_TILES)
+        solo[77 + PHASES.index(obs["phase"])] = 1
+        return np.concatenate([_board(self.kinds, obs), _stations(obs, None), _lines(obs), solo])

@@ -95,6 +95,7 @@ cdef class MetroSoloGame(MetroGame):
     state_fields = ("current_player", "phase", "board", "face_up", "supply", "company", "deck", "revealed",
                     "first_deck", "rejected", "rng")
     reference = "metro_ai.engine.metro.reference_solo:RefSoloGame"
+    features = "metro_ai.engine.metro.features:SoloFeatures"
     benchmark_tiles = {"opening": 0, "middle": 12, "end": 24}
 
     def _configure(self):

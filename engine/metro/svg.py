@@ -28,6 +28,25 @@ ENTER = (5, 4, 7, 6, 1, 0, 3, 2)       # leaving through port p enters the neigh
 STEP = ((-1, 0), (-1, 0), (0, 1), (0, 1), (1, 0), (1, 0), (0, -1), (0, -1))   # (drow, dcol) per port
 CENTRE = {27, 28, 35, 36}
 METRO_DRAW = 6144                      # the draw action; placements are kind << 8 | square << 2 | rot
+TILE_KINDS = 24                        # kinds 24.. are the central-track pieces CT1.. (C3)
+CENTRAL_STATION_BASE = 33              # central space j is departure 33 + j (C2, C12)
+
+
+def kind_exits(game, kind):
+    """The exits of a cell kind: a tile (M2) or a central-track piece (C3)."""
+    return game.data.tiles[kind].exits if kind < TILE_KINDS else game.track_layouts[kind - TILE_KINDS]
+
+
+def departure(game, number):
+    """(row, col, port) where the line of departure `number` enters the board: an edge station
+    (M1), or a central space's square, through the even port on its side towards the centre (C12)."""
+    if number < CENTRAL_STATION_BASE:
+        st = game.data.stations[number - 1]
+        return st.row, st.col, st.depart_port
+    from metro_ai.engine.metro.rules import CENTRAL_SPACE_SQUARES
+    sq = CENTRAL_SPACE_SQUARES[number - CENTRAL_STATION_BASE]
+    r, c = divmod(sq, 8)
+    return r, c, 4 if r == 2 else 6 if c == 5 else 0 if r == 5 else 2
 
 
 def _track(a, b, x0, y0, bend=0.42):
@@ -48,17 +67,17 @@ def _tile_group(kind, exits, rot, x0, y0, attrs):
             f'<g fill="none" stroke="#444" stroke-width="4" stroke-linecap="round">{paths}</g></g>')
 
 
-def _line_path(game, board, station):
-    """The squares and ports a line passes from `station` (a Station): [(square, in, out), ...]."""
-    exits = [k.exits for k in game.data.tiles]
-    r, c, port = station.row, station.col, station.depart_port
+def _line_path(game, board, number):
+    """The squares and ports the line of departure `number` passes: [(square, in, out), ...]
+    (through central-track pieces too, C3)."""
+    r, c, port = departure(game, number)
     out = []
-    while 0 <= r < 8 and 0 <= c < 8 and 8 * r + c not in CENTRE and len(out) < 200:
+    while 0 <= r < 8 and 0 <= c < 8 and len(out) < 200:
         cell = board[8 * r + c]
         if cell is None:
             break
         kind, rot = cell
-        e = (exits[kind][(port - 2 * rot) % 8] + 2 * rot) % 8
+        e = (kind_exits(game, kind)[(port - 2 * rot) % 8] + 2 * rot) % 8
         out.append((8 * r + c, port, e))
         dr, dc = STEP[e]
         r, c, port = r + dr, c + dc, ENTER[e]
@@ -74,7 +93,12 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
     board = state.board()
     companies = bool(getattr(game, "companies", False))
     colours = COMPANY_COLOURS if companies else PLAYER_COLOURS
-    hand = obs["hand"] + ([obs["drawn"]] if obs.get("drawn") else []) if player is not None else []
+    if player is None:
+        hand = []
+    elif "hand" in obs:
+        hand = obs["hand"] + ([obs["drawn"]] if obs.get("drawn") else [])
+    else:                                          # the solo game: the two face-up tiles (C4)
+        hand = [t for t in obs.get("face_up", []) if t is not None]
     width = 8 * CELL + 2 * MARGIN
     height = width + 24 + (CELL + 30 if player is not None else 0)
     o = MARGIN
@@ -92,15 +116,23 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
     for sq, cell in enumerate(board):
         if cell is not None:
             kind, rot = cell
-            parts.append(_tile_group(game.tile_ids[kind], game.data.tiles[kind].exits, rot,
+            cls = "tile" if kind < TILE_KINDS else "piece"
+            parts.append(_tile_group(game.piece_name(kind), kind_exits(game, kind), rot,
                                      o + CELL * (sq % 8), o + CELL * (sq // 8),
-                                     f'class="tile" data-square="{sq}"'))
+                                     f'class="{cls}" data-square="{sq}"'))
     owner_of = {s: k for k, numbers in enumerate(obs["stations"]) for s in numbers}
+    for j, k in enumerate(obs.get("central", {}).get("spaces", ())):
+        if k is not None:                              # a central-station piece (C2)
+            owner_of[CENTRAL_STATION_BASE + j] = k
+            r, c, port = departure(game, CENTRAL_STATION_BASE + j)
+            (px, py), (nx, ny) = PORTS[port], NORMALS[port]
+            x, y = o + CELL * (c + px - 0.3 * nx), o + CELL * (r + py - 0.3 * ny)
+            parts.append(f'<circle class="central-piece" data-space="{j}" data-owner="{k}" cx="{x:.1f}" '
+                         f'cy="{y:.1f}" r="9" fill="{colours[k % len(colours)]}" stroke="white" stroke-width="2"/>')
     for line in obs["lines"]:
-        st = game.data.stations[line["station"] - 1]
         colour = colours[owner_of[line["station"]] % len(colours)]
         pts = []
-        for sq, a, b in _line_path(game, board, st):
+        for sq, a, b in _line_path(game, board, line["station"]):
             x0, y0 = o + CELL * (sq % 8), o + CELL * (sq // 8)
             pts.append(_track(a, b, x0, y0))
         d = " ".join(pts)

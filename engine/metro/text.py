@@ -126,8 +126,8 @@ def board_text(state, player=None) -> str:
     the stations and a legend saying whose they are (``MetroState.render``'s drawing)."""
     game = state.game
     obs = state.observation(0 if player is None else player)
+    from metro_ai.engine.metro.svg import kind_exits
     board = state.board()
-    exits = [k.exits for k in game.data.tiles]
     owner_of = {s: k for k, numbers in enumerate(obs["stations"]) for s in numbers}
     by_side: dict = {0: {}, 1: {}, 2: {}, 3: {}}
     for st in game.data.stations:
@@ -147,16 +147,16 @@ def board_text(state, player=None) -> str:
             line = []
             for c in range(8):
                 sq = 8 * r + c
-                if sq in CENTRE:
+                if sq in CENTRE and board[sq] is None:
                     line.append("▓" * (2 * N))
                 elif board[sq] is None:
                     line.append("".join(_cell({}, i, j) for j in range(N)))
                 else:
                     kind, rot = board[sq]
-                    nodes = routes(exits[kind], rot)
+                    nodes = routes(tuple(kind_exits(game, kind)), rot)     # a tile, or a C3 piece
                     text = ""
                     if nodes is None:
-                        nodes, text = _stubs(game.tile_ids[kind])
+                        nodes, text = _stubs(game.piece_name(kind))
                     cell = "".join(_cell(nodes, i, j) for j in range(N))
                     if text and i == N // 2:
                         cell = cell[:3] + text + "·" + cell[7:]
