@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 GAME_CLASSES = (
     "metro_ai.engine.metro:MetroGame",
     "metro_ai.engine.breakthrough:BreakthroughGame",
+    "metro_ai.engine.leduc:LeducGame",
 )
 
 #: The game the command line plays when none is named.
