@@ -48,6 +48,7 @@ def play_both(players, seed, obs_to_info, info_to_obs):
 
     def compare():
         assert theirs.is_terminal() == ours.is_terminal()
+        assert theirs.history() == game.openspiel_history(ours)
         if ours.is_terminal():
             assert theirs.returns() == ours.scores()
             assert theirs.returns() == pytest.approx(_our_returns_in_chips(ours))

@@ -202,6 +202,16 @@ cdef class LeducGame(Game):
         """The parameters of the same game in OpenSpiel (``pyspiel.load_game``)."""
         return {"players": self.players}
 
+    def openspiel_history(self, state):
+        """The OpenSpiel actions, chance outcomes included, that reach `state` in OpenSpiel's
+        game: each player's card in seat order, the first round's actions, then, once shown,
+        the public card and the second round's actions (OpenSpiel's ``State.history()``)."""
+        cdef LeducState st = state
+        out = [st.d.card[p] for p in range(self.players)] + st.history()[0]
+        if st.d.round == 1:
+            out += [st.d.public_card] + st.history()[1]
+        return out
+
     @property
     def max_actions(self):
         return 3
