@@ -191,6 +191,7 @@ cdef class LeducGame(Game):
     state_fields = ("cards", "public_card", "history")
     benchmark_moves = {"opening": 0, "middle": 2, "end": 4}
     reference = "metro_ai.engine.leduc.reference:RefLeducGame"
+    features = "metro_ai.engine.leduc.features:LeducFeatures"
     #: The same game in OpenSpiel: ``pyspiel.load_game(openspiel_game, openspiel_parameters())``.
     openspiel_game = "leduc_poker"
 
