@@ -17,6 +17,7 @@ GAME_CLASSES = (
     "metro_ai.engine.metro:MetroGame",
     "metro_ai.engine.metro.solo:MetroSoloGame",
     "metro_ai.engine.breakthrough:BreakthroughGame",
+    "metro_ai.engine.leduc:LeducGame",
 )
 
 #: The game the command line plays when none is named.

@@ -25,9 +25,9 @@ DOCS = ROOT / "docs" / "rules"
 CODE_DIRS = ("engine", "bots", "metro_ai")
 SUFFIXES = (".py", ".pyx", ".pxd")
 
-ID = r"[MCBR]\d{1,2}(?:\.\d)?"
+ID = r"[MCBRL]\d{1,2}(?:\.\d)?"
 _ID_RE = re.compile(rf"(?<![\w.])({ID})(?![\w])")
-_RANGE_RE = re.compile(r"(?<![\w.])([MCBR])(\d{1,2})\s*[-–]\s*\1(\d{1,2})(?![\w.])")
+_RANGE_RE = re.compile(r"(?<![\w.])([MCBRL])(\d{1,2})\s*[-–]\s*\1(\d{1,2})(?![\w.])")
 _LIST_RE = re.compile(rf"(?<![\w.]){ID}(?:\s*(?:,|/|\band\b)\s*{ID}(?![\w]))+")
 _PAREN_OPEN_RE = re.compile(rf"\(\s*({ID})(?![\w])")
 _PAREN_CLOSE_RE = re.compile(rf"(?<![\w.])({ID})\s*\)")
@@ -88,6 +88,7 @@ def test_extractor_recognises_citations_and_nothing_else():
     assert cited_ids("x = 1  # B9.1, R13") == {"B9.1", "R13"}
     assert cited_ids("matching the monster (all its icons under B9.1).") == {"B9.1"}
     assert cited_ids("# R8") == {"R8"}
+    assert cited_ids("rules L1-L3 (L7)") == {"L1", "L2", "L3", "L7"}
     assert cited_ids('"""M6: would placing (kind, rot) break it?"""') == {"M6"}
     assert cited_ids("rotations per M9, and (B1 clean-up, B7)") == {"M9", "B1", "B7"}
     assert cited_ids("see B5/R2 for the subset") == {"B5", "R2"}

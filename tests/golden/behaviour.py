@@ -32,6 +32,7 @@ OPTION_SETS = {
              quest_tokens_stay_down=True),
         dict(players=2, factions=["Hansa", "Polis"]),
     ],
+    "leduc": [dict(players=p) for p in (2, 3, 4, 8)],
 }
 BOTS = ["random", "greedy", "flat-mc", "pimc", "ismcts", "mo-ismcts", "easy", "medium",
         "ismcts:workers=2", "ismcts:rollout=heuristic,rollout_depth=8", "pimc:worlds=3",
