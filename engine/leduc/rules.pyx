@@ -192,6 +192,7 @@ cdef class LeducGame(Game):
     benchmark_moves = {"opening": 0, "middle": 2, "end": 4}
     reference = "metro_ai.engine.leduc.reference:RefLeducGame"
     features = "metro_ai.engine.leduc.features:LeducFeatures"
+    svg = "metro_ai.engine.leduc.svg:table_svg"
     #: The same game in OpenSpiel: ``pyspiel.load_game(openspiel_game, openspiel_parameters())``.
     openspiel_game = "leduc_poker"
 
