@@ -69,6 +69,8 @@ SECTIONS = ("engine", "options", "growth", "parallel", "memory", "openspiel", "s
 DEAL = 11                                           # the deal of every fixed position
 UCT_C = 0.7                                         # our default; returns are in [0, 1] for both
 SAME_PLAYOUTS = {"rollout": "random", "rollout_depth": -1, "cutoff_scale": 0}   # random to the end
+OPENSPIEL = "openspiel"                             # in a strength pair: OpenSpiel's Python ISMCTS
+DEFAULT_PAIRS = (("ismcts", OPENSPIEL),)            # the strength section's pairs unless told
 
 
 class Skipped(Exception):
@@ -92,7 +94,7 @@ class Settings:
     strength_games: int = 200
     strength_time: float = 0.1            # seconds per move, both sides
     strength_iterations: int | None = None   # instead: iterations per move, both sides (reproducible)
-    strength_pairs: tuple = (("ismcts", "openspiel"),)   # (tested bot, opponent) of each strength figure
+    strength_pairs: tuple = DEFAULT_PAIRS  # (tested bot, opponent) of each strength figure
     options: dict = field(default_factory=dict)   # game options of the strength section's games
     jobs: int = 0                         # strength games in parallel; 0: one per CPU
     seed: int = 2026
@@ -539,10 +541,6 @@ def openspiel_section(cfg, progress):
                     ("openspiel", "OpenSpiel ISMCTS it/s", "{:,.0f}"), ("ratio", "ratio", "{:,.0f}x"),
                     ("openspiel_bot", "OpenSpiel bot", "{}"), ("cpp_probe", "C++ bot probe", "{}")],
         "rows": rows, "game": cfg.game}
-
-
-OPENSPIEL = "openspiel"    # in a strength pair: OpenSpiel's Python ISMCTS (extra openspiel)
-DEFAULT_PAIRS = (("ismcts", OPENSPIEL),)
 
 
 def parse_pairs(text):
