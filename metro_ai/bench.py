@@ -6,6 +6,10 @@ Sections (``--sections``, default all):
     random full games per second: the Cython engine driven by its C-level play-out loop and from
     Python, against the game's pure-Python reference engine (``Game.reference``, shipped in the
     game's package), for every registered game that has one, at two player counts.
+``options``
+    random full games per second in the C-level loop of every game option set
+    (``Game.option_sets``: each bool or choice option at its other values) next to the same game
+    at its default options, timed in interleaved rounds: the ratio option / base.
 ``growth``
     how ``ismcts`` scales with the number of players and the stage of the game: iterations per
     second next to the engine's random play-outs per second from the same position, and tree
@@ -21,10 +25,11 @@ Sections (``--sections``, default all):
     (iterations per second); OpenSpiel's C++ bot if it runs on the bridged game (probed in a
     child process), else its Python bot; the table says which.  Extra ``openspiel``.
 ``strength``
-    our ``ismcts`` against OpenSpiel's (Python) ISMCTS at equal time per move (or equal
-    iterations, ``--strength-iterations``), 2 players of ``--game`` (default: the default game),
-    200 games with the seats swapped on each deal; win rate with a 95% Wilson interval.  Extra
-    ``openspiel``.
+    bot pairs (``--strength-pairs``, default ``ismcts:openspiel``: our ``ismcts`` against
+    OpenSpiel's Python ISMCTS, extra ``openspiel``) at equal time per move (or equal iterations,
+    ``--strength-iterations``), 2 players of ``--game`` (default: the default game) with game
+    options ``--option NAME=VALUE``, 200 games a pair with the seats swapped on each deal; the
+    first bot's win rate with a 95% Wilson interval.
 
 Every game-specific fact (players, positions, reference engine, action space) comes from the game
 classes in the registry; ``--games`` limits the per-game sections (engine, growth, memory) and
@@ -47,7 +52,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -60,10 +65,12 @@ from metro_ai.play.loop import play_game
 from metro_ai.play.ratings import wilson
 from metro_ai.registry import DEFAULT_GAME, game_class, list_games
 
-SECTIONS = ("engine", "growth", "parallel", "memory", "openspiel", "strength")
+SECTIONS = ("engine", "options", "growth", "parallel", "memory", "openspiel", "strength")
 DEAL = 11                                           # the deal of every fixed position
 UCT_C = 0.7                                         # our default; returns are in [0, 1] for both
 SAME_PLAYOUTS = {"rollout": "random", "rollout_depth": -1, "cutoff_scale": 0}   # random to the end
+OPENSPIEL = "openspiel"                             # in a strength pair: OpenSpiel's Python ISMCTS
+DEFAULT_PAIRS = (("ismcts", OPENSPIEL),)            # the strength section's pairs unless told
 
 
 class Skipped(Exception):
@@ -87,6 +94,8 @@ class Settings:
     strength_games: int = 200
     strength_time: float = 0.1            # seconds per move, both sides
     strength_iterations: int | None = None   # instead: iterations per move, both sides (reproducible)
+    strength_pairs: tuple = DEFAULT_PAIRS  # (tested bot, opponent) of each strength figure
+    options: dict = field(default_factory=dict)   # game options of the strength section's games
     jobs: int = 0                         # strength games in parallel; 0: one per CPU
     seed: int = 2026
     quick: bool = False
@@ -273,6 +282,44 @@ def engine_section(cfg, progress):
                     ("python_loop", "Cython, Python loop", "{:,.1f}"), ("reference", "reference", "{:,.2f}"),
                     ("c_loop_ratio", "C loop / reference", "{:,.0f}x"),
                     ("python_loop_ratio", "Python loop / reference", "{:,.0f}x")],
+        "rows": rows}
+
+
+def option_rates(name, option_set, seconds, repeats):
+    """Random full games per second in the engine's C-level loop for game `name` with
+    `option_set` and for the same player count at the default options, timed for ``seconds``
+    each in ``repeats`` interleaved rounds: medians of the rates and of the rounds' ratios."""
+    players = option_set["players"]
+    base = metro_ai.load_game(name, players=players).new_state(seed=1)
+    opt = metro_ai.load_game(name, **option_set).new_state(seed=1)
+    rounds = [(games_per_second(lambda n: random_playouts(base, n, 7), seconds),
+               games_per_second(lambda n: random_playouts(opt, n, 7), seconds)) for _ in range(repeats)]
+    b, o = (statistics.median(x) for x in zip(*rounds))
+    return {"base": b, "option": o, "ratio": statistics.median(y / x for x, y in rounds)}
+
+
+def options_section(cfg, progress):
+    rows = []
+    for name in cfg.game_names():
+        for option_set in game_class(name).option_sets():
+            changed = {k: v for k, v in option_set.items() if k != "players"}
+            if not changed:
+                continue
+            rates = option_rates(name, option_set, cfg.seconds, cfg.repeats)
+            rows.append({"game": name, "players": option_set["players"],
+                         "options": ", ".join(f"{k}={json.dumps(v)}" for k, v in changed.items()), **rates})
+            _say(progress, f"  options {name} {option_set['players']}p {rows[-1]['options']}: "
+                           f"{rates['option']:,.0f} games/s, base {rates['base']:,.0f} ({rates['ratio']:.2f}x)")
+    return {
+        "title": "Options: random full games per second of each game option against the base game",
+        "note": (f"The engine's C-level play-out loop (what the search runs), uniform random play from the deal of "
+                 f"seed 1 to the end; each option set (`Game.option_sets`: every bool or choice option at each "
+                 f"other value, at the fewest and most players) timed next to the same game at its default "
+                 f"options and player count, in {cfg.repeats} interleaved rounds of at least {cfg.seconds} s each: "
+                 "medians of the rates and of the rounds' ratios (option / base; below 1: slower)."),
+        "columns": [("game", "game", "{}"), ("players", "players", "{}"), ("options", "options", "{}"),
+                    ("option", "games/s, option", "{:,.0f}"), ("base", "games/s, base game", "{:,.0f}"),
+                    ("ratio", "option / base", "{:.2f}")],
         "rows": rows}
 
 
@@ -645,83 +692,137 @@ def shared_section(cfg, progress):
     }]
 
 
-def strength_game(seed, index, seconds=None, iterations=None, game_name=DEFAULT_GAME):
-    """One 2-player game of `game_name`: our ismcts in seat ``index % 2`` of deal ``index // 2``
-    against OpenSpiel's Python ISMCTS, both with ``seconds`` or both with ``iterations`` per
-    move; a player with a single legal action plays it without a search."""
-    bridge, osb = _openspiel()
-    deal, seat = divmod(index, 2)
-    state = metro_ai.load_game(game_name, players=2).new_state(derive(seed, deal))
-    game = bridge.load(game_name, players=2)
-    ours = searcher("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C)
-    theirs = osb.python_bot(game, derive(seed, deal, seat, 2), UCT_C, iterations=iterations, seconds=seconds)
-    its: dict[str, list] = {"ours": [], "openspiel": []}
+def parse_pairs(text):
+    """Strength pairs from ``--strength-pairs``: comma-separated ``BOT:OPPONENT`` (bot names of
+    ``metro-ai bots``, or ``openspiel`` as the opponent); ValueError says what is wrong."""
+    pairs = []
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            continue
+        bot, sep, opponent = (s.strip() for s in item.partition(":"))
+        if not sep or not bot or not opponent:
+            raise ValueError(f"--strength-pairs: expected BOT:OPPONENT, got {item!r}")
+        for name in (bot, opponent):
+            if name != OPENSPIEL and name not in metro_ai.list_bots():
+                raise ValueError(f"--strength-pairs: unknown bot {name!r}; bots are "
+                                 f"{', '.join(metro_ai.list_bots())} (and {OPENSPIEL} as the opponent)")
+        if bot == OPENSPIEL:
+            raise ValueError(f"--strength-pairs: {OPENSPIEL} plays the opponent's seat only ({item!r})")
+        pairs.append((bot, opponent))
+    if not pairs:
+        raise ValueError("--strength-pairs: no pair given")
+    return tuple(pairs)
+
+
+def _pair_name(pair):
+    return f"{pair[0]} vs {pair[1]}"
+
+
+def _seat(name, seed, game_name, options, seconds, iterations, its):
+    """A seat of a strength game (play_game's chooser): bot `name` seeded with `seed`; the
+    iterations of each of its searches are appended to `its` (search bots and OpenSpiel's)."""
+    if name == OPENSPIEL:
+        bridge, osb = _openspiel()
+        game = bridge.load(game_name, players=2, **options)
+        theirs = osb.python_bot(game, seed, UCT_C, iterations=iterations, seconds=seconds)
+
+        def their_seat(state, limit):
+            action = osb.choose(theirs, game, state)
+            its.append(iterations or theirs.last_simulations)
+            return action
+        return their_seat
+    bot = metro_ai.make_bot(name, seed=seed)
+    if not isinstance(bot, SearchBot):
+        return lambda state, limit: bot.choose(state, limit)
 
     def our_seat(state, limit):
-        r = ours.analyse(state, limit)
-        its["ours"].append(r.iterations)
+        r = bot.analyse(state, limit)
+        its.append(r.iterations)
         return r.chosen
+    return our_seat
 
-    def their_seat(state, limit):
-        action = osb.choose(theirs, game, state)
-        its["openspiel"].append(iterations or theirs.last_simulations)
-        return action
 
-    seats = [their_seat, their_seat]
-    seats[seat] = our_seat
+def strength_game(seed, index, seconds=None, iterations=None, game_name=DEFAULT_GAME, pair=DEFAULT_PAIRS[0],
+                  options=None):
+    """One 2-player game of `game_name` (with game `options`): bot ``pair[0]`` in seat
+    ``index % 2`` of deal ``index // 2`` against ``pair[1]`` (``openspiel``: OpenSpiel's Python
+    ISMCTS), both with ``seconds`` or both with ``iterations`` per move (bots that do not search
+    ignore the budget); a player with a single legal action plays it without a search.
+    ``first``: 1 if the tested bot scored more, 0.5 on a tie, else 0."""
+    options = dict(options or {})
+    deal, seat = divmod(index, 2)
+    state = metro_ai.load_game(game_name, players=2, **options).new_state(derive(seed, deal))
+    its: dict[str, list] = {"bot": [], "opponent": []}
+    seats = [_seat(pair[1], derive(seed, deal, seat, 2), game_name, options, seconds, iterations, its["opponent"])] * 2
+    seats[seat] = _seat(pair[0], derive(seed, deal, seat, 1), game_name, options, seconds, iterations, its["bot"])
     play_game(state, seats, [metro_ai.Limit(time=seconds, iterations=iterations)] * 2, play_forced=True)
     scores = state.scores()
     first = 1.0 if scores[seat] > scores[1 - seat] else 0.5 if scores[seat] == scores[1 - seat] else 0.0
-    return {"deal": deal, "seat": seat, "scores": list(scores), "first": first,
-            "ours_iterations": statistics.median(its["ours"]) if its["ours"] else 0,
-            "openspiel_iterations": statistics.median(its["openspiel"]) if its["openspiel"] else 0}
+    return {"pair": _pair_name(pair), "deal": deal, "seat": seat, "scores": list(scores), "first": first,
+            "bot_iterations": statistics.median(its["bot"]) if its["bot"] else 0,
+            "opponent_iterations": statistics.median(its["opponent"]) if its["opponent"] else 0}
+
+
+def _options_note(options):
+    return (" with " + ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items())) if options else ""
 
 
 def strength_section(cfg, progress):
-    _openspiel()
+    if any(OPENSPIEL in pair for pair in cfg.strength_pairs):
+        _openspiel()
     from joblib import Parallel, delayed
     games = cfg.strength_games + cfg.strength_games % 2
     jobs = cfg.jobs or os.cpu_count() or 1
+    options = dict(cfg.options)
+    metro_ai.load_game(cfg.game, players=2, **options)          # bad options fail before any game
     if cfg.strength_iterations:
         budget, per_move = (None, cfg.strength_iterations), f"{cfg.strength_iterations:,} iterations"
     else:
         budget, per_move = (cfg.strength_time, None), f"{cfg.strength_time} s"
-    out, t0 = [], time.perf_counter()
-    results = Parallel(n_jobs=jobs, return_as="generator")(
-        delayed(strength_game)(cfg.seed, i, *budget, cfg.game) for i in range(games))
-    for i, r in enumerate(results, 1):
-        out.append(r)
-        if i % max(1, games // 20) == 0 or i == games:
-            _say(progress, f"  strength {i}/{games} games, first {sum(x['first'] for x in out) / i:.1%}, "
-                           f"{time.perf_counter() - t0:.0f} s")
-    first = sum(r["first"] for r in out) / games
-    lo, hi = wilson(first, games)
-    row = {"players": 2, "games": games, "budget": per_move,
-           "wins": sum(r["first"] == 1.0 for r in out), "draws": sum(r["first"] == 0.5 for r in out),
-           "losses": sum(r["first"] == 0.0 for r in out), "first_rate": first, "ci_low": lo, "ci_high": hi,
-           "ours_iterations": statistics.median(r["ours_iterations"] for r in out),
-           "openspiel_iterations": statistics.median(r["openspiel_iterations"] for r in out)}
-    return {
-        "title": ("Strength at equal " + ("iterations" if cfg.strength_iterations else "time") +
-                  " per move: metro-ai ismcts against OpenSpiel's ISMCTS"),
-        "note": (f"{game_class(cfg.game).title}, 2 players, {games} games: {games // 2} deals (seeds derived from {cfg.seed}), each "
-                 f"played twice with the seats swapped; {per_move} per move for both sides, {jobs} games at a "
-                 "time. OpenSpiel's Python ISMCTSBot (its C++ bot does not run on games registered from Python) "
+    rows, out = [], []
+    for pair in cfg.strength_pairs:
+        done, t0 = [], time.perf_counter()
+        results = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(strength_game)(cfg.seed, i, *budget, cfg.game, pair, options) for i in range(games))
+        for i, r in enumerate(results, 1):
+            done.append(r)
+            if i % max(1, games // 20) == 0 or i == games:
+                _say(progress, f"  strength {_pair_name(pair)} {i}/{games} games, first "
+                               f"{sum(x['first'] for x in done) / i:.1%}, {time.perf_counter() - t0:.0f} s")
+        first = sum(r["first"] for r in done) / games
+        lo, hi = wilson(first, games)
+        rows.append({"pair": _pair_name(pair), "players": 2, "games": games, "budget": per_move,
+                     "wins": sum(r["first"] == 1.0 for r in done), "draws": sum(r["first"] == 0.5 for r in done),
+                     "losses": sum(r["first"] == 0.0 for r in done), "first_rate": first, "ci_low": lo, "ci_high": hi,
+                     "bot_iterations": statistics.median(r["bot_iterations"] for r in done),
+                     "opponent_iterations": statistics.median(r["opponent_iterations"] for r in done),
+                     "wall_seconds": time.perf_counter() - t0})
+        out += done
+    openspiel = ("OpenSpiel's Python ISMCTSBot (its C++ bot does not run on games registered from Python) "
                  f"searches the same engine through the bridge, random play-outs, uct_c {UCT_C}, for the same "
-                 "budget; a draw counts one half. 95% Wilson interval. 'Iterations a move': median over games "
-                 "of each side's median. " + ("Iteration budgets: the same seed plays the same games." if
-                                              cfg.strength_iterations else
-                                              "Time budgets are not reproducible bit for bit.")),
-        "columns": [("players", "players", "{}"), ("games", "games", "{}"),
+                 "budget. " if any(OPENSPIEL in pair for pair in cfg.strength_pairs) else "")
+    return {
+        "title": ("Strength at equal " + ("iterations" if cfg.strength_iterations else "time") + " per move: " +
+                  ", ".join(_pair_name(p) for p in cfg.strength_pairs)),
+        "note": (f"{game_class(cfg.game).title}{_options_note(options)}, 2 players, {games} games a pair: "
+                 f"{games // 2} deals (seeds derived from {cfg.seed}), each played twice with the seats swapped; "
+                 f"{per_move} per move for both sides (greedy and random ignore it), {jobs} games at a time. "
+                 "Our search bots at their defaults (uct_c 0.7, the game's play-out settings). " + openspiel +
+                 "The win rate is the first-named bot's; a draw counts one half. 95% Wilson interval. "
+                 "'Iterations a move': median over games of each side's median (0: the bot does not search). " +
+                 ("Iteration budgets: the same seed plays the same games." if cfg.strength_iterations else
+                  "Time budgets are not reproducible bit for bit.")),
+        "columns": [("pair", "match", "{}"), ("players", "players", "{}"), ("games", "games", "{}"),
                     ("budget", "budget a move", "{}"), ("wins", "wins", "{}"), ("draws", "draws", "{}"),
                     ("losses", "losses", "{}"), ("first_rate", "win rate", "{:.1%}"),
                     ("ci_low", "95% low", "{:.1%}"), ("ci_high", "95% high", "{:.1%}"),
-                    ("ours_iterations", "ismcts iterations a move", "{:,.0f}"),
-                    ("openspiel_iterations", "OpenSpiel iterations a move", "{:,.0f}")],
-        "rows": [row], "games": out, "game": cfg.game}
+                    ("bot_iterations", "bot iterations a move", "{:,.0f}"),
+                    ("opponent_iterations", "opponent iterations a move", "{:,.0f}"),
+                    ("wall_seconds", "wall s", "{:,.0f}")],
+        "rows": rows, "games": out, "game": cfg.game, "options": options}
 
 
-RUNNERS = {"engine": engine_section, "growth": growth_section, "parallel": parallel_section,
+RUNNERS = {"engine": engine_section, "options": options_section, "growth": growth_section, "parallel": parallel_section,
            "memory": memory_section, "openspiel": openspiel_section, "strength": strength_section}
 
 
@@ -811,6 +912,11 @@ def add_arguments(p):
                    help="seconds per move for both sides in the strength games (default 0.1)")
     p.add_argument("--strength-iterations", type=int, default=None, metavar="N",
                    help="instead of --strength-time: N iterations per move for both sides (reproducible)")
+    p.add_argument("--strength-pairs", default=None, metavar="LIST",
+                   help="comma-separated BOT:OPPONENT pairs of the strength section, each a figure (default "
+                        "ismcts:openspiel; openspiel: OpenSpiel's Python ISMCTS), e.g. ismcts:greedy,mo-ismcts:ismcts")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a game option of the strength section's games (e.g. companies=true); repeat it for more")
     p.add_argument("--jobs", type=int, default=0, help="strength games at a time (default 0: one per CPU)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the strength deals (default 2026)")
     p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
@@ -833,7 +939,7 @@ def settings_from(args):
         "strength_games": args.strength_games, "strength_time": args.strength_time,
         "strength_iterations": args.strength_iterations}.items() if v is not None}
     for k, v in given.items():
-        if k != "workers" and v <= 0:
+        if k not in ("workers", "options", "strength_pairs") and v <= 0:
             raise ValueError(f"--{k.replace('_', '-')} must be positive, not {v}")
     if any(w < 1 for w in given.get("workers", ())):
         raise ValueError("--workers: every count must be at least 1")
@@ -844,6 +950,22 @@ def settings_from(args):
     games = () if args.games is None else tuple(g.strip() for g in args.games.split(",") if g.strip())
     for g in (*games, args.game):
         game_class(g)                  # ValueError naming the games
+    from metro_ai.cli import option_value      # here: the command line imports this module
+    options = {}
+    for pair in args.option:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--option expects NAME=VALUE, got {pair!r}")
+        if name.strip() in options:
+            raise ValueError(f"option {name.strip()!r} given twice")
+        options[name.strip()] = option_value(value)
+    if "players" in options:
+        raise ValueError("--option players: the strength games are 2-player games")
+    if options:
+        metro_ai.load_game(args.game, players=2, **options)      # ValueError naming a bad option
+        given["options"] = options
+    if args.strength_pairs is not None:
+        given["strength_pairs"] = parse_pairs(args.strength_pairs)
     common = dict(sections=sections, jobs=args.jobs, seed=args.seed, game=args.game, games=games, **given)
     return Settings.quick_run(**common) if args.quick else Settings(**common)
 

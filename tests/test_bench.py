@@ -32,6 +32,14 @@ def test_settings_errors_are_usage_errors(tmp_path, capsys):
     assert cli_main(["bench", "--jobs", "-2", *out]) == 2
     assert cli_main(["bench", "--strength-time", "1", "--strength-iterations", "5", *out]) == 2
     assert "not both" in capsys.readouterr().err
+    assert cli_main(["bench", "--strength-pairs", "ismcts", *out]) == 2
+    assert "expected BOT:OPPONENT" in capsys.readouterr().err
+    assert cli_main(["bench", "--strength-pairs", "ismcts:wizard", *out]) == 2
+    assert "unknown bot 'wizard'" in capsys.readouterr().err
+    assert cli_main(["bench", "--strength-pairs", "openspiel:ismcts", *out]) == 2
+    assert cli_main(["bench", "--option", "players=4", *out]) == 2
+    assert cli_main(["bench", "--option", "companies=maybe", *out]) == 2
+    assert cli_main(["bench", "--option", "companies", *out]) == 2
     assert cli_main(["bench", "--markdown", str(tmp_path / "no" / "b.md")]) == 2
     assert "no such directory" in capsys.readouterr().err
     assert not (tmp_path / "b.md").exists() and not (tmp_path / "b.json").exists()
@@ -43,6 +51,51 @@ def test_quick_settings_keep_what_is_given():
     cfg = bench.Settings.quick_run(seconds=0.5, workers=(1, 3))
     assert cfg.quick and cfg.seconds == 0.5 and cfg.workers == (1, 3) and cfg.strength_games == 4
     assert bench.Settings().strength_games == 200 and bench.Settings().memory_iterations == 1_000_000
+
+
+def test_strength_pairs_and_options_are_read():
+    from metro_ai.cli import _parser
+    args = _parser().parse_args(["bench", "--strength-pairs", "ismcts:greedy, mo-ismcts:ismcts,",
+                                 "--option", "companies=true", "--option", "exchange_limit=3"])
+    cfg = bench.settings_from(args)
+    assert cfg.strength_pairs == (("ismcts", "greedy"), ("mo-ismcts", "ismcts"))
+    assert cfg.options == {"companies": True, "exchange_limit": 3}
+    default = bench.settings_from(_parser().parse_args(["bench"]))
+    assert default.strength_pairs == (("ismcts", "openspiel"),) and default.options == {}
+
+
+def test_options_section_times_each_option_set_next_to_the_base_game():
+    report = bench.run(tiny(sections=("options",), games=("metro",)), progress=False)
+    rows = report["sections"]["options"]["rows"]
+    sets = [s for s in metro_ai.load_game("metro").option_sets() if len(s) > 1]
+    assert [(r["players"], r["options"]) for r in rows] == [
+        (s["players"], ", ".join(f"{k}={json.dumps(v)}" for k, v in s.items() if k != "players")) for s in sets]
+    assert (2, "companies=true") in [(r["players"], r["options"]) for r in rows]
+    for r in rows:
+        assert r["option"] > 0 and r["base"] > 0 and r["ratio"] == pytest.approx(r["option"] / r["base"])
+    assert "| metro | 2 | companies=true |" in bench.markdown(report)
+
+
+def test_strength_pairs_of_our_bots_with_game_options():
+    # no OpenSpiel needed: both seats are metro-ai bots; seats swapped on each deal
+    cfg = tiny(sections=("strength",), strength_pairs=(("ismcts", "greedy"), ("mo-ismcts", "ismcts")),
+               options={"companies": True}, strength_iterations=5)
+    sec = bench.run(cfg, progress=False)["sections"]["strength"]
+    assert [r["pair"] for r in sec["rows"]] == ["ismcts vs greedy", "mo-ismcts vs ismcts"]
+    assert [(g["pair"], g["deal"], g["seat"]) for g in sec["games"]] == [
+        ("ismcts vs greedy", 0, 0), ("ismcts vs greedy", 0, 1), ("mo-ismcts vs ismcts", 0, 0),
+        ("mo-ismcts vs ismcts", 0, 1)]
+    for r in sec["rows"]:
+        assert r["games"] == 2 and r["wins"] + r["draws"] + r["losses"] == 2
+        assert r["ci_low"] <= r["first_rate"] <= r["ci_high"] and r["bot_iterations"] == 5
+    assert [r["opponent_iterations"] for r in sec["rows"]] == [0, 5]      # greedy does not search
+    assert sec["options"] == {"companies": True} and "with companies=true" in sec["note"]
+    # iteration budgets: the same seed plays the same games; the game is the companies game
+    a, b = (bench.strength_game(5, 1, iterations=5, pair=("mo-ismcts", "ismcts"), options={"companies": True})
+            for _ in range(2))
+    assert a == b and a["seat"] == 1 and len(a["scores"]) == 2
+    state = metro_ai.load_game("metro", players=2, companies=True).new_state(0)
+    assert any(x >= 6145 for x in state.legal_actions())
 
 
 def test_position_is_fixed_and_a_real_choice():
@@ -142,16 +195,17 @@ def test_openspiel_sections(tmp_path):
         assert r["openspiel_bot"] in ("C++ pyspiel.ISMCTSBot", "Python ismcts.ISMCTSBot")
     (row,) = report["sections"]["strength"]["rows"]
     games = report["sections"]["strength"]["games"]
+    assert row["pair"] == "ismcts vs openspiel"
     assert row["games"] == 2 and [(g["deal"], g["seat"]) for g in games] == [(0, 0), (0, 1)]
     assert row["wins"] + row["draws"] + row["losses"] == 2
     assert row["ci_low"] <= row["first_rate"] <= row["ci_high"]
-    assert row["ours_iterations"] >= 1 and row["openspiel_iterations"] >= 2
+    assert row["bot_iterations"] >= 1 and row["opponent_iterations"] >= 2
 
 
 def test_strength_at_equal_iterations_is_reproducible():
     pytest.importorskip("pyspiel")
     a, b = (bench.strength_game(5, 1, iterations=8) for _ in range(2))
-    assert a == b and a["seat"] == 1 and a["ours_iterations"] == a["openspiel_iterations"] == 8
+    assert a == b and a["seat"] == 1 and a["bot_iterations"] == a["opponent_iterations"] == 8
     assert len(a["scores"]) == 2 and a["first"] in (0.0, 0.5, 1.0)
 
 
