@@ -139,6 +139,15 @@ def _say(progress, text):
         print(text, file=sys.stderr, flush=True)
 
 
+def _bar(progress, total, what):
+    """A live progress bar (tqdm: count, rate, ETA) on stderr for a long loop, drawn only on a
+    terminal; None otherwise (a log gets the section's summary lines only)."""
+    if not progress or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, desc=what, unit="game", file=sys.stderr, mininterval=0.1, leave=False)
+
+
 # ---- the machine -------------------------------------------------------------------------------
 
 def _cpu_model():
@@ -784,11 +793,16 @@ def strength_section(cfg, progress):
         done, t0 = [], time.perf_counter()
         results = Parallel(n_jobs=jobs, return_as="generator")(
             delayed(strength_game)(cfg.seed, i, *budget, cfg.game, pair, options) for i in range(games))
+        bar = _bar(progress, games, f"  strength {_pair_name(pair)}")
         for i, r in enumerate(results, 1):
             done.append(r)
-            if i % max(1, games // 20) == 0 or i == games:
-                _say(progress, f"  strength {_pair_name(pair)} {i}/{games} games, first "
-                               f"{sum(x['first'] for x in done) / i:.1%}, {time.perf_counter() - t0:.0f} s")
+            if bar is not None:
+                bar.set_postfix_str(f"first {sum(x['first'] for x in done) / i:.1%}", refresh=False)
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        _say(progress, f"  strength {_pair_name(pair)} {games}/{games} games, first "
+                       f"{sum(x['first'] for x in done) / games:.1%}, {time.perf_counter() - t0:.0f} s")
         first = sum(r["first"] for r in done) / games
         lo, hi = wilson(first, games)
         rows.append({"pair": _pair_name(pair), "players": 2, "games": games, "budget": per_move,

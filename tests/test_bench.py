@@ -223,3 +223,24 @@ def test_openspiel_bots_are_seeded_and_timed():
         osb.python_bot(game, 9, 0.7)
     with pytest.raises(ValueError, match="exactly one"):
         osb.python_bot(game, 9, 0.7, iterations=5, seconds=1)
+
+
+def test_long_loops_show_a_progress_bar_on_a_terminal_only(monkeypatch):
+    """The strength games' progress is a tqdm bar (count, rate, ETA) on a terminal, nothing in a
+    log (the section's summary line is printed either way)."""
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    monkeypatch.setattr(bench.sys, "stderr", tty)
+    bar = bench._bar(True, 10, "strength")
+    for _ in range(10):
+        bar.update(1)
+    bar.close()
+    assert "/10 [" in tty.getvalue() and "game/s" in tty.getvalue()          # drawn in place
+    assert bench._bar(False, 10, "strength") is None
+    monkeypatch.setattr(bench.sys, "stderr", io.StringIO())
+    assert bench._bar(True, 10, "strength") is None
