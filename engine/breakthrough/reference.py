@@ -7,7 +7,7 @@ and depends only on the standard library: it parses the card-set JSON itself (it
 ``docs/rules/breakthrough.md`` (B1–B9, and R1–R24 for the decisions the rulebook leaves open,
 also listed under "Decisions beyond B1–B9" below).
 
-Why one file of about 1,300 lines: it is a specification to be read top to bottom (decisions,
+Why one file of about 1,350 lines: it is a specification to be read top to bottom (decisions,
 encoding, then the rules in the order a turn plays them), independent of the engine it checks;
 splitting it would scatter the rules over files without making any of them reusable.
 
