@@ -113,7 +113,7 @@ class MetroAIEnv(AECEnv):
         mask = np.zeros(self.game.num_distinct_actions, np.int8)
         if not self.state.is_terminal() and self.state.current_player == seat:
             mask[self.state.legal_actions()] = 1
-        return {"observation": self.state.observation_tensor(seat), "action_mask": mask}
+        return {"observation": self.features.encode(self.state.observation(seat)), "action_mask": mask}
 
     def step(self, action) -> None:
         agent = self.agent_selection
