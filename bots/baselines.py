@@ -27,10 +27,11 @@ class RandomBot(Bot):
 
 
 class GreedyBot(Bot):
-    """One-ply look-ahead on the game's public heuristic: picks the action maximising its own
-    value minus the best opponent's, averaged over ``worlds`` determinisations (so actions whose
-    outcome is hidden are judged by expectation); when the same player moves again it takes the
-    best follow-up. Ties are broken by the seeded generator."""
+    """One-ply look-ahead on the game's one-ply evaluation (``state.greedy_values()``, public
+    information only; the heuristic where a game declares none): picks the action maximising its
+    own value minus the opponents' mean, averaged over ``worlds`` determinisations (so actions
+    whose outcome is hidden are judged by expectation); when the same player moves again it takes
+    the best follow-up. Ties are broken by the seeded generator."""
     name = "greedy"
     options = (
         Option.integer("worlds", 4, "determinisations each action is averaged over", low=1),
@@ -42,9 +43,10 @@ class GreedyBot(Bot):
 
     @staticmethod
     def _value(s, me):
-        h = s.heuristic()
-        # the lead over the best opponent; alone (a one-player game) the heuristic itself
-        return h[me] - max((v for p, v in enumerate(h) if p != me), default=0.0)
+        values = getattr(s, "greedy_values", s.heuristic)()
+        # the lead over the opponents' mean; alone (a one-player game) the value itself
+        others = [v for p, v in enumerate(values) if p != me]
+        return values[me] - (sum(others) / len(others) if others else 0.0)
 
     def _best(self, s, me, depth):
         if s.is_terminal() or s.current_player != me or depth == 0:
@@ -76,3 +78,16 @@ class GreedyBot(Bot):
         top = max(v for v, _ in scored)
         best = [a for v, a in scored if v >= top - 1e-9]
         return best[_random.Random(seed).randrange(len(best))]
+
+
+class GreedyClassicBot(GreedyBot):
+    """The greedy bot as it was before the game-declared evaluation: one-ply on the game's
+    heuristic (``state.heuristic()``), its value minus the best opponent's. Kept to measure the
+    greedy bot against (benches/results/greedy.md)."""
+    name = "greedy-classic"
+
+    @staticmethod
+    def _value(s, me):
+        h = s.heuristic()
+        # the lead over the best opponent; alone (a one-player game) the heuristic itself
+        return h[me] - max((v for p, v in enumerate(h) if p != me), default=0.0)

@@ -526,6 +526,11 @@ cdef class GameState:
         self.c_heuristic(out)
         return [out[i] for i in range(n)]
 
+    def greedy_values(self):
+        """One value per player for the one-ply greedy bot (public information only); a game
+        whose heuristic is not the best one-ply evaluation overrides it. Default: the heuristic."""
+        return self.heuristic()
+
     def returns(self):
         """One float per player, rank-based (win 1, loss 0, ties shared); zeros before the end."""
         cdef int n = self.c_num_players()

@@ -66,13 +66,14 @@ def load_game(name: str, **options: Any) -> Game:
 
 from metro_ai.bots.base import Bot  # noqa: E402
 from metro_ai.engine.options import check_options  # noqa: E402
-from metro_ai.bots.baselines import GreedyBot, RandomBot  # noqa: E402
+from metro_ai.bots.baselines import GreedyBot, GreedyClassicBot, RandomBot  # noqa: E402
 from metro_ai.bots.limit import Limit  # noqa: E402
 from metro_ai.bots.mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot  # noqa: E402
 
 BOTS = {
     "random": (RandomBot, "uniformly random legal actions"),
-    "greedy": (GreedyBot, "one-ply look-ahead on the game's public heuristic, hidden outcomes averaged over determinisations"),
+    "greedy": (GreedyBot, "one-ply look-ahead on the game's one-ply evaluation (greedy_values), hidden outcomes averaged over determinisations"),
+    "greedy-classic": (GreedyClassicBot, "the former greedy: one-ply on the game's heuristic, lead over the best opponent"),
     "flat-mc": (FlatMCBot, "flat Monte Carlo: root actions in turn, a fresh determinisation and random play-out each"),
     "pimc": (PIMCBot, "determinised UCT: a UCT tree per sampled world (worlds=8), votes combined"),
     "ismcts": (ISMCTSBot, "single-observer ISMCTS: one tree over information sets, a new world every iteration"),

@@ -397,3 +397,40 @@ def test_the_smallest_tree_still_chooses():
     s = midgame(2)
     for name in ("mo-ismcts", "ismcts", "pimc", "flat-mc"):
         assert metro_ai.make_bot(name, seed=1, max_nodes=2).choose(s, metro_ai.Limit(iterations=30)) in s.legal_actions()
+
+
+def _greedy_position():
+    """Metro, 2 players, seed 54 after 38 seeded random actions: player 1 holds T21, and placing
+    it at H7 closes two of its own open lines (10 points, 5 to the opponent on the way)."""
+    s = metro_ai.load_game("metro", players=2).new_state(54)
+    rng = random.Random(54)
+    for _ in range(38):
+        s.apply(rng.choice(s.legal_actions()))
+    return s
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_greedy_closes_long_own_lines_where_the_classic_one_keeps_them_open(seed):
+    # greedy values an open line at its tiles plus a constant, so cashing lines that have grown
+    # beats leaving them open; the heuristic's three points a tile (greedy-classic) never does.
+    s = _greedy_position()
+    me = s.current_player
+    gains = {}
+    for name in ("greedy", "greedy-classic"):
+        a = metro_ai.make_bot(name, seed=seed).choose(s)
+        t = s.clone()
+        t.apply(a)
+        gains[name] = t.scores()[me] - s.scores()[me]
+    assert gains == {"greedy": 10, "greedy-classic": 0}
+
+
+def test_greedy_values_are_points_plus_open_lines():
+    # closed lines count at their points (the score), an open line at its tiles plus a constant;
+    # 2 players own 16 stations each (M2), open lines are those not yet scored
+    s = _greedy_position()
+    scores, base = s.scores(), s.greedy_values(0.0)
+    open_tiles = [(h - sc) / 3 for h, sc in zip(s.heuristic(), scores)]     # the heuristic: 3 a tile
+    assert [b - sc for b, sc in zip(base, scores)] == open_tiles and min(open_tiles) > 0
+    closed = [sum(1 for ln in s.lines() if ln["owner"] == p) for p in range(2)]
+    assert [b - a for a, b in zip(base, s.greedy_values(10.0))] == [10.0 * (16 - c) for c in closed]
+    assert s.greedy_values() == s.greedy_values(10.0)       # the default constant

@@ -26,3 +26,4 @@ cdef class CompaniesState(MetroState):
     cdef CompanyData c
     cdef bint c_exchanges_open(self) noexcept nogil        # no company has reached 25 yet (M13)
     cdef void c_company_values(self, const double* profit, int* value) noexcept nogil   # M14
+    cdef void c_expected(self, double weight, double bonus, double* out) noexcept nogil  # c_heuristic's

@@ -50,6 +50,8 @@ from .rules import _load_state
 # Weight of an open line's tiles in the heuristic's projected profits: the base game's heuristic
 # weight (rules.pyx, METRO_OPEN_LINE_WEIGHT), for the same reason: open lines keep growing.
 cdef double CO_OPEN_LINE_WEIGHT = 3.0
+# The greedy bot's open-line constant (greedy_values): the base game's (METRO_GREEDY_OPEN_BONUS).
+cdef double CO_GREEDY_OPEN_BONUS = 10.0
 cdef uint64_t CO_DETERMINIZE_SALT = 0xC0A1E5CE5EED5EEDULL
 
 # Reason codes of c_check for exchanges (the base game's are 1-9).
@@ -275,6 +277,20 @@ cdef class CompaniesState(MetroState):
         them; the player's own shares exactly; a company's bonus if the player's total in it is
         at least every other player's expected total, unknown holdings counted by expectation
         over the shares of that percentage the player has not seen."""
+        self.c_expected(CO_OPEN_LINE_WEIGHT, 0.0, out)
+
+    def greedy_values(self, double open_bonus=CO_GREEDY_OPEN_BONUS):
+        """One value per player for the one-ply greedy bot: the heuristic's expected share
+        value, with each company's open lines projected as their tiles so far plus
+        ``open_bonus`` (the base game's greedy line value, rules.pyx) instead of weighted."""
+        cdef int n = self.c_num_players()
+        cdef double out[8]
+        self.c_expected(1.0, open_bonus, out)
+        return [out[i] for i in range(n)]
+
+    cdef void c_expected(self, double weight, double bonus, double* out) noexcept nogil:
+        """The expected final scores of c_heuristic, an open line's projected profit being
+        ``weight`` times its tiles so far plus ``bonus``."""
         cdef double profit[8]
         cdef int value[8]
         cdef int unknown[4]             # companies (bitmask) whose pct-i share p has not seen
@@ -287,7 +303,7 @@ cdef class CompaniesState(MetroState):
             profit[k] = self.d.score[k]
         for l in range(t.nlines + t.ncentral):
             if self.d.line_arr[l] < 0:
-                profit[t.line_owner[l]] += CO_OPEN_LINE_WEIGHT * self.d.line_len[l]
+                profit[t.line_owner[l]] += weight * self.d.line_len[l] + bonus
         self.c_company_values(profit, value)
         for p in range(n):
             out[p] = 0.0

@@ -329,6 +329,11 @@ cdef class SoloState(MetroState):
             if self.d.line_arr[l] < 0:
                 out[0] += SOLO_OPEN_LINE_WEIGHT * self.d.line_len[l]
 
+    def greedy_values(self, double open_bonus=0.0):
+        """Alone, greedy plays by the heuristic (``open_bonus`` is ignored): the base game's
+        greedy line value is tuned against an opponent."""
+        return self.heuristic()
+
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<SoloState>other).d
         self.s = (<SoloState>other).s
