@@ -5,8 +5,6 @@ import ast
 import fnmatch
 import json
 import re
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -15,6 +13,7 @@ import pytest
 
 from metro_ai.web import static_file
 from tests.protocol_client import check_server_message
+from web_server import web_server as serve_page
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "metro_ai" / "web" / "static"
@@ -23,14 +22,8 @@ STATIC = ROOT / "metro_ai" / "web" / "static"
 @pytest.fixture()
 def web_server():
     """A ``metro-ai web --port 0 --no-browser`` subprocess; yields its page's address."""
-    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "web", "--port", "0", "--no-browser"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    assert line.startswith("serving on http://127.0.0.1:"), line + proc.stderr.read()
-    yield line.split()[2]
-    assert proc.poll() is None, "the web server died"
-    proc.terminate()
-    proc.wait(timeout=60)
+    with serve_page() as url:
+        yield url
 
 
 def _get(url):

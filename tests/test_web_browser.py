@@ -10,9 +10,6 @@ each waits for the page to say what it is doing (``body[data-turn]``, ``body[dat
 import json
 import random
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,6 +20,7 @@ from selenium.common.exceptions import StaleElementReferenceException  # noqa: E
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from seats import seats
+from web_server import web_server as serve_page
 
 BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 DRIVER = shutil.which("chromedriver")
@@ -35,14 +33,9 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture(scope="module")
 def page_url():
-    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "web", "--port", "0", "--no-browser"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    assert line.startswith("serving on http://127.0.0.1:"), line + proc.stderr.read()
-    yield line.split()[2]
-    assert proc.poll() is None, "the web server died"
-    proc.terminate()
-    proc.wait(timeout=60)
+    """A ``metro-ai web --port 0 --no-browser`` subprocess; yields its page's address."""
+    with serve_page() as url:
+        yield url
 
 
 @pytest.fixture()
