@@ -1,4 +1,5 @@
-"""The ``metro-ai`` command line: games, bots, match, tournament, analyse, play, serve, web, bench.
+"""The ``metro-ai`` command line: games, bots, match, tournament, calibrate, analyse, play, serve, web,
+bench.
 
 Exit codes: 0 success, 1 failure (including an interrupted tournament or failed games), 2 bad usage
 (unknown game, bot or option, a bad bot spec, a tournament file that holds another tournament, is
@@ -105,8 +106,9 @@ def _parser():
     _add_game_args(t, 2)
     t.add_argument("--bots", nargs="+", default=None, metavar="SPEC",
                    help="the bots (default: ismcts,greedy,random)")
-    t.add_argument("--mode", choices=("round-robin", "gauntlet"), default=None,
-                   help="round-robin (default) or gauntlet (the first bot against each other bot)")
+    t.add_argument("--mode", choices=("round-robin", "gauntlet", "ladder"), default=None,
+                   help="round-robin (default), gauntlet (the first bot against each other bot) or ladder "
+                        "(bots listed weakest first, each against the next two)")
     t.add_argument("--deals", type=int, default=None, help="deals per table (default: 30)")
     t.add_argument("--seatings", choices=("rotate", "all"), default=None,
                    help="rotate: each bot in each seat once per deal (default); all: every permutation")
@@ -127,6 +129,35 @@ def _parser():
     t.add_argument("--plot", metavar="DIR", help="write ratings.png and winrate.png into DIR (extra: plot)")
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    c = sub.add_parser(
+        "calibrate", help="measure a difficulty ladder in Elo (random = 0) for make_bot(..., elo=)",
+        formatter_class=_Formatter,
+        description=textwrap.dedent("""\
+            Measure a difficulty ladder: the levels (weakest first; default random, easy, ismcts at
+            150 iterations and temperature 0.5, medium, ismcts at 500, greedy, ismcts at 1,500, hard)
+            play a ladder tournament (each against the next two, --deals duplicate deals, seats
+            rotated), and every level gets an Elo rating with its 95% bootstrap interval, the first
+            level (random) fixed at 0. The ladder also says, per level, how often it plays the
+            strongest level's move on --positions positions, and which neighbours the results cannot
+            tell apart. Written as JSON to --out; ismcts:elo=R,ladder=FILE plays at rating R on it.
+            Games go into --db as they finish: run the same command again to continue."""),
+        epilog=BOT_SPEC_HELP + "\n\n" + OPTION_VALUES_HELP)
+    _add_game_args(c, 2)
+    c.add_argument("--levels", nargs="+", default=None, metavar="SPEC",
+                   help="the levels as bot specs, weakest first (default: see above); the first is rated 0")
+    c.add_argument("--deals", type=int, default=None, help="duplicate deals per pairing (default: 50)")
+    c.add_argument("--seed", type=int, default=None, help="seed of the games and the bootstrap (default: 2026)")
+    c.add_argument("--positions", type=int, default=None, metavar="N",
+                   help="positions for the agreement table (default: 200; 0: none)")
+    c.add_argument("--db", default="metro-ai-calibrate.sqlite", metavar="FILE",
+                   help="SQLite file of the games (default: metro-ai-calibrate.sqlite)")
+    c.add_argument("--out", default=None, metavar="FILE", help="write the ladder (JSON) to FILE (default: "
+                   "ladder-GAME-Np.json)")
+    c.add_argument("--plot", metavar="FILE.png", help="draw the ladder to this PNG (extra: plot)")
+    c.add_argument("--jobs", type=int, default=-1, help="local worker processes (default: -1, one per core)")
+    c.add_argument("--quiet", action="store_true", help="no progress line")
+    c.add_argument("--json", action="store_true", help="print the ladder as JSON rather than tables")
 
     a = sub.add_parser("analyse", aliases=["analyze"],
                        help="a search bot's analysis of a saved position or of a position in a match record",
@@ -308,7 +339,7 @@ def _cmd_bots(args):
     cat = _catalogue()
     if args.json:
         out = dict(metro_ai.describe_bots())          # name -> description (kept for scripts)
-        out.update({"bots": cat["bots"], "presets": cat["presets"]})
+        out.update({"bots": cat["bots"], "presets": cat["presets"], "ladders": cat["ladders"]})
         print(json.dumps(out, indent=2))
         return 0
     print("bots:")
@@ -325,6 +356,11 @@ def _cmd_bots(args):
     print("presets (ismcts with options and a budget; options can be overridden, e.g. hard:time=2):")
     for name, pr in cat["presets"].items():
         print(f"  {name}: {pr['description']}")
+    print("Elo ladders (ismcts:elo=R plays at rating R, random = 0; metro-ai calibrate makes more):")
+    for name, lad in cat["ladders"].items():
+        span = f"elo {lad['elo']['min']:.0f} to {lad['elo']['max']:.0f}" if lad["elo"] else \
+            "its levels could not be told apart: no elo"
+        print(f"  {name}: {span}; " + ", ".join(f"{k} {v:.0f}" for k, v in lad["levels"].items()))
     print()
     print(BOT_SPEC_HELP)
     return 0
@@ -478,6 +514,45 @@ class _StartedProgress:
             self.line.close()
 
 
+def _cmd_calibrate(args):
+    from metro_ai import ladder as lad
+    if args.jobs == 0 or args.jobs < -1:
+        raise ValueError(f"--jobs must be a positive number of processes or -1 (one per core), got {args.jobs}")
+    for flag, value in (("--deals", args.deals), ("--positions", args.positions)):
+        if value is not None and value < (1 if flag == "--deals" else 0):
+            raise ValueError(f"{flag} must be {'positive' if flag == '--deals' else '>= 0'}, got {value}")
+    if args.plot:
+        from metro_ai.play.report import require_matplotlib
+        try:
+            require_matplotlib()
+        except RuntimeError as exc:
+            raise ValueError(str(exc)) from None
+    name, options = _game_options(args, 2)
+    players = options.pop("players")
+    out = Path(args.out or f"ladder-{name}-{players}p.json")
+    for path in (out, Path(args.db)) + ((Path(args.plot),) if args.plot else ()):
+        if not path.resolve().parent.is_dir():      # fail now, not after the games
+            raise ValueError(f"{path}: no such directory")
+    progress = None if args.quiet else _StartedProgress()
+    try:
+        ladder = lad.calibrate(name, players, options, levels=args.levels or lad.DEFAULT_LEVELS,
+                               deals=args.deals or lad.DEFAULT_DEALS, seed=args.seed if args.seed is not None else lad.DEFAULT_SEED,
+                               jobs=args.jobs, db=args.db,
+                               positions=args.positions if args.positions is not None else lad.DEFAULT_POSITIONS,
+                               progress=progress, command=shlex.join(["metro-ai", *args.argv]))
+    finally:
+        if progress is not None:
+            progress.close()
+    out.write_text(json.dumps(ladder, indent=1) + "\n", encoding="utf-8")
+    plot = lad.plot_ladder(ladder, args.plot) if args.plot else None
+    if args.json:
+        print(json.dumps(ladder, indent=2))
+    else:
+        print(lad.format_ladder(ladder))
+        print(f"wrote {out}" + (f" and {plot}" if plot else ""))
+    return 0
+
+
 def _analysis_position(args):
     """The state to analyse, and the record's move number (None for a saved state)."""
     from metro_ai.play.match import is_record, record_position
@@ -537,7 +612,7 @@ def _cmd_play(args, read=None, write=None):
     if not hint_spec.searches():
         raise BotSpecError(f"--hint-bot {args.hint_bot!r} does not search; use ismcts, pimc, flat-mc or a preset")
     human = HumanSeat(me, read=read, write=write, hint=hint_spec, hint_seed=args.seed)
-    seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=args.seed, limit=_limit(args))
+    seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=args.seed, limit=_limit(args), game=game)
     labels = [s["bot"] for s in info]
     state = game.new_state(args.seed)
     write(f"{game.name}, {n} players; you are player {me}. "
@@ -589,6 +664,7 @@ def _cmd_bench(args):
 
 
 COMMANDS = {"games": _cmd_games, "bots": _cmd_bots, "match": _cmd_match, "tournament": _cmd_tournament,
+            "calibrate": _cmd_calibrate,
             "analyse": _cmd_analyse, "analyze": _cmd_analyse, "play": _cmd_play, "serve": _cmd_serve,
             "web": _cmd_web, "bench": _cmd_bench}
 

@@ -107,7 +107,12 @@ def make_bot(name, seed=0, **options) -> Bot:
     preset ``make_bot("hard")``, or a bot spec ``make_bot("ismcts:c=1.0,iterations=500")`` (its
     options join `options`, its budget becomes the bot's default). Unknown names or options, and
     values out of range, raise ValueError (checked against the bot class's ``options``; see
-    `metro_ai.engine.options.Option`)."""
+    `metro_ai.engine.options.Option`).
+
+    ``make_bot("ismcts", elo=1400)`` is ISMCTS at that Elo rating: the budget and temperature
+    come from the game's calibrated ladder (`metro_ai.ladder`: the package's, or
+    ``ladder="file.json"``), read at its first search, or at once with ``game=`` (a loaded game);
+    a game without a ladder, or a rating outside it, raises ValueError."""
     if isinstance(name, str) and ":" in name:
         from metro_ai.play.botspec import BotSpec
         spec = BotSpec.parse(name)             # BotSpecError (a ValueError) says what is wrong
@@ -115,6 +120,16 @@ def make_bot(name, seed=0, **options) -> Bot:
         if spec.limit is not None:              # (parse refuses a budget for a bot that does not search)
             bot.default_limit = spec.limit      # type: ignore[attr-defined]
         return bot
+    if "elo" in options or "ladder" in options:
+        if name != "ismcts":
+            raise ValueError(f"elo= sets the budget and temperature of ismcts from a calibrated ladder; bot {name!r} "
+                             "has no ladder (use ismcts:elo=...)")
+        if "elo" not in options:
+            raise ValueError("ladder= names the ladder file for elo=; give elo too")
+        from metro_ai.ladder import EloBot
+        rest = {k: v for k, v in options.items() if k not in ("elo", "ladder", "game")}
+        check_options(f"bot {name!r}", ISMCTSBot.options, rest)
+        return EloBot(seed=seed, **options)
     if name in PRESETS:
         preset, limit, _ = PRESETS[name]
         options = {**preset, **options}
@@ -134,7 +149,8 @@ def make_bot(name, seed=0, **options) -> Bot:
 def bot_catalogue() -> dict[str, Any]:
     """Every bot and preset, JSON-ready (``metro-ai bots --json`` and the protocol's ``hello``):
     ``{"bots": {name: {description, options, option_help, searches, default_budget}},
-    "presets": {name: {description, bot, options, budget}}}``, read from the bot classes."""
+    "presets": {name: {description, bot, options, budget}}, "ladders": ...}``, read from the bot
+    classes; ``ladders``: the shipped Elo ladders (`metro_ai.ladder.ladder_catalogue`)."""
     from metro_ai.bots.mcts import SearchBot
     bots = {}
     for name, (cls, desc) in sorted(BOTS.items()):
@@ -147,4 +163,5 @@ def bot_catalogue() -> dict[str, Any]:
     presets = {name: {"description": desc, "bot": "ismcts", "options": opts,
                       "budget": {"iterations": lim.iterations, "time": lim.time}}
                for name, (opts, lim, desc) in sorted(PRESETS.items())}
-    return {"bots": bots, "presets": presets}
+    from metro_ai.ladder import ladder_catalogue
+    return {"bots": bots, "presets": presets, "ladders": ladder_catalogue()}

@@ -13,6 +13,10 @@ reserved keys:
 - ``time=S``: budget, seconds per move (wall clock, so *not* reproducible);
 - ``label=TEXT``: the name shown in tables (default: the spec's canonical text).
 
+``ismcts:elo=R`` is ISMCTS at Elo rating R on the game's calibrated ladder (:mod:`metro_ai.ladder`),
+which sets its budget and temperature (so it takes no ``iterations``/``time``);
+``ladder=FILE`` names a ladder file of one's own.
+
 Values are read as int, float, ``true``/``false``, ``none``, or else text. A spec without a
 budget uses the match's or tournament's budget, else the bot's own default (a preset's budget, or
 1,000 iterations for the search bots). Random and greedy do not search and take no budget.
@@ -171,6 +175,9 @@ class BotSpec:
             bot = self.make(0)
         except ValueError as exc:
             raise BotSpecError(f"bad bot spec {text!r}: {exc}") from None
+        if self.limit is not None and "elo" in self.options:
+            raise BotSpecError(f"bad bot spec {text!r}: elo sets the budget from the game's ladder, so it takes no "
+                               "iterations/time")
         if self.limit is not None and not isinstance(bot, SearchBot):
             raise BotSpecError(f"bad bot spec {text!r}: bot {self.name!r} does not search, so it takes no "
                                "budget (iterations/time)")

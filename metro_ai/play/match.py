@@ -68,7 +68,7 @@ def _seat_info(bot, spec, seat_limit):
     }
 
 
-def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None):
+def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None, game=None):
     """The seats of a match: ``(players, limits, seats)``, one entry per seat.
 
     Each of `bots` is a bot spec (text or :class:`BotSpec`), made here with the seed
@@ -76,6 +76,8 @@ def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None):
     else `limit`; or any other seat (a bot object, a person's seat: see
     :mod:`metro_ai.play.loop`), used as it is with `limit`. `players` are the seats to play,
     `limits` their budgets, `seats` the record's description of each (see :func:`play_match`).
+    A spec at an Elo rating (``ismcts:elo=R``) keeps its ladder's budget rather than `limit`,
+    and with `game` (a loaded game) reads that game's ladder here.
     """
     if bot_seeds is not None and len(bot_seeds) != len(bots):
         raise ValueError(f"bot_seeds has {len(bot_seeds)} seeds for {len(bots)} bots")
@@ -84,7 +86,10 @@ def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None):
         if isinstance(b, (str, BotSpec)):
             spec = BotSpec.parse(b)
             bot = spec.make(bot_seeds[p] if bot_seeds is not None else derive(seed, 0x5EA7, p))
-            seat_limit = spec.limit if spec.limit is not None else limit
+            # an Elo bot's budget is its ladder's, not the match's
+            seat_limit = spec.limit if spec.limit is not None else None if hasattr(bot, "calibrate_for") else limit
+            if game is not None and hasattr(bot, "calibrate_for"):
+                bot.calibrate_for(game)         # a game without a ladder fails here, before any move
         else:
             spec, bot, seat_limit = getattr(b, "spec", None), b, limit
         players.append(bot)
@@ -113,7 +118,7 @@ def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, b
     game = _as_game(game, len(bots))
     if len(bots) != game.num_players:
         raise ValueError(f"{game.name} with {game.num_players} players needs {game.num_players} bots, got {len(bots)}")
-    players, limits, seats = make_seats(bots, seed, limit, bot_seeds)
+    players, limits, seats = make_seats(bots, seed, limit, bot_seeds, game=game)
     t_start = time.perf_counter()
     state = game.new_state(seed)
     hook = None if on_action is None else (lambda s, move: on_action(s, move["player"], move["action"]))

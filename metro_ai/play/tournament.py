@@ -1,11 +1,13 @@
-"""Tournaments: round robin or gauntlet over bot specs, seats rotated over duplicate deals, games
+"""Tournaments: round robin, gauntlet or ladder over bot specs, seats rotated over duplicate deals, games
 in parallel (joblib processes, or a Dask cluster), every result stored in SQLite as it finishes,
 resumable after an interruption.
 
 Schedule. A *table* is a multiset of bots, one per seat: in a round robin every set of
 ``players`` distinct bots (with fewer bots than seats, every multiset holding each bot at least
 once, so 2 bots at 3 seats give AAB and ABB); in a gauntlet the first bot (the challenger)
-against ``players - 1`` copies of each other bot. Each *deal* (a seed derived from the tournament
+against ``players - 1`` copies of each other bot; in a ladder (the bots listed weakest first,
+``metro-ai calibrate``) each bot against the next two in the list, one bot against
+``players - 1`` copies of the other and the other way round. Each *deal* (a seed derived from the tournament
 seed) is played at every table in every seating: the table's cyclic rotations (``rotate``,
 each bot in each seat once) or all its distinct permutations (``all``). So every bot meets the
 same chance events (the deal and every draw) from every seat (duplicate deals) and the luck of
@@ -35,7 +37,8 @@ from metro_ai.engine.errors import MetroAIError
 from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
 from metro_ai.play.match import limit_from_dict, limit_to_dict, play_match
 
-MODES = ("round-robin", "gauntlet")
+MODES = ("round-robin", "gauntlet", "ladder")
+LADDER_REACH = 2          # in a ladder, each bot meets the next LADDER_REACH bots of the list
 SEATINGS = ("rotate", "all")
 SCHEMA_VERSION = 1
 
@@ -72,6 +75,12 @@ class TournamentConfig:
             raise TournamentError(f"seed must be an int, got {self.seed!r}")
         if len(self.bots) < 2:
             raise TournamentError(f"a tournament needs at least 2 bots, got {len(self.bots)}")
+        for b in self.bots:
+            if "elo" in b.options:              # its game's ladder, now rather than in every game
+                try:
+                    b.make(0).calibrate_for(self._game)
+                except ValueError as exc:
+                    raise TournamentError(f"bot {b.display!r}: {exc}") from None
         labels = [b.display for b in self.bots]
         for lab in labels:
             if labels.count(lab) > 1:
@@ -107,6 +116,14 @@ class TournamentConfig:
         k, n = len(self.bots), self.players
         if self.mode == "gauntlet":
             return [(0,) + (j,) * (n - 1) for j in range(1, k)]
+        if self.mode == "ladder":
+            out = []
+            for i in range(k):
+                for j in range(i + 1, min(i + 1 + LADDER_REACH, k)):
+                    out.append((i,) + (j,) * (n - 1))
+                    if n > 2:
+                        out.append((j,) + (i,) * (n - 1))
+            return out
         if k >= n:
             return list(itertools.combinations(range(k), n))
         return [t for t in itertools.combinations_with_replacement(range(k), n) if len(set(t)) == k]
@@ -568,6 +585,12 @@ class Tournament:
                 raise TournamentError(f"{where!r} holds a different tournament ({stored.describe()})")
             self._config = stored
             return TournamentResult(stored, store.results(), store.failures(), store.counts()["total"], where)
+
+
+    def records(self, ids):
+        """The full match records of the games `ids` (None for a game not done)."""
+        with self._read() as store:
+            return [store.record(i) for i in ids]
 
 
 class _Borrowed:
