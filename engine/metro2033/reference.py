@@ -515,9 +515,10 @@ class RefMetro2033State:
             return {STATION + s for s in pd["options"]}
         if ph == "polis_res":
             return {RESOURCE + RESOURCES.index(r) for r in pd["resources"]}
-        if ph in ("law_peek", "artyom", "quest_keep", "stage2_equipment", "combat_pick",
-                  "discard_equipment"):
+        if ph in ("law_peek", "artyom", "quest_keep", "stage2_equipment", "discard_equipment"):
             return {CARD + c for c in pd["cards"]}
+        if ph == "combat_pick":
+            return {CARD + c for c in self.combat["hands"][pd["side"]]}
         if ph in ("vote", "capture", "scout_return"):
             return {fx(YES), fx(NO)}
         if ph == "declare":
@@ -995,7 +996,7 @@ class RefMetro2033State:
         elif name == "combat_pick":
             side = args[0]
             p = self.combat["ctx"][side]
-            self._decide("combat_pick", p, side=side, cards=list(self.combat["hands"][side]))
+            self._decide("combat_pick", p, side=side)
         elif name == "combat_resolve":
             self._resolve_combat(self.combat["ctx"])
         elif name in ("take_equipment", "strip_equipment"):
@@ -1119,7 +1120,7 @@ class RefMetro2033State:
     # ------------------------------------------------------------------------------------------
     # what a player sees; determinisation (G32 for the hidden simultaneous choices)
     # ------------------------------------------------------------------------------------------
-    HIDDEN_PENDING = ("law_peek", "artyom", "quest_keep", "stage2_equipment", "combat_pick")
+    HIDDEN_PENDING = ("law_peek", "artyom", "quest_keep", "stage2_equipment")
 
     def _declarations_open(self) -> bool:
         return self.threat_now is not None
@@ -1179,7 +1180,7 @@ class RefMetro2033State:
                 pools["quest"] += [(self.quests[q], i) for i in range(len(self.quests[q]))]
                 for i, c in enumerate(self.scouted[q]):
                     pools[f"threat{self._card(c)['stage']}"].append((self.scouted[q], i))
-        if self.phase in self.HIDDEN_PENDING and self.decider != player and self.phase != "combat_pick":
+        if self.phase in self.HIDDEN_PENDING and self.decider != player:
             key = {"law_peek": "law", "artyom": self._threat_key(), "quest_keep": "quest",
                    "stage2_equipment": "equipment"}[self.phase]
             pools[key] += [(self.pending["cards"], i) for i in range(len(self.pending["cards"]))]
@@ -1313,7 +1314,7 @@ class RefMetro2033State:
         places += [self.vote["law"]] if isinstance(self.vote, dict) else []
         for p in range(n):
             places += self.equipment[p] + self.quests[p] + self.done_quests[p] + self.scouted[p]
-        if self.phase in self.HIDDEN_PENDING and self.phase != "combat_pick":
+        if self.phase in self.HIDDEN_PENDING:
             places += list(self.pending.get("cards", []))
         expected = sorted(c for t in ("threat", "equipment", "quest", "law") for c in g.of_type[t])
         if sorted(x for x in places if not isinstance(x, bool) and isinstance(x, int)) != expected or \

@@ -1,0 +1,386 @@
+"""The Metro 2033 board game's pure-Python reference engine (engine/metro2033/reference.py).
+
+Scenario tests from the rulebook's own examples (G8 doubled first resources, G10 upkeep, G11
+attack paths, G15 three-station floor, G18 stage 2, G21 combat cards, G2 victory and ties), then
+the contract on random play with hypothesis: games end (G30), listed actions apply and others are
+refused without change, same seed same game, JSON round trips, observations hide quests, scouted
+threats, combat cards and undisclosed threat declarations (G32), and determinize keeps all that the
+player sees and depends only on it and the seed.
+"""
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from metro_ai.engine.metro2033 import reference as ref
+from metro_ai.engine.metro2033.board import BOARD
+from metro_ai.engine.metro2033.reference import RefMetro2033Game
+
+GAMES = {n: RefMetro2033Game(players=n) for n in range(2, 7)}
+
+
+def play(state, *texts):
+    for t in texts:
+        state.apply(state.string_to_action(t))
+
+
+def started(factions, heroes=None, seed=0, places=None):
+    """A game past the drafts and the hero placement: player p drafts factions[p] (G6) and
+    heroes[p], and puts the hero on places[p] (default its first home station, G24)."""
+    n = len(factions)
+    s = GAMES[n].new_state(seed)
+    for p in range(n):
+        assert s.phase == "draft_faction" and s.current_player == p
+        play(s, f"faction {factions[p]}")
+    heroes = heroes or [h for h in ("Ulman", "Khan", "Hunter", "Miller", "Bourbon", "Artyom")][:n]
+    for p in reversed(range(n)):
+        assert s.phase == "draft_hero" and s.current_player == p
+        play(s, f"hero {heroes[p]}")
+    for p in range(n):
+        assert s.phase == "place_hero"
+        home = s._card(s.faction[p])["home"]
+        play(s, f"station {(places or home)[p] if places else home[0]}")
+    return s
+
+
+def card_id(name):
+    g = GAMES[2]
+    return next(c["id"] for c in g.cards if c["name"] == name)
+
+
+def to_phase(s, phase, player=None, choose=None):
+    """Apply `choose(s)` (default: the first legal action) until `phase` (for `player`)."""
+    for _ in range(5000):
+        if s.phase == phase and (player is None or s.current_player == player):
+            return s
+        s.apply(choose(s) if choose else s.legal_actions()[0])
+    raise AssertionError(f"phase {phase} not reached")
+
+
+def quiet(s):
+    """A policy that only forages, passes, hires nobody and declines: no fight starts."""
+    g = s.game
+    acts = s.legal_actions()
+    for want in (g.fixed(ref.PASS), g.fixed(ref.NO), ref.COUNT, ref.RESOURCE):
+        if want in acts:
+            return want
+    if s.phase == "hero_move":
+        return ref.STATION + s.hero_at[s.current_player]
+    return acts[0]
+
+
+# --------------------------------------------------------------------------------------------
+# scenarios from the rulebook
+# --------------------------------------------------------------------------------------------
+def test_g6_draft_order_and_borders():
+    s = GAMES[3].new_state(1)
+    assert s.phase == "draft_faction" and s.current_player == 0 and len(s.legal_actions()) == 6
+    play(s, "faction Bandits")
+    # G6: the second pick must border a zone already chosen (Bandits: Arbat, Bauman, Red Line)
+    assert {s.action_to_string(a) for a in s.legal_actions()} == {
+        "faction Arbat Confederation", "faction Bauman Alliance", "faction Red Line"}
+    play(s, "faction Red Line", "faction Fourth Reich")
+    assert s.phase == "draft_hero" and s.current_player == 2          # last player, then counter-clockwise
+    play(s, "hero Artyom")
+    assert s.current_player == 1 and "hero Artyom" not in {s.action_to_string(a) for a in s.legal_actions()}
+    play(s, "hero Khan", "hero Hunter")
+    assert s.closed_zones() == {"confederation_1905", "bauman_alliance", "arbat_confederation"}
+
+
+def test_g7_g8_setup_and_first_rounds_doubled_resources():
+    s = started(["Red Line", "Bandits"])
+    # G7: 3 home stations, 3 VP, army 2; G8: START gives 2 of each to each player (3 producing
+    # home stations, one of each resource), plus the faction's starting bonus
+    for p, bonus in ((0, [1, 0, 0]), (1, [0, 0, 1])):
+        assert [BOARD.names[x] for x in s.stations(p)] == sorted(
+            s._card(s.faction[p])["home"], key=BOARD.station)
+        assert s.vp[p] == 3 and s.army[p] == 2
+        assert s.res[p] == [2 + b for b in bonus]
+    assert s.round == 1 and s.phase == "hire" and s.current_player == 0
+
+
+def test_g10_upkeep_strength_7_with_one_pig_becomes_6():
+    s = started(["Red Line", "Bandits"])
+    assert s.phase == "hire" and s.current_player == 0
+    s.army[1], s.res[1] = 7, [1, 0, 5]
+    play(s, "count 0")                     # player 0 hires nobody; player 1's mobilisation runs
+    assert s.army[1] == 6 and s.res[1][0] == 0                # G10: 7 needs 2 pigs; 1 pig keeps 6
+    assert s.phase == "army" and s.current_player == 0        # nothing to hire with: no decision
+
+
+def test_g10_hire_up_to_eight():
+    s = started(["Red Line", "Bandits"])
+    assert s.legal_actions() == [ref.COUNT + k for k in range(3)]   # 3 pigs, 2 bullets: up to 2
+    s.army[1], s.res[1] = 7, [9, 0, 9]
+    play(s, "count 2")
+    assert s.army[0] == 4 and s.res[0] == [1, 2, 0]                 # a bullet and a pig each
+    # player 1: upkeep of 7 is 2 pigs, then one more soldier reaches the cap of 8
+    assert s.phase == "hire" and s.current_player == 1 and s.res[1][0] == 7
+    assert s.legal_actions() == [ref.COUNT + 0, ref.COUNT + 1]
+    play(s, "count 1")
+    assert s.army[1] == 8 and s.res[1] == [6, 0, 8]
+
+
+def test_g11_paths_in_the_engine():
+    s = started(["Fourth Reich", "Red Line"])
+    s = to_phase(s, "army", 0, quiet)
+    texts = {s.action_to_string(a) for a in s.legal_actions()}
+    # Chekhovskaya (Reich home) to Ploshchad Revolyutsii (Red Line home) through the Polis stations
+    assert "station ploshad_revolutsii" in texts and "station borovitskaya" in texts
+    s2 = started(["Bauman Alliance", "Bandits"])
+    s2 = to_phase(s2, "army", 0, quiet)
+    s2.owner[BOARD.station("marksistskaya")] = 0
+    texts = {s2.action_to_string(a) for a in s2.legal_actions()}
+    assert "station paveletskaya_green" in texts and "station serpuhovskaya_grey" not in texts
+
+
+def test_g21_combat_card_example_tie_then_attack_card():
+    """G36: army 6 with "Ambush in the tunnels" (+1) against army 5 with "Counter-attack" (+2):
+    7 v 7, a tie, nothing happens; against an attack card instead, Ambush gives +3: 9 v 7."""
+    for defender_card, expect_tie in (("Counter-attack", True), ("Assault", False)):
+        s = started(["Red Line", "Bauman Alliance"])
+        s = to_phase(s, "army", 0, quiet)
+        target = BOARD.station("kurskaya_purple")            # a Bauman home, next to Ploshchad Rev.
+        assert ref.STATION + target in s.legal_actions()
+        s.army[0], s.army[1] = 6, 5
+        s.hero_at[1] = BOARD.station("baumanskaya")
+        s.apply(ref.STATION + target)
+        assert s.phase == "combat_pick" and s.current_player == 0
+        ambush, other = card_id("Ambush in the tunnels"), card_id(defender_card)
+        # deal the example's cards (the rest as dealt): swap them into the two hands
+        cb = s.combat
+        for side, c in (("att", ambush), ("def", other)):
+            if c not in cb["hands"][side]:
+                holder = next(lst for lst in (cb["hands"]["att"], cb["hands"]["def"], cb["aside"]) if c in lst)
+                holder[holder.index(c)] = cb["hands"][side][0]
+                cb["hands"][side][0] = c
+        s.apply(ref.CARD + ambush)
+        assert s.phase == "combat_pick" and s.current_player == 1
+        # G32: the defender does not see the attacker's pick
+        assert s.observation(1)["combat"]["picks"]["att"] == 1
+        s.apply(ref.CARD + other)
+        fight = s.last_fight
+        if expect_tie:
+            assert fight["strength"] == [7, 7] and fight["result"] == 0
+            assert s.owner[target] == 1 and s.army == [6, 5]
+        else:
+            assert fight["strength"] == [9, 7] and fight["result"] == 1
+            assert s.owner[target] is None and s.vp[1] == 2            # G20: the station is lost
+            assert s.phase == "capture" and s.current_player == 0       # G14: 1 mushroom to capture
+            mushrooms = s.res[0][1]
+            play(s, "yes")
+            assert s.owner[target] == 0 and s.vp[0] == 4 and s.res[0][1] == mushrooms - 1
+            assert s.phase == "free_station" and s.current_player == 1  # G15: left with 2 stations
+            s.apply(s.legal_actions()[0])
+            assert s.vp[1] == 3 and len(s.stations(1)) == 3
+
+
+def test_g15_three_station_floor():
+    s = started(["Red Line", "Bandits"])
+    s = to_phase(s, "army", 0, quiet)
+    lost = BOARD.station("teatralnaya")
+    s._lose(0, lost)
+    s.phase = None                             # run the pushed floor task as the engine would
+    s._advance()
+    assert s.phase == "free_station" and s.current_player == 0 and s.vp[0] == 2
+    opts = [a - ref.STATION for a in s.legal_actions()]
+    assert opts and all(BOARD.zone[x] == "red_line" and s.owner[x] is None and BOARD.produces(x) for x in opts)
+    s.apply(ref.STATION + opts[0])
+    assert len(s.stations(0)) == 3 and s.vp[0] == 3 and s.owner[opts[0]] == 0
+
+
+def test_g18_stage_two_at_six_vp_and_not_before():
+    for vp, stage in ((5, 1), (6, 2)):
+        s = started(["Red Line", "Bandits"])
+        s.vp[1] = vp
+        s = to_phase(s, "hero_act", 1, quiet)
+        play(s, "pass")
+        assert s.first == 1                                            # G13: token passed left
+        if stage == 1:
+            assert s.round == 2
+            assert s.stage == 1 and s.phase == "hire"
+            continue
+        assert s.stage == 2 and s.phase == "stage2_equipment" and s.current_player == 1
+        assert not s.decks["threat1"] and len([c for c in s.out if s._card(c)["type"] == "threat"]) == 18
+        assert s.equipment_limit() == 3
+        play(s, s.action_to_string(s.legal_actions()[0]))
+        assert s.phase == "stage2_equipment" and s.current_player == 0 and len(s.equipment[1]) == 1
+        s.apply(s.legal_actions()[0])
+        assert s.round == 2 and len(s.equipment[0]) == 1 and s.phase == "hire"
+
+
+def test_g2_victory_red_line_nine_and_seat_order():
+    s = started(["Red Line", "Bandits"])
+    s.vp = [9, 10]
+    to_phase(s, "hero_act", 1, quiet)
+    play(s, "pass")
+    assert s.is_terminal() and s.winner == 0 and s.returns() == [1.0, 0.0]   # G2: Red Line 9, seat 0 first
+    s = started(["Bandits", "Red Line"])
+    s.vp = [9, 9]
+    to_phase(s, "hero_act", 1, quiet)
+    play(s, "pass")
+    assert s.winner == 1                                                     # 9 is not enough for Bandits
+    s = started(["Bandits", "Red Line"])
+    for x in BOARD.polis:
+        s.owner[x] = 0
+    to_phase(s, "hero_act", 1, quiet)
+    play(s, "pass")
+    assert s.winner == 0                                                     # all four Polis stations
+
+
+def test_g30_round_limit_ranks_by_vp():
+    g = RefMetro2033Game(players=3, round_limit=2)
+    s = g.new_state(3)
+    while not s.is_terminal():
+        s.apply(quiet(s))
+    assert s.round == 2 and s.winner is None
+    assert sorted(s.returns()) == sorted(
+        (sum(s.vp[q] < s.vp[p] for q in range(3)) + 0.5 * sum(s.vp[q] == s.vp[p] for q in range(3) if q != p)) / 2
+        for p in range(3))
+
+
+def test_g9_threat_event_declarations_are_hidden_until_revealed():
+    s = started(["Red Line", "Bandits"])
+    # round 4 is the first THREAT space (G8)
+    assert ref.track_space(4) == ref.track_space(13) == ("threat",) and ref.track_space(11) == ref.track_space(2)
+    s = to_phase(s, "declare", None, quiet)
+    assert s.round == 4
+    first = s.current_player
+    s.apply(s.legal_actions()[0])
+    other = 1 - first
+    assert s.phase == "declare" and s.current_player == other
+    assert s.observation(other)["declared"][first] is True        # declared, but not where
+    assert s.observation(first)["declared"][first] == s.declared[first]
+
+
+def test_bad_actions_are_refused_without_change():
+    s = started(["Red Line", "Bandits"])
+    before = s.to_json()
+    for bad in (-1, 10 ** 6, "3", True, ref.STATION + 0):
+        with pytest.raises(ValueError):
+            s.apply(bad)
+    assert s.to_json() == before
+    with pytest.raises(ValueError, match="no legal action"):
+        s.string_to_action("fly to the moon")
+
+
+def test_malformed_states_are_refused():
+    g = GAMES[2]
+    s = started(["Red Line", "Bandits"])
+    good = json.loads(s.to_json())
+    assert g.state_from_json(s.to_json()).to_json() == s.to_json()
+    cases = [
+        ("not json", "not JSON"),
+        (json.dumps({**good, "players": 3}), "players"),
+        (json.dumps({**good, "state": {**good["state"], "army": [2, 99]}}), "field 'army'"),
+        (json.dumps({**good, "state": {**good["state"], "law": good["state"]["market"][0]}}), "exactly one place"),
+        (json.dumps({**good, "state": {**good["state"], "phase": "dance"}}), "not a decision"),
+        (json.dumps({**good, "state": {k: v for k, v in good["state"].items() if k != "vp"}}), "exactly the keys"),
+        (json.dumps({**good, "state": {**good["state"], "owner": [5] * 78}}), "field 'owner'"),
+    ]
+    for text, msg in cases:
+        with pytest.raises(ValueError, match=msg):
+            g.state_from_json(text)
+
+
+def test_user_card_file(tmp_path):
+    from metro_ai.engine.metro2033.cards import DEFAULT_PATH, CardSetError
+    doc = json.loads(DEFAULT_PATH.read_text())
+    for c in doc["cards"]:
+        if c["type"] == "threat":
+            c["strength"] = 0                   # every threat beaten by any army
+    path = tmp_path / "weak.json"
+    path.write_text(json.dumps(doc))
+    g = RefMetro2033Game(players=2, cards=path)
+    assert all(c["strength"] == 0 for c in g.cards if c["type"] == "threat")
+    s = g.new_state(0)
+    while not s.is_terminal() and s.round < 3:
+        s.apply(s.legal_actions()[0])
+    doc["cards"][0]["home"] = ["aeroport"]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(CardSetError, match="field 'home'"):
+        RefMetro2033Game(players=2, cards=path)
+
+
+# --------------------------------------------------------------------------------------------
+# properties over random play
+# --------------------------------------------------------------------------------------------
+def random_game(n, seed, stop=None, limit=None):
+    g = GAMES[n] if limit is None else RefMetro2033Game(players=n, round_limit=limit)
+    s = g.new_state(seed)
+    rng = random.Random(seed)
+    steps = 0
+    while not s.is_terminal() and (stop is None or steps < stop):
+        s.apply(rng.choice(s.legal_actions()))
+        steps += 1
+    return s, steps
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 6), seed=st.integers(0, 2 ** 32))
+def test_random_play_terminates_and_same_seed_same_game(n, seed):
+    s, steps = random_game(n, seed, limit=12)
+    assert s.is_terminal() and s.round <= 12 and s.legal_actions() == []
+    assert s.current_player == -1 and abs(sum(s.returns()) - n / 2) < 1e-9
+    again, steps2 = random_game(n, seed, limit=12)
+    assert again.to_json() == s.to_json() and steps2 == steps
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 6), seed=st.integers(0, 2 ** 32), stop=st.integers(0, 900))
+def test_listed_actions_apply_and_json_round_trips(n, seed, stop):
+    s, _ = random_game(n, seed, stop=stop)
+    text = s.to_json()
+    back = GAMES[n].state_from_json(text)
+    assert back.to_json() == text and back.legal_actions() == s.legal_actions()
+    for a in s.legal_actions():
+        c = s.clone()
+        c.apply(a)                          # every listed action is legal
+        assert c.current_player in range(-1, n)
+    illegal = next(a for a in range(GAMES[n].num_distinct_actions()) if a not in set(s.legal_actions()))
+    with pytest.raises(ValueError):
+        s.apply(illegal)
+    assert s.to_json() == text
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 6), seed=st.integers(0, 2 ** 32), stop=st.integers(0, 1200), dseed=st.integers(0, 2 ** 32))
+def test_observation_hides_and_determinize_keeps_what_the_player_sees(n, seed, stop, dseed):
+    s, _ = random_game(n, seed, stop=stop)
+    if s.is_terminal():
+        return
+    for p in range(n):
+        obs = s.observation(p)
+        json.dumps(obs)
+        # hidden: the others' quests, scouted threats and combat cards are counts only
+        for q in range(n):
+            if q != p:
+                assert obs["quest_counts"][q] == len(s.quests[q])
+        assert obs["quests"] == s.quests[p] and obs["scouted"] == s.scouted[p]
+        d = s.determinize(p, dseed)
+        assert d.observation(p) == obs                       # keeps all that p sees
+        assert d.legal_actions() or d.is_terminal()
+        # depends only on the observation and the seed: from d (same observation) the same world
+        assert d.determinize(p, dseed).to_json() == d.to_json()
+        # a determinised world plays on
+        rng = random.Random(dseed)
+        for _ in range(30):
+            if d.is_terminal():
+                break
+            d.apply(rng.choice(d.legal_actions()))
+
+
+def test_determinize_redeals_what_is_hidden():
+    """Across seeds, determinize(p) changes the others' quests or the deck orders that p does not
+    know, and never p's own."""
+    s, _ = random_game(4, 11, stop=900)
+    changed = set()
+    for seed in range(20):
+        d = s.determinize(0, seed)
+        assert d.quests[0] == s.quests[0] and d.scouted[0] == s.scouted[0]
+        for key in d.decks:
+            if d.decks[key] != s.decks[key]:
+                changed.add(key)
+    assert {"equipment", "law"} <= changed or {"equipment", "quest"} <= changed
