@@ -384,3 +384,50 @@ def test_determinize_redeals_what_is_hidden():
             if d.decks[key] != s.decks[key]:
                 changed.add(key)
     assert {"equipment", "law"} <= changed or {"equipment", "quest"} <= changed
+
+
+def card_aware(s, rng):
+    """A random policy that plays towards VP: completes quests, captures, attacks rather than
+    forages, buys and takes quests on Hansa stations, moves towards action; else uniform."""
+    g = s.game
+    acts = s.legal_actions()
+    complete = [a for a in acts if g.COMPLETE <= a < g.USE]
+    if complete:
+        return complete[0]
+    if s.phase == "capture":
+        return g.fixed(ref.YES)
+    if s.phase == "hire":
+        return acts[-1]
+    if s.phase == "army":
+        attacks = [a for a in acts if a < ref.STATION_HERO]
+        if attacks and rng.random() < 0.8:
+            return rng.choice(attacks)
+    if s.phase == "hero_act":
+        good = [a for a in acts if a in (g.fixed(ref.ATTACK), g.fixed(ref.QUEST), g.fixed(ref.BUY))]
+        if good:
+            return rng.choice(good)
+    return rng.choice(acts)
+
+
+def test_play_towards_vp_wins_more_often_and_lengths_are_reported(capsys):
+    """G2, G30: over the same seeds (4-6 players) the card-aware policy ends more games by a G2
+    win than uniform play, which mostly reaches the round limit; every game ends by the limit.
+    The figures are printed for the report (benches/metro2033_lengths.py runs more games)."""
+    wins = {}
+    for name, policy in (("uniform", lambda s, rng: rng.choice(s.legal_actions())), ("card-aware", card_aware)):
+        wins[name], lengths = 0, []
+        for seed in range(12):
+            n = 4 + seed % 3
+            s = GAMES[n].new_state(seed)
+            rng = random.Random(seed)
+            steps = 0
+            while not s.is_terminal():
+                s.apply(policy(s, rng))
+                steps += 1
+            assert s.round <= GAMES[n].round_limit
+            wins[name] += s.winner is not None
+            lengths.append((s.round, steps))
+        with capsys.disabled():
+            print(f"\n  metro2033 {name}, 4-6 players, 12 games: G2 wins {wins[name]}, rounds "
+                  f"{sum(r for r, _ in lengths) / 12:.1f}, decisions {sum(k for _, k in lengths) / 12:.0f}")
+    assert wins["card-aware"] > wins["uniform"]

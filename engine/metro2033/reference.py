@@ -302,6 +302,7 @@ class RefMetro2033State:
         return self.law is not None and any(e["effect"] == name for e in self._card(self.law)["effects"])
 
     def _amount(self, effects, name, default):
+        """G35: the largest `name` amount among `effects`, else `default`."""
         vals = [e["amount"] for e in effects if e["effect"] == name]
         return max(vals) if vals else default
 
@@ -962,7 +963,7 @@ class RefMetro2033State:
         elif name == "neutral_attack":
             p, who, s = args
             if self.scouted[p] and self.scouted_round[p] < self.round:
-                self._decide("scout_return", p)                        # G12
+                self._decide("scout_return", p)                        # G12, G34
                 self.agenda.insert(0, ["neutral_fight", p, who, s])
             else:
                 self._run(["neutral_fight", p, who, s])
@@ -1041,7 +1042,7 @@ class RefMetro2033State:
         self._push(*tasks)
 
     def _law_event(self):
-        """G9, G3: reveal the top law (the Confederation of 1905 looks at two and picks)."""
+        """G9, G3, G31: reveal the top law (the Confederation of 1905 looks at two and picks)."""
         if not self.decks["law"]:
             return
         peek = [p for p in self._order() if self._has_faction(p, "law_peek")]
@@ -1075,7 +1076,7 @@ class RefMetro2033State:
             self._lose(p, s)
 
     def _mobilise(self, p):
-        """G10: upkeep (strength <= 5 free, each point above costs a pig, unpaid points are
+        """G10, G33: upkeep (strength <= 5 free, each point above costs a pig, unpaid points are
         disbanded), then hire: +1 per bullet + pig, up to 8."""
         free = self._amount(self._effects(p), "upkeep_free", 5)
         if self.army[p] > free:
