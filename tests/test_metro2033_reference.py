@@ -279,6 +279,9 @@ def test_malformed_states_are_refused():
         (json.dumps({**good, "state": {**good["state"], "phase": "dance"}}), "not a decision"),
         (json.dumps({**good, "state": {k: v for k, v in good["state"].items() if k != "vp"}}), "exactly the keys"),
         (json.dumps({**good, "state": {**good["state"], "owner": [5] * 78}}), "field 'owner'"),
+        (json.dumps({**good, "state": {**good["state"], "agenda": [["explode", 0]]}}), "field 'agenda'"),
+        (json.dumps({**good, "state": {**good["state"], "agenda": [["army", 7]]}}), "names no player"),
+        (json.dumps({**good, "state": {**good["state"], "agenda": [["combat_resolve"]]}}), "field 'combat'"),
     ]
     for text, msg in cases:
         with pytest.raises(ValueError, match=msg):

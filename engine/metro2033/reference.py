@@ -81,6 +81,16 @@ TRACK = (("pigs", "mushrooms", "bullets"), ("mushrooms", "pigs"), ("law", "bulle
 DEFAULT_ROUND_LIMIT = 40                     # G30: the turn limit (an addition)
 
 
+# The tasks of the agenda (``_run``) and how many arguments each takes.
+TASKS = {"draft_faction": 1, "draft_hero": 1, "setup": 0, "place_hero": 1, "round_start": 0,
+         "produce": 2, "polis_res": 3, "law_event": 0, "vote": 1, "law_result": 0, "declare": 1,
+         "threat_reveal": 0, "threat_fight": 1, "threat_done": 0, "mobilise": 1, "army": 1, "hero": 1,
+         "hero_act": 1, "neutral_attack": 3, "neutral_fight": 3, "capture": 3, "free_station": 1,
+         "defender": 2, "combat_deal": 1, "combat_pick": 1, "combat_resolve": 0, "take_equipment": 2,
+         "strip_equipment": 3, "discard_equipment": 1, "buy": 3, "exchange_from": 1, "exchange_to": 2,
+         "exchange_amount": 3, "stage2_equipment": 1, "end_round": 0}
+
+
 class SplitMix64:
     """splitmix64 with unbiased bounded draws by rejection (the engines' generator)."""
 
@@ -295,9 +305,6 @@ class RefMetro2033State:
         out = list(self._card(self.faction[p])["effects"]) if self.faction[p] is not None else []
         return out + (list(self._card(self.law)["effects"]) if self.law is not None else [])
 
-    def _has(self, p, name) -> bool:
-        return any(e["effect"] == name for e in self._effects(p))
-
     def _law_has(self, name):
         return self.law is not None and any(e["effect"] == name for e in self._card(self.law)["effects"])
 
@@ -334,11 +341,9 @@ class RefMetro2033State:
     def hero_strength(self, p, when, vs=None) -> int:
         """G20: the hero's strength with equipment (G17) and bonuses against threat type `vs`."""
         total = self._card(self.hero[p])["strength"]
-        total += strength_bonus(self._card(self.hero[p])["effects"], vs=vs)
-        for c in self.equipment[p]:
-            total += strength_bonus(self._card(c)["effects"], vs=vs)
-        total += sum(strength_bonus([e], who="hero", when=when) for e in self._effects(p))
-        return total
+        for c in [self.hero[p]] + self.equipment[p]:
+            total += strength_bonus(self._card(c)["effects"], vs=vs, who="hero", when=when)
+        return total + sum(strength_bonus([e], who="hero", when=when) for e in self._effects(p))
 
     def _wins_ties(self, p, who, when) -> bool:
         """G3: Bauman heroes win ties attacking, Bandits armies defending (any fight, G26)."""
@@ -589,7 +594,7 @@ class RefMetro2033State:
         fx, at, r = self.game.fixed, self.hero_at[p], self.res[p]
         acts = {fx(PASS)}
         if BOARD.kind[at] == "hansa":                                 # G12
-            if (r[2] >= 1 and r[1] >= 1 and any(c is not None for c in self.market)) or r[2] >= 1:
+            if r[2] >= 1:                                             # a purchase or a refresh
                 acts.add(fx(BUY))
             if r[2] >= 1 and r[1] >= 1 and (self.decks["quest"] or self.discards["quest"]):
                 acts.add(fx(QUEST))
@@ -1326,6 +1331,20 @@ class RefMetro2033State:
             got = sorted(cb["aside"] + [c for side in ("att", "def") for c in cb["hands"][side] + cb["picks"][side]])
             if got != sorted(g.of_type["combat"]):
                 bad("the combat cards must each be in exactly one place during a fight")
+        if not isinstance(self.agenda, list):
+            bad("field 'agenda': expected a list of tasks")
+        for t in self.agenda:
+            if not isinstance(t, list) or not t or TASKS.get(t[0]) != len(t) - 1:
+                bad(f"field 'agenda': {t!r} is not a task (known: {', '.join(sorted(TASKS))})")
+            if t[0] not in ("produce", "combat_deal", "combat_pick") and len(t) > 1 and (
+                    isinstance(t[1], bool) or not isinstance(t[1], int) or not 0 <= t[1] < n):
+                bad(f"field 'agenda': task {t!r} names no player 0..{n - 1}")
+        names = {t[0] for t in self.agenda} | {self.phase}
+        for needs, field, value in ((("combat_pick", "combat_resolve"), "combat", self.combat),
+                                    (("vote", "law_result"), "vote", self.vote),
+                                    (("threat_fight", "threat_done"), "threat_now", self.threat_now)):
+            if names & set(needs) and value is None:
+                bad(f"field {field!r}: null while {sorted(names & set(needs))} is pending")
         if self.over:
             if self.phase != "over":
                 bad("a finished game has phase 'over'")
