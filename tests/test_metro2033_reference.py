@@ -434,3 +434,246 @@ def test_play_towards_vp_wins_more_often_and_lengths_are_reported(capsys):
             print(f"\n  metro2033 {name}, 4-6 players, 12 games: G2 wins {wins[name]}, rounds "
                   f"{sum(r for r, _ in lengths) / 12:.1f}, decisions {sum(k for _, k in lengths) / 12:.0f}")
     assert wins["card-aware"] > wins["uniform"]
+
+
+# --------------------------------------------------------------------------------------------
+# more rules, each on a built position
+# --------------------------------------------------------------------------------------------
+def at_hero_act(factions, station, player=0, res=(5, 5, 5), heroes=None):
+    """Player `player`'s hero action of round 1, the hero moved to `station` (a name)."""
+    s = started(factions, heroes)
+    s = to_phase(s, "hero_move", player, quiet)
+    s.res[player] = list(res)
+    s.apply(ref.STATION + s.hero_at[player])
+    s.hero_at[player] = BOARD.station(station)
+    assert s.phase == "hero_act" and s.current_player == player
+    return s
+
+
+def test_g12_g17_buy_refresh_and_the_equipment_limit():
+    s = at_hero_act(["Red Line", "Bandits"], "kurskaya_H")
+    play(s, "buy")
+    assert s.phase == "buy" and s.game.fixed(ref.REFRESH) in s.legal_actions()
+    old = list(s.market)
+    play(s, "refresh")                                 # G12: 1 bullet, the whole market renewed
+    assert s.res[0][2] == 4 and not set(old) & set(s.market) and set(old) <= set(s.discards["equipment"])
+    assert s.game.fixed(ref.REFRESH) not in s.legal_actions()          # once, before buying
+    bought = []
+    for _ in range(3):
+        c = s.market[0]
+        s.apply(ref.CARD + c)
+        bought.append(c)
+    # G17: a third card in stage 1 must be discarded down to 2 at once
+    assert s.phase == "discard_equipment" and sorted(s.legal_actions()) == [ref.CARD + c for c in sorted(bought)]
+    s.apply(ref.CARD + bought[0])
+    assert s.equipment[0] == sorted(bought[1:]) and s.res[0] == [5, 2, 1] and s.phase == "buy"
+    assert None not in s.market                        # G27: slots refilled at once
+    play(s, "done")
+    assert s.phase != "buy"
+
+
+def test_g12_g16_g29_quests_taken_secretly_completed_by_decision():
+    s = at_hero_act(["Red Line", "Bandits"], "kurskaya_H")
+    play(s, "quest")
+    assert s.phase == "quest_keep" and len(s.legal_actions()) == 2 and s.res[0] == [5, 4, 4]
+    assert s.observation(1)["pending"]["cards"] == 2                  # the other sees a count
+    keep, other = [a - ref.CARD for a in s.legal_actions()]
+    s.apply(ref.CARD + keep)
+    assert s.quests[0] == [keep] and s.discards["quest"] == [other]
+    assert s.observation(1)["quest_counts"][0] == 1 and s.observation(1)["quests"] == []
+    # G16, G29: completing is a decision at the army phase once the condition holds
+    g = s.game
+    cond = s._card(keep)["condition"]
+    s = to_phase(s, "army", 0, quiet)
+    s.res[0] = [9, 9, 9]
+    s.army[0] = 8
+    for st_ in range(BOARD.n):
+        if BOARD.produces(st_) and s.owner[st_] is None and BOARD.zone[st_] not in s.closed_zones():
+            s.owner[st_] = 0
+    s.equipment[0] = [c for c in g.of_type["equipment"] if c not in s.market][:2]
+    for c in s.equipment[0]:
+        s.decks["equipment"].remove(c)
+    assert g.COMPLETE + keep in s._legal(), cond
+    vp = s.vp[0]
+    s.apply(g.COMPLETE + keep)
+    assert s.done_quests[0] == [keep] and s.quests[0] == [] and s.vp[0] == vp + 1
+    assert s.observation(1)["done_quests"][0] == [keep]
+    # a completed quest's property costs 1 bullet, once a round (G16)
+    assert g.USE + keep in s.legal_actions()
+    s.apply(g.USE + keep)
+    assert s.res[0][2] == 8 and g.USE + keep not in s.legal_actions()
+
+
+def test_g16_two_quests_of_one_condition_complete_once():
+    g = GAMES[2]
+    pair = [c for c in g.of_type["quest"] if g.cards[c]["condition"] == {"condition": "army", "count": 7}]
+    assert len(pair) == 2
+    s = started(["Red Line", "Bandits"])
+    s = to_phase(s, "army", 0, quiet)
+    for c in pair:
+        s.decks["quest"].remove(c)
+        s.quests[0].append(c)
+    s.army[0] = 7
+    assert {g.COMPLETE + c for c in pair} <= set(s.legal_actions())
+    s.apply(g.COMPLETE + pair[0])
+    assert g.COMPLETE + pair[1] not in s.legal_actions() and g.USE + pair[1] in s.legal_actions()
+
+
+def test_g12_exchange_one_kind_for_another():
+    s = at_hero_act(["Red Line", "Bandits"], "kurskaya_H", res=(0, 4, 1))
+    play(s, "exchange")
+    assert s.legal_actions() == [ref.RESOURCE + 1, ref.RESOURCE + 2]   # only kinds held
+    play(s, "resource mushrooms", "resource pigs")
+    assert s.legal_actions() == [ref.COUNT + k for k in range(1, 5)]
+    play(s, "count 3")
+    assert s.res[0] == [3, 1, 1]
+
+
+def test_g12_g34_scout_then_put_back_before_a_neutral_attack():
+    s = at_hero_act(["Red Line", "Bandits"], "lubyanka")               # neutral: no one holds it
+    top = s.decks["threat1"][0]
+    play(s, "scout")
+    assert s.scouted[0] == [top] and s.observation(1)["scouted"] == [] and s.observation(1)["scouting"][0] == 1
+    # the same round: no put-back offered; the next round, before a neutral attack: offered
+    s = to_phase(s, "army", 0, quiet)
+    assert s.round == 2
+    target = next(a for a in s.legal_actions() if a < ref.STATION_HERO and s.owner[a] is None
+                  and BOARD.kind[a] != "polis")
+    s.apply(target)
+    assert s.phase == "scout_return"
+    play(s, "yes")
+    assert s.last_fight["threat"] == top and s.scouted[0] == []
+
+
+def test_g34_unused_scouted_threat_goes_under_the_deck_known_to_its_scout():
+    s = at_hero_act(["Red Line", "Bandits"], "lubyanka")
+    play(s, "scout")
+    c = s.scouted[0][0]
+    s = to_phase(s, "hero_act", 1, quiet)       # round 1 ends: kept (scouted this round)
+    play(s, "pass")
+    assert s.scouted[0] == [c]
+    while s.round < 3:                          # round 2 ends unused: under the deck
+        s.apply(quiet(s))
+    assert s.scouted[0] == [] and s.decks["threat1"][-1] == c
+    assert [len(s.decks["threat1"]) - 1, c] in s.observation(0)["deck_known"]["threat1"]
+    assert s.observation(1)["deck_known"]["threat1"] == []
+
+
+def test_g4_artyom_fights_either_of_the_top_two():
+    s = at_hero_act(["Red Line", "Bandits"], "lubyanka", heroes=["Artyom", "Khan"])
+    two = s.decks["threat1"][:2]
+    play(s, "attack")
+    assert s.phase == "artyom" and sorted(a - ref.CARD for a in s.legal_actions()) == sorted(two)
+    assert s.observation(1)["pending"]["cards"] == 2
+    s.apply(ref.CARD + two[1])
+    assert s.last_fight["threat"] == two[1] and s.decks["threat1"][-1] == two[0]
+
+
+def test_g14_neutral_polis_defends_at_seven_without_a_threat():
+    for army, wins in ((7, False), (8, True)):
+        s = started(["Fourth Reich", "Red Line"])     # Reich armies +1 attacking (reconstructed)
+        s = to_phase(s, "army", 0, quiet)
+        s.army[0] = army - 1
+        deck = list(s.decks["threat1"])
+        s.apply(ref.STATION + BOARD.station("borovitskaya"))
+        assert s.decks["threat1"] == deck                                # no threat drawn
+        assert s.last_fight["result"] == (1 if wins else 0)
+        assert (s.phase == "capture") == wins
+
+
+def test_g9_g3_law_votes_count_stations_and_the_confederations_three():
+    s = started(["Confederation of 1905", "Fourth Reich"])
+    s = to_phase(s, "law_peek", None, quiet)            # round 3 is the first law space (G8)
+    assert s.round == 3 and s.current_player == 0 and len(s.legal_actions()) == 2
+    assert s.observation(1)["pending"]["cards"] == 2
+    put, other = [a - ref.CARD for a in s.legal_actions()]
+    s.apply(ref.CARD + put)
+    assert s.decks["law"][-1] == other and s.vote["law"] == put
+    assert s.phase == "vote" and s.pending["votes"] == len(s.stations(s.current_player)) + (3 if s.current_player == 0 else 0)
+    voters = {}
+    while s.phase == "vote":
+        voters[s.current_player] = s.pending["votes"]
+        play(s, "no" if s.current_player == 0 else "yes")
+    assert voters == {0: 6, 1: 3} or voters == {1: 3, 0: 6}
+    assert s.law is None and s.decks["law"][-1] == put        # 3 for, 6 against: under the deck
+    assert s.last_vote == {"law": put, "for": 3, "against": 6}
+
+
+def give(s, p, name):
+    """Hand equipment card `name` to player p's hero, from wherever it is (a market slot is
+    refilled from the deck), keeping every card in one place."""
+    c = card_id(name)
+    if c in s.market:
+        s.market[s.market.index(c)] = s.decks["equipment"].pop(0)
+    else:
+        (s.decks["equipment"] if c in s.decks["equipment"] else s.discards["equipment"]).remove(c)
+    s.equipment[p].append(c)
+
+
+def test_g20_hero_against_hero_winner_takes_equipment_loser_wounded():
+    s = at_hero_act(["Red Line", "Bandits"], "lubyanka", heroes=["Ulman", "Khan"])
+    s.hero_at[1] = BOARD.station("lubyanka")
+    # Ulman 3 + Heavy armour 2 + Body armour 1 = 6 against Khan 2 (+ a Lantern, speed only):
+    # the combat cards (+0..+3) cannot turn it
+    for p, names in ((0, ["Heavy armour", "Body armour"]), (1, ["Lantern"])):
+        for name in names:
+            give(s, p, name)
+    lantern = card_id("Lantern")
+    assert ref.PLAYER + 1 in s.legal_actions()
+    s.apply(ref.PLAYER + 1)
+    while s.phase == "combat_pick":
+        s.apply(s.legal_actions()[0])
+    assert s.last_fight["result"] == 1
+    assert s.wounded[1] and s.phase == "take_equipment" and s.current_player == 0
+    assert s.hero_at[1] == BOARD.station(s._card(s.faction[1])["home"][0])     # G25
+    s.apply(ref.CARD + lantern)
+    # G17: a third card in stage 1: the winner discards down to 2 at once
+    assert s.phase == "discard_equipment" and s.equipment[1] == []
+    s.apply(ref.CARD + lantern)
+    assert lantern in s.discards["equipment"] and len(s.equipment[0]) == 2
+    # G25: the wounded hero misses its next hero phase (here, the one later this round)
+    moved = set()
+    while s.round < 3:
+        if s.phase == "hero_move":
+            moved.add((s.round, s.current_player))
+        s.apply(quiet(s))
+    assert (1, 1) not in moved and (2, 1) in moved and not s.wounded[1]
+    json.loads(s.to_json()) and s.game.state_from_json(s.to_json())     # still a valid state
+
+
+def test_g3_tie_winners():
+    s = started(["Bauman Alliance", "Bandits"])
+    assert s._wins_ties(0, "hero", "attack") and not s._wins_ties(0, "army", "attack")
+    assert s._wins_ties(1, "army", "defence") and not s._wins_ties(1, "hero", "defence")
+    assert s._outcome(5, 5, True, True) == 0 and s._outcome(5, 5, True, False) == 1
+    assert s._outcome(5, 5, False, True) == -1 and s._outcome(6, 5, False, True) == 1
+
+
+def test_g9_threat_event_reward_and_loss():
+    """G9: every player fights the revealed threat at the declared station: a win brings its
+    reward, a loss loses the station (and G15's floor follows at once)."""
+    for army, wins in ((5, True), (0, False)):
+        s = started(["Red Line", "Bandits"])
+        s = to_phase(s, "declare", None, quiet)
+        deck = s.decks["threat1"]
+        weak = next(c for c in deck if s._card(c)["strength"] == 2)
+        deck.remove(weak)
+        deck.insert(0, weak)                          # a strength-2 threat on top
+        s.army = [army, army]
+        first = s.current_player
+        before, vp = [list(r) for r in s.res], list(s.vp)
+        declared = {}
+        while s.phase == "declare":
+            p = s.current_player
+            declared[p] = s.stations(p)[0]
+            s.apply(ref.STATION + declared[p])
+        assert s.last_threat == weak if wins else s.threat_now == weak
+        reward = [0, 0, 0]
+        for e in s._card(weak)["reward"]:
+            reward[ref.RESOURCES.index(e["resource"])] += e["amount"]
+        if wins:
+            assert s.vp == vp and s.phase == "hire" and s.current_player == first
+            assert s.res == [[b + r for b, r in zip(before[p], reward)] for p in range(2)]
+        else:
+            assert s.owner[declared[first]] is None and s.vp[first] == vp[first] - 1
+            assert s.phase == "free_station" and s.current_player == first
