@@ -677,3 +677,26 @@ def test_g9_threat_event_reward_and_loss():
         else:
             assert s.owner[declared[first]] is None and s.vp[first] == vp[first] - 1
             assert s.phase == "free_station" and s.current_player == first
+
+
+def test_g32_observed_actions_hide_the_hidden_moves():
+    """Others see a threat declaration, a combat-card pick and a quest kept as one canonical
+    action each; the mover sees its own action; public moves are seen as they are."""
+    seen = {"declare": set(), "combat_pick": set(), "quest_keep": set()}
+    for seed in range(4):
+        s, _ = random_game(3, seed, stop=0)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            acts = s.legal_actions()
+            for a in acts:
+                for p in range(3):
+                    o = s.observed_action(a, p)
+                    if p == s.current_player or s.phase not in seen:
+                        assert o == a
+                    else:
+                        seen[s.phase].add(o)
+            s.apply(rng.choice(acts))
+    assert all(len(v) == 1 for v in seen.values()), seen
+    s = GAMES[2].new_state(0)
+    with pytest.raises(ValueError):
+        s.observed_action(10 ** 6, 0)

@@ -17,7 +17,8 @@ Usage::
 The State interface is the other reference engines': ``current_player``, ``legal_actions()``
 (sorted ints), ``apply(action)`` (ValueError and no change if illegal), ``is_terminal()``,
 ``scores()`` (VP), ``returns()`` (rank-based: win 1, loss 0, ties shared), ``clone()``,
-``observation(player)``, ``determinize(player, seed)``, ``to_json()`` /
+``observation(player)``, ``determinize(player, seed)``, ``observed_action(action, player)``
+(G32: what another player sees of a hidden move), ``to_json()`` /
 ``RefMetro2033Game.state_from_json(text)``, ``action_to_string`` / ``string_to_action``.
 
 Action encoding
@@ -528,10 +529,7 @@ class RefMetro2033State:
         if ph in ("vote", "capture", "scout_return"):
             return {fx(YES), fx(NO)}
         if ph == "declare":
-            acts = {STATION + s for s in self.stations(p)}
-            if self.hero_at[p] is not None and self.owner[self.hero_at[p]] == p and not self.wounded[p]:
-                acts.add(STATION_HERO + self.hero_at[p])
-            return acts
+            return set(self._declare_options(p))
         if ph == "defender":
             return {fx(ARMY), fx(HEROF)}
         if ph in ("take_equipment", "strip_equipment"):
@@ -669,8 +667,8 @@ class RefMetro2033State:
                     self._gain_equipment(p, c)                         # G20: the winner takes it
                 else:
                     self._discard(c)
-                if ph == "discard_equipment" and len(self.equipment[q]) > self.equipment_limit():
-                    self._push(["discard_equipment", q])
+                if ph == "discard_equipment":
+                    self._push(["discard_equipment", q])               # still above the limit?
         elif ph == "hire":
             k = a - COUNT                                              # G10
             self.res[p][0] -= k
@@ -850,9 +848,9 @@ class RefMetro2033State:
             return
         if ctx["kind"] == "station":
             if res > 0:
-                if ctx["def_who"] == "hero":
-                    self._wound(q)                                     # G25
                 self._lose(q, s)
+                if ctx["def_who"] == "hero":
+                    self._wound(q)                                     # G25: after the loss
                 self._offer_capture(att, s, True)
             elif ctx["att_who"] == "army":
                 self.army[att] = max(1, self.army[att] - 1)
@@ -1238,10 +1236,31 @@ class RefMetro2033State:
         return s
 
     def _declare_options(self, p) -> list[int]:
+        """G9: one of p's stations, defended by the army, or by the hero standing there."""
         acts = [STATION + s for s in self.stations(p)]
         if self.hero_at[p] is not None and self.owner[self.hero_at[p]] == p and not self.wounded[p]:
             acts.append(STATION_HERO + self.hero_at[p])
         return acts
+
+    def observed_action(self, action: int, player: int) -> int:
+        """How `player` sees `action` taken now by the player to move (G32): the action itself
+        for the mover and for every public move; for the others a threat declaration reads as a
+        declaration at station 0, a combat-card pick as the pick of the first combat card, and
+        the quest kept (G16: secret) as the first quest card. (The law put to the vote, the threat
+        Artyom fights and the equipment kept in G18 are shown, so those moves are public.)"""
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.n:
+            raise ValueError(f"player must be an int in 0..{self.n - 1}, got {player!r}")
+        if self.over or action not in self._legal():
+            raise ValueError(f"action {action!r} is not legal now")
+        if player == self.decider:
+            return action
+        if self.phase == "declare":
+            return STATION
+        if self.phase == "combat_pick":
+            return CARD + min(self.game.of_type["combat"])
+        if self.phase == "quest_keep":
+            return CARD + min(self.game.of_type["quest"])
+        return action
 
     # ------------------------------------------------------------------------------------------
     # JSON
