@@ -26,11 +26,12 @@ def play(state, *texts):
         state.apply(state.string_to_action(t))
 
 
-def started(factions, heroes=None, seed=0, places=None):
-    """A game past the drafts and the hero placement: player p drafts factions[p] (G6) and
-    heroes[p], and puts the hero on places[p] (default its first home station, G24)."""
+def started(factions, heroes=None, seed=0, places=None, game=None):
+    """A game (of `game`, default the shipped cards) past the drafts and the hero placement:
+    player p drafts factions[p] (G6) and heroes[p], and puts the hero on places[p] (default its
+    first home station, G24)."""
     n = len(factions)
-    s = GAMES[n].new_state(seed)
+    s = (game or GAMES[n]).new_state(seed)
     for p in range(n):
         assert s.phase == "draft_faction" and s.current_player == p
         play(s, f"faction {factions[p]}")
@@ -700,3 +701,27 @@ def test_g32_observed_actions_hide_the_hidden_moves():
     s = GAMES[2].new_state(0)
     with pytest.raises(ValueError):
         s.observed_action(10 ** 6, 0)
+
+
+def test_g20_g25_defender_chooses_the_hero_who_loses_station_and_is_wounded(tmp_path):
+    from metro_ai.engine.metro2033.cards import DEFAULT_PATH
+    doc = json.loads(DEFAULT_PATH.read_text())
+    bauman = next(c for c in doc["cards"] if c["name"] == "Bauman Alliance")
+    bauman["home"] = ["kurskaya_purple", "electrozavodskaya", "baumanskaya"]   # the target first
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps(doc))
+    s = started(["Red Line", "Bauman Alliance"], heroes=["Ulman", "Miller"],
+                game=RefMetro2033Game(players=2, cards=path))
+    s = to_phase(s, "army", 0, quiet)
+    target = BOARD.station("kurskaya_purple")
+    s.hero_at[1] = target
+    s.army[0] = 8                      # 8 + a card against Miller 4 + a card (at most +3): a win
+    s.apply(ref.STATION + target)
+    assert s.phase == "defender" and s.current_player == 1      # G20: his hero stands there
+    play(s, "hero")
+    while s.phase == "combat_pick":
+        s.apply(s.legal_actions()[0])
+    assert s.last_fight["def_who"] == "hero" and s.last_fight["result"] == 1
+    assert s.owner[target] is None and s.wounded[1]
+    # G25: to the first home station still held (the lost one was first)
+    assert s.hero_at[1] == BOARD.station("electrozavodskaya")
