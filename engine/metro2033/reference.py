@@ -42,6 +42,20 @@ block                       size       meaning (by phase)
                                        REFRESH, DONE
 ==========================  =========  ===============================================================
 
+Decisions (``state.phase``; ``state.current_player`` decides)
+=============================================================
+``draft_faction``, ``draft_hero``, ``place_hero`` (G6, G24); per round (G8): ``law_peek`` (the
+Confederation of 1905), ``vote`` (YES/NO), ``declare`` (G9, hidden: G32), ``polis_res``;
+``hire`` (COUNT, G10); ``army`` (STATION, PLAYER, RESOURCE, COMPLETE, USE; G11, G29); ``hero_move``
+(STATION in reach, COMPLETE, USE) then ``hero_act`` (BUY, QUEST, EXCHANGE, SCOUT, ATTACK,
+PLAYER, PASS; G12) with its steps ``buy`` (CARD, REFRESH, DONE), ``quest_keep``,
+``exchange_from`` / ``exchange_to`` / ``exchange_amount``; in fights ``scout_return``,
+``artyom``, ``defender`` (ARMY/HERO), ``combat_pick`` (attacker, then defender: G21, G32),
+``capture`` (G14), ``free_station`` (G15), ``take_equipment`` / ``strip_equipment`` /
+``discard_equipment`` (G17, G20); ``stage2_equipment`` (G18); ``over`` at the end. A decision is
+presented whenever a rule gives a choice, even with one option; none when there is no choice
+(nothing to hire, no capture affordable).
+
 Determinism
 ===========
 One splitmix64 generator (the engines' generator, see :class:`SplitMix64`) in the state. At
