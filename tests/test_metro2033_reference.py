@@ -725,3 +725,36 @@ def test_g20_g25_defender_chooses_the_hero_who_loses_station_and_is_wounded(tmp_
     assert s.owner[target] is None and s.wounded[1]
     # G25: to the first home station still held (the lost one was first)
     assert s.hero_at[1] == BOARD.station("electrozavodskaya")
+
+
+def invariants(s):
+    """What holds after every action: VP = stations held + quests completed (G2, G14, G15, G16);
+    the three-station floor (G15) outside its own decision; armies 1..8 once set up (G10, G20);
+    resources 0..35; equipment within the limit outside a discard (G17); heroes in play (G6);
+    every card in one place (the loader's check)."""
+    g = s.game
+    closed = s.closed_zones()
+    for p in range(s.n):
+        if s.faction[p] is None or s.hero_at[p] is None:
+            continue
+        assert s.vp[p] == len(s.stations(p)) + len(s.done_quests[p])
+        if s.phase != "free_station" and not any(t[0] == "free_station" for t in s.agenda):
+            assert len(s.stations(p)) >= 3 or not s._free_options(p)
+        assert 0 <= s.army[p] <= 8 and all(0 <= r <= 35 for r in s.res[p])
+        assert s.round == 0 or s.army[p] >= 1
+        if s.phase != "discard_equipment" and not any(t[0] == "discard_equipment" for t in s.agenda):
+            assert len(s.equipment[p]) <= s.equipment_limit()
+        assert BOARD.zone[s.hero_at[p]] not in closed
+    s._check()
+    assert len(set(s.market) - {None}) == len([c for c in s.market if c is not None])
+    assert all(g.cards[c]["type"] == "equipment" for c in s.market if c is not None)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 6), seed=st.integers(0, 2 ** 32), aware=st.booleans())
+def test_invariants_hold_after_every_action(n, seed, aware):
+    s = GAMES[n].new_state(seed)
+    rng = random.Random(seed)
+    while not s.is_terminal():
+        s.apply(card_aware(s, rng) if aware else rng.choice(s.legal_actions()))
+        invariants(s)
