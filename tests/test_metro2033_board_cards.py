@@ -138,6 +138,10 @@ def test_experimental_sets_and_user_files(tmp_path):
     with pytest.raises(CardSetError, match="35 threat cards"):
         parse_card_set(copy.deepcopy(doc))
     assert parse_card_set(doc, strict_counts=False).counts()["equipment"] == 17
+    heroes = copy.deepcopy(doc)
+    heroes["cards"].append({**[c for c in doc["cards"] if c["type"] == "hero"][0], "name": "Seventh"})
+    with pytest.raises(CardSetError, match="at most 6"):
+        parse_card_set(heroes, strict_counts=False)
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(doc))
     assert load_card_set(path, strict_counts=False).counts()["threat"] == 35

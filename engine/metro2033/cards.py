@@ -60,7 +60,7 @@ quests with the same condition object cannot both be completed by one player (G1
 
 By default the counts per type must be the rulebook's (``RULEBOOK_COUNTS``, G1: 36 threats, 18
 of each stage); ``strict_counts=False`` lifts that for experimental sets, which still need the
-six factions and at least 2 heroes, 7 combat cards (G21 deals 3 each side and one aside), one
+six factions, 2 to 6 heroes, at least 7 combat cards (G21 deals 3 each side and one aside), one
 card of every other type, and of each threat stage.
 
 Errors name the card (index and name) and the field: :class:`CardSetError`.
@@ -322,6 +322,8 @@ def parse_card_set(doc: Any, strict_counts: bool = True) -> CardSet:
         for t, n in need.items():
             if counts[t] < n:
                 raise CardSetError(f"card set: {counts[t]} {t} cards, at least {n} needed")
+        if counts["hero"] > 6:
+            raise CardSetError(f"card set: {counts['hero']} hero cards, at most 6 (one per seat)")
         if min(stages.values()) < 1:
             raise CardSetError(f"card set: threats per stage {stages}: each stage needs one")
     return cs

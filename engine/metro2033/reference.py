@@ -175,6 +175,8 @@ class RefMetro2033Game:
         self.card_file = None if cards is None else str(cards)
         self.card_set = load_card_set(cards, strict_counts=strict_counts)
         self.strict_counts = strict_counts
+        if len(self.card_set.ids_of_type("hero")) < players:
+            raise ValueError(f"the card set has {len(self.card_set.ids_of_type('hero'))} heroes for {players} players")
         self.cards = self.card_set.cards
         self.C = len(self.cards)
         self.of_type = {t: self.card_set.ids_of_type(t) for t in
