@@ -1,7 +1,9 @@
 """Game lengths of Metro 2033 (the board game) on the pure-Python reference engine: rounds and
 decisions per game with uniformly random play and with the tests' card-aware random policy
 (``card_aware`` in tests/test_metro2033_reference.py), per player count, with the share of games
-won by G2 (the rest reach the round limit of G30) and the reference engine's speed.
+won by G2 (the rest reach the round limit of G30) and the reference engine's speed; then random
+full games per second of the fast engine's C loop (``FastMetro2033.random_playout``, the engine
+in progress: no contract state yet) against the reference, measured in the same run.
 
 Usage: python benches/metro2033_lengths.py [--games 50] [--players 2 3 4 5 6] [--round-limit 40]
 """
@@ -14,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from metro_ai.engine.metro2033.fast import FastMetro2033  # noqa: E402
 from metro_ai.engine.metro2033.reference import RefMetro2033Game  # noqa: E402
 from test_metro2033_reference import card_aware  # noqa: E402
 
@@ -50,6 +53,20 @@ def main():
             print(f"| {name} | {n} | {statistics.mean(rounds):.1f} ({min(rounds)}-{max(rounds)}) | "
                   f"{statistics.mean(steps):.0f} ({min(steps)}-{max(steps)}) | {wins}/{args.games} | "
                   f"{args.games / secs:.0f} |")
+    print()
+    print("| players | reference games/s | fast C loop games/s | ratio |")
+    print("|---|---|---|---|")
+    uniform = policies["uniform"]
+    for n in args.players:
+        ref_rate = args.games / run(RefMetro2033Game(players=n, round_limit=args.round_limit), args.games, uniform)[3]
+        engine = FastMetro2033(players=n, round_limit=args.round_limit)
+        fast_games = 20 * args.games
+        t0 = time.perf_counter()
+        for seed in range(fast_games):
+            engine.reset(seed)
+            engine.random_playout(seed)
+        fast_rate = fast_games / (time.perf_counter() - t0)
+        print(f"| {n} | {ref_rate:.0f} | {fast_rate:.0f} | {fast_rate / ref_rate:.0f}x |")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,13 @@ def test_random_playout_in_c_ends_games_reproducibly():
         assert a.is_terminal() and k == b.random_playout(seed) and a.ref_data() == b.ref_data()
         lengths.append(k)
     assert len(set(lengths)) > 1
+    one = FastMetro2033(players=4, seed=0)
+    for seed in (3, 11):
+        one.reset(seed)
+        one.random_playout(seed)
+        fresh = FastMetro2033(players=4, seed=seed)
+        fresh.random_playout(seed)
+        assert one.ref_data() == fresh.ref_data()        # reset(seed) is a new game from seed
 
 
 @pytest.mark.slow

@@ -297,7 +297,8 @@ cdef class FastMetro2033:
     """One game, as ``RefMetro2033Game(players, cards, strict_counts, round_limit).new_state(seed)``:
     ``legal_actions()``, ``apply(a)``, ``is_terminal()``, ``scores()``, ``returns()``,
     ``current_player``, ``phase``, ``ref_data()`` (the state in the reference's layout, for the
-    differential test) and ``random_playout(seed)`` (a whole random game in C)."""
+    differential test), ``reset(seed)`` (a new game, the tables kept) and ``random_playout(seed)``
+    (a whole random game in C)."""
     cdef Data d
     cdef _Tables tab
     cdef int round_limit
@@ -1470,6 +1471,11 @@ cdef class FastMetro2033:
         key = [(p == self.d.winner, self.d.vp[p]) for p in range(n)]
         return [(sum(key[q] < key[p] for q in range(n))
                  + 0.5 * sum(key[q] == key[p] for q in range(n) if q != p)) / (n - 1) for p in range(n)]
+
+    def reset(self, seed):
+        """Start a new game from `seed` with the same players, cards and round limit (the card
+        tables are kept)."""
+        self._new(self.d.n, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
 
     def random_playout(self, seed):
         """Play uniformly random legal actions to the end, in C (splitmix64 from `seed`);
