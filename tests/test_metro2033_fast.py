@@ -108,3 +108,13 @@ def test_random_playout_in_c_ends_games_reproducibly():
 def test_fast_engine_matches_reference_long(players):
     for g in range(240):
         play_pair(players, 50000 + 1000 * players + g, aware=g % 2 == 1)
+
+
+def test_fast_engine_refuses_a_set_too_large_for_its_tables(tmp_path):
+    doc = json.loads(DEFAULT_PATH.read_text())
+    doc["cards"].append({"type": "equipment", "name": "Crate", "count": 40, "effects": [], "source": "reconstructed"})
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc))
+    RefMetro2033Game(players=2, cards=path, strict_counts=False)          # the reference takes it
+    with pytest.raises(ValueError, match="at most 128 cards"):
+        FastMetro2033(players=2, cards=path, strict_counts=False)

@@ -18,7 +18,7 @@ from metro_ai.engine.metro2033.cards import load_card_set
 
 cdef enum:
     MAXC = 128          # cards in a set
-    MAXQ = 40           # quests a player holds
+    MAXQ = 128          # quests a player holds (every quest of a set, at most)
     MAXE = 8            # equipment a hero carries (at most 3, plus one over before a discard)
     MAXT = 512          # agenda tasks
 
@@ -94,12 +94,12 @@ cdef struct Tables:                      # the card set, compiled (see _Tables)
     signed char ttype[MAXC]              # threat type 0..2
     signed char strength[MAXC]           # threat or hero printed strength
     signed char speed[MAXC]              # hero printed speed
-    signed char spd[MAXC]                # speed bonus of the card's effects
-    signed char hb[MAXC][3][4]           # hero/equipment: when (none, attack, defence) x vs (none, 3 types)
-    signed char fb[MAXC][2][3]           # faction/law: who (army, hero) x when, plain entries
-    signed char cb[MAXC][4]              # combat card: vs (none, attack, defence, manoeuvre)
+    int spd[MAXC]                        # speed bonus of the card's effects
+    int hb[MAXC][3][4]                   # hero/equipment: when (none, attack, defence) x vs (none, 3 types)
+    int fb[MAXC][2][3]                   # faction/law: who (army, hero) x when, plain entries
+    int cb[MAXC][4]                      # combat card: vs (none, attack, defence, manoeuvre)
     signed char ctyp[MAXC]               # combat type 0..2
-    signed char gain[MAXC][4]            # pigs, mushrooms, bullets, army gained (reward, bonus, property)
+    int gain[MAXC][4]                    # pigs, mushrooms, bullets, army gained (reward, bonus, property)
     signed char zone[MAXC]               # faction: zone index of the map
     signed char home[MAXC][3]
     signed char votes[MAXC]
