@@ -83,6 +83,14 @@ def test_fast_engine_refuses_illegal_actions_without_change():
     assert f.ref_data() == before
     with pytest.raises(ValueError):
         FastMetro2033(players=7)
+    for bad_seed in ("1", 1.5, None, True):
+        with pytest.raises(ValueError, match="seed"):
+            FastMetro2033(players=2, seed=bad_seed)
+        with pytest.raises(ValueError, match="seed"):
+            RefMetro2033Game(players=2).new_state(bad_seed)
+    # the same seed as 64 bits: a negative seed and its two's complement deal the same game
+    assert FastMetro2033(players=2, seed=-1).ref_data() == FastMetro2033(players=2, seed=2 ** 64 - 1).ref_data()
+    assert RefMetro2033Game(players=2).new_state(-1).to_json() == RefMetro2033Game(players=2).new_state(2 ** 64 - 1).to_json()
 
 
 def test_random_playout_in_c_ends_games_reproducibly():

@@ -312,6 +312,7 @@ cdef class FastMetro2033:
             raise ValueError(f"players must be 2..6, got {players}")
         if round_limit < 1:
             raise ValueError(f"round_limit must be >= 1, got {round_limit}")
+        _check_seed(seed)
         self.tab = _Tables(load_card_set(cards, strict_counts=strict_counts))
         if self.tab.t.nheroes < players:
             raise ValueError(f"the card set has {self.tab.t.nheroes} heroes for {players} players")
@@ -1475,6 +1476,7 @@ cdef class FastMetro2033:
     def reset(self, seed):
         """Start a new game from `seed` with the same players, cards and round limit (the card
         tables are kept)."""
+        _check_seed(seed)
         self._new(self.d.n, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
 
     def random_playout(self, seed):
@@ -1532,6 +1534,11 @@ cdef class FastMetro2033:
             "winner": opt(d.winner), "phase": PHASES[d.phase] if d.phase != P_OVER else "over",
             "decider": -1 if d.over else d.decider,
         }
+
+
+def _check_seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an int, got {seed!r}")
 
 
 # ---------------------------------------------------------------- small C helpers

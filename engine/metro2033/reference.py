@@ -208,6 +208,8 @@ class RefMetro2033State:
     cards, deck orders). Plain attributes; see the module docstring for the contract."""
 
     def __init__(self, game: RefMetro2033Game, seed: int):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, got {seed!r}")
         self.game = game
         n = self.n = game.num_players
         rng = SplitMix64(seed)
