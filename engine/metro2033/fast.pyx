@@ -4,8 +4,9 @@
 The whole game of the reference engine (``reference.py``, rules G1–G36) over flat C state: the
 same decisions, the same action ids, the same draws from the same splitmix64 stream, so that
 ``tests/test_metro2033_fast.py`` can compare the two after every action. Card effects are
-compiled once into tables (``_Tables``) over the vocabulary of ``cards.py``. Not yet here: the
-contract's ``GameState`` (observation, determinize, JSON), so the game is not registered.
+compiled once into tables (``_Tables``) over the vocabulary of ``cards.py``. ``determinize``
+redeals exactly as the reference does. Not yet here: the contract's ``GameState`` (observation,
+JSON, observed actions at C level), so the game is not registered.
 """
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
@@ -181,7 +182,7 @@ cdef struct Data:                        # the whole state, hidden parts include
     int winner
     int phase
     int decider
-    int pd_cards[2]
+    signed char pd_cards[2]
     int pd_ncards
     int pd_votes, pd_max, pd_side, pd_who, pd_station, pd_taken, pd_from, pd_to
     int pd_bought, pd_refreshed, pd_forced, pd_amount, pd_resmask
@@ -297,8 +298,8 @@ cdef class FastMetro2033:
     """One game, as ``RefMetro2033Game(players, cards, strict_counts, round_limit).new_state(seed)``:
     ``legal_actions()``, ``apply(a)``, ``is_terminal()``, ``scores()``, ``returns()``,
     ``current_player``, ``phase``, ``ref_data()`` (the state in the reference's layout, for the
-    differential test), ``reset(seed)`` (a new game, the tables kept) and ``random_playout(seed)``
-    (a whole random game in C)."""
+    differential test), ``determinize(player, seed)`` (the reference's, in C), ``reset(seed)`` (a
+    new game, the tables kept) and ``random_playout(seed)`` (a whole random game in C)."""
     cdef Data d
     cdef _Tables tab
     cdef int round_limit
@@ -1472,6 +1473,113 @@ cdef class FastMetro2033:
         key = [(p == self.d.winner, self.d.vp[p]) for p in range(n)]
         return [(sum(key[q] < key[p] for q in range(n))
                  + 0.5 * sum(key[q] == key[p] for q in range(n) if q != p)) / (n - 1) for p in range(n)]
+
+    # ---------------------------------------------------------------- determinisation
+    cdef FastMetro2033 _copy(self):
+        cdef FastMetro2033 o = FastMetro2033.__new__(FastMetro2033)
+        o.d = self.d
+        o.tab = self.tab
+        o.round_limit = self.round_limit
+        o.FIXED, o.COMPLETE, o.USE, o.nact = self.FIXED, self.COMPLETE, self.USE, self.nact
+        return o
+
+    cdef int _gather(self, int pool, int player, signed char** pos) noexcept:
+        """The places of `pool` (a deck key, or 5: the combat cards) whose card `player` cannot
+        see, in the reference's order: deck places not known to them, the others' quests and
+        scouted threats, cards another player is choosing among, then the combat cards aside and
+        the other sides' hands and picks."""
+        cdef Data* d = &self.d
+        cdef int k = 0, i, q, key, side
+        if pool < 5:
+            for i in range(d.deck_n[pool]):
+                if not (d.known[d.deck[pool][i]] >> player) & 1:
+                    pos[k] = &d.deck[pool][i]
+                    k += 1
+            for q in range(d.n):
+                if q == player:
+                    continue
+                if pool == K_QUEST:
+                    for i in range(d.quest_n[q]):
+                        pos[k] = &d.quests[q][i]
+                        k += 1
+                if d.scouted[q] >= 0 and pool == K_THREAT1 + self.tab.t.stage[d.scouted[q]] - 1:
+                    pos[k] = &d.scouted[q]
+                    k += 1
+            if d.decider != player and (d.phase == P_LAW_PEEK or d.phase == P_ARTYOM
+                                        or d.phase == P_QUEST_KEEP or d.phase == P_STAGE2_EQ):
+                key = (K_LAW if d.phase == P_LAW_PEEK else self._tkey() if d.phase == P_ARTYOM
+                       else K_QUEST if d.phase == P_QUEST_KEEP else K_EQUIPMENT)
+                if key == pool:
+                    for i in range(d.pd_ncards):
+                        pos[k] = &d.pd_cards[i]
+                        k += 1
+            return k
+        if not d.combat_on:
+            return 0
+        for i in range(d.aside_n):
+            pos[k] = &d.aside[i]
+            k += 1
+        for side in range(2):
+            if d.cx_side[side] != player:
+                for i in range(d.hand_n[side]):
+                    pos[k] = &d.hand[side][i]
+                    k += 1
+                if d.pick[side] >= 0:
+                    pos[k] = &d.pick[side]
+                    k += 1
+        return k
+
+    cdef void _determinize(self, int player, uint64_t seed) noexcept:
+        """The reference's ``determinize``: each pool's hidden cards sorted, shuffled and dealt
+        back in place order (deck knowledge staying with the place), then the undisclosed threat
+        declarations of the others redrawn (G32); the generator is the one drawn from `seed`."""
+        cdef Data* d = &self.d
+        cdef rng_t r = seed
+        cdef signed char* pos[MAXC]
+        cdef signed char cards[MAXC]
+        cdef signed char km[MAXC]
+        cdef int opts[80]
+        cdef int pool, k, i, j, q, m
+        cdef signed char x
+        for pool in range(6):
+            k = self._gather(pool, player, pos)
+            for i in range(k):
+                cards[i] = pos[i][0]
+                km[i] = d.known[cards[i]]
+                d.known[cards[i]] = 0
+            _sort(cards, k)
+            for i in range(k - 1, 0, -1):
+                j = <int>rng_bounded(&r, <uint64_t>(i + 1))
+                x = cards[i]
+                cards[i] = cards[j]
+                cards[j] = x
+            for i in range(k):
+                pos[i][0] = cards[i]
+                if km[i]:
+                    d.known[cards[i]] = km[i]
+        for q in range(d.n):
+            _sort(d.quests[q], d.quest_n[q])
+        if d.combat_on:
+            _sort(d.hand[0], d.hand_n[0])
+            _sort(d.hand[1], d.hand_n[1])
+        if d.threat_now < 0:
+            for i in range(d.n):
+                q = self._order(i)
+                if q != player and d.decl_station[q] >= 0:
+                    m = self._declare_options(q, opts)
+                    j = opts[rng_bounded(&r, <uint64_t>m)]
+                    d.decl_station[q] = j % S
+                    d.decl_hero[q] = j >= A_STATION_HERO
+        d.rng = r
+
+    def determinize(self, int player, seed):
+        """A new engine holding the reference's ``determinize(player, seed)`` of this state."""
+        if not 0 <= player < self.d.n:
+            raise ValueError(f"player must be 0..{self.d.n - 1}, got {player}")
+        _check_seed(seed)
+        cdef FastMetro2033 o = self._copy()
+        o._determinize(player, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        return o
 
     def reset(self, seed):
         """Start a new game from `seed` with the same players, cards and round limit (the card
