@@ -11,10 +11,10 @@ JSON, observed actions at C level), so the game is not registered.
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
-from metro_ai.engine.rng cimport rng_t, rng_next, rng_bounded
+from metro_ai.engine.rng cimport rng_t, rng_bounded
 from metro_ai.engine.metro2033.rules cimport (M33Map, Metro2033Map, m33_army_targets, m33_hero_reach,
                                               M33_HANSA, M33_POLIS, M33_ABANDONED)
-from metro_ai.engine.metro2033.board import BOARD, FACTION_ZONES, RESOURCES
+from metro_ai.engine.metro2033.board import BOARD, RESOURCES
 from metro_ai.engine.metro2033.cards import load_card_set
 
 cdef enum:
@@ -306,7 +306,6 @@ cdef class FastMetro2033:
     cdef int FIXED
     cdef int COMPLETE
     cdef int USE
-    cdef int nact
 
     def __init__(self, int players=2, cards=None, bint strict_counts=True, int round_limit=40, seed=0):
         if not 2 <= players <= 6:
@@ -322,7 +321,6 @@ cdef class FastMetro2033:
         self.COMPLETE = A_CARD + C
         self.USE = A_CARD + 2 * C
         self.FIXED = A_CARD + 3 * C
-        self.nact = self.FIXED + 12
         self._new(players, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
 
     # ---------------------------------------------------------------- setup
@@ -1480,7 +1478,7 @@ cdef class FastMetro2033:
         o.d = self.d
         o.tab = self.tab
         o.round_limit = self.round_limit
-        o.FIXED, o.COMPLETE, o.USE, o.nact = self.FIXED, self.COMPLETE, self.USE, self.nact
+        o.FIXED, o.COMPLETE, o.USE = self.FIXED, self.COMPLETE, self.USE
         return o
 
     cdef int _gather(self, int pool, int player, signed char** pos) noexcept:
