@@ -25,9 +25,9 @@ DOCS = ROOT / "docs" / "rules"
 CODE_DIRS = ("engine", "bots", "metro_ai")
 SUFFIXES = (".py", ".pyx", ".pxd")
 
-ID = r"[MCBRL]\d{1,2}(?:\.\d)?"
+ID = r"[MCBRLG]\d{1,2}(?:\.\d)?"
 _ID_RE = re.compile(rf"(?<![\w.])({ID})(?![\w])")
-_RANGE_RE = re.compile(r"(?<![\w.])([MCBRL])(\d{1,2})\s*[-–]\s*\1(\d{1,2})(?![\w.])")
+_RANGE_RE = re.compile(r"(?<![\w.])([MCBRLG])(\d{1,2})\s*[-–]\s*\1(\d{1,2})(?![\w.])")
 _LIST_RE = re.compile(rf"(?<![\w.]){ID}(?:\s*(?:,|/|\band\b)\s*{ID}(?![\w]))+")
 _PAREN_OPEN_RE = re.compile(rf"\(\s*({ID})(?![\w])")
 _PAREN_CLOSE_RE = re.compile(rf"(?<![\w.])({ID})\s*\)")

@@ -1,0 +1,35 @@
+# Metro 2033 (board game): the C side of the fast engine, in progress. So far the map as flat
+# tables and the path rules over it (G6, G11, G12, G22, G23), checked against board.py by
+# tests/test_metro2033_rules.py. Rules: docs/rules/metro2033.md.
+
+cdef enum:
+    M33_STATIONS = 78           # G1
+    M33_MAX_DEGREE = 8          # links at one station (the map has at most 5)
+    M33_PIGS = 0                # station kinds: the three resources, then the rest
+    M33_MUSHROOMS = 1
+    M33_BULLETS = 2
+    M33_HANSA = 3
+    M33_ABANDONED = 4
+    M33_POLIS = 5
+    M33_TUNNEL = 0              # link kinds
+    M33_TRANSFER = 1
+
+cdef struct M33Map:                      # the map, read once from board.py's data
+    int n                                # stations
+    signed char deg[78]                  # links at each station
+    signed char nbr[78][8]               # the stations linked, ascending
+    signed char link[78][8]              # M33_TUNNEL or M33_TRANSFER
+    signed char kind[78]                 # M33_PIGS .. M33_POLIS
+    signed char zone[78]                 # index into Metro2033Map.zones
+
+
+cdef int m33_army_targets(const M33Map* m, const signed char* owner, int player, unsigned int closed,
+                          signed char* out) noexcept nogil
+cdef int m33_hero_reach(const M33Map* m, int start, int speed, unsigned int closed,
+                        signed char* out) noexcept nogil
+
+
+cdef class Metro2033Map:
+    cdef M33Map m
+    cdef readonly tuple zones            # zone names, in the order of M33Map.zone
+    cdef unsigned int _closed_mask(self, object closed_zones) except? 0
