@@ -128,6 +128,10 @@ def test_loader_refuses_broken_states_and_names_the_field():
         with pytest.raises(metro_ai.StateFormatError, match=word):
             g.state_from_json(d)
     assert g.state_from_json(good) == s
+    early = g.new_state(2).to_dict()                     # the faction draft: the setup to come
+    early["owner"][0] = 0
+    with pytest.raises(metro_ai.StateFormatError, match="before the setup"):
+        g.state_from_json(early)
 
 
 def test_render_svg_and_tensor_show_only_what_the_seat_sees():

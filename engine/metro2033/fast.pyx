@@ -1,12 +1,16 @@
 # cython: language_level=3
-"""Metro 2033 (board game): the fast engine's state machine in C, in progress.
+"""Metro 2033 (board game): the fast engine, and the game on the contract.
 
-The whole game of the reference engine (``reference.py``, rules G1–G36) over flat C state: the
-same decisions, the same action ids, the same draws from the same splitmix64 stream, so that
-``tests/test_metro2033_fast.py`` can compare the two after every action. Card effects are
-compiled once into tables (``_Tables``) over the vocabulary of ``cards.py``. ``determinize``
-redeals exactly as the reference does. Not yet here: the contract's ``GameState`` (observation,
-JSON, observed actions at C level), so the game is not registered.
+``FastMetro2033``: the whole game of the reference engine (``reference.py``, rules G1–G36) over
+flat C state: the same decisions, the same action ids, the same draws from the same splitmix64
+stream, so that ``tests/test_metro2033_fast.py`` can compare the two after every action. Card
+effects are compiled once into tables (``_Tables``) over the vocabulary of ``cards.py``.
+``determinize`` redeals exactly as the reference does.
+
+``Metro2033Game`` / ``Metro2033State`` (registered as ``metro2033``, G37): the contract's C-level
+methods call ``FastMetro2033``'s ``nogil`` methods on the state's own ``FastMetro2033`` (a copy
+is a struct copy; the card tables are shared); the Python face adds the JSON layout (``_dump``,
+and ``_load``, which checks it), the observation, observed actions and the text view.
 """
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
@@ -1759,7 +1763,7 @@ cdef class Metro2033Game(Game):
         Option.path("cards", None, "a card JSON file (schema in engine/metro2033/cards.py); default: the "
                     "shipped set (reconstructed where the rulebook is silent)"),
     )
-    search_defaults = {"rollout": "heuristic", "rollout_depth": 40, "cutoff_scale": 1.0}
+    search_defaults = {"rollout": "random", "rollout_depth": 60, "cutoff_scale": 1.0}
     state_fields = ("rng_state", "decks", "known", "discards", "out", "market", "law", "owner", "faction",
                     "hero", "hero_at", "wounded", "vp", "army", "res", "equipment", "quests", "done_quests",
                     "quest_used", "scouted", "scouted_round", "declared", "threat_now", "vote", "last_vote",
@@ -2382,8 +2386,16 @@ def _load(FastMetro2033 f, Metro2033Game game, dict obj):
     expected = sorted(c for c in range(C) if types[c] in ("threat", "equipment", "quest", "law"))
     if sorted(places) != expected:
         bad("the threat, equipment, quest and law cards must each be in exactly one place")
-    for p in range(n):
-        if d.faction[p] >= 0 and d.hero[p] >= 0 and d.hero_at[p] >= 0:
+    if any(task[0] == "setup" for task in ag):
+        # G7's setup still to come: nothing on the board or in the players' hands yet
+        if any(o is not None for o in obj["owner"] + obj["hero_at"]) or d.round or any(
+                obj[key][p] for key in ("vp", "army", "equipment", "quests", "done_quests", "quest_used", "scouted")
+                for p in range(n)) or any(x != [0, 0, 0] for x in obj["res"]):
+            bad("before the setup (agenda task 'setup'), no station is held and no player has anything")
+    else:
+        for p in range(n):
+            if d.faction[p] < 0 or d.hero[p] < 0:
+                bad(f"faction, hero: player {p} has not drafted both, yet the setup is done")
             if d.vp[p] != sum(o == p for o in obj["owner"]) + d.done_n[p]:
                 bad(f"vp: player {p} has {d.vp[p]} VP, not their stations plus completed quests")
     if d.phase == P_NONE:

@@ -5,7 +5,8 @@ every tunnel (solid) and transfer (dashed) of the map, each station in its owner
 heroes where they stand, and a panel per player (VP, army, resources).
 
 Elements: each station is a ``<g class="station">`` with ``data-station`` (its index),
-``data-kind`` and ``data-owner`` (the player, or empty); each link a ``<line class="link">`` with
+``data-name``, ``data-kind`` and ``data-owner`` (the player, or empty; the web page's clicks
+read ``data-name``); each link a ``<line class="link">`` with
 ``data-a``, ``data-b`` and ``data-kind``; each hero a ``<g class="hero">`` with ``data-player``
 and ``data-station``. Drawn from ``observation(player)`` (player 0's when no seat is given, with
 nothing private shown), so the picture holds nothing the viewer may not see."""
@@ -78,7 +79,8 @@ def map_svg(state, player: Optional[int] = None, lastmove: Optional[int] = None)
         x, y = POS[s]
         owner = obs["owner"][s]
         ring = COLOURS[owner] if owner is not None else "#444"
-        parts.append(f'<g class="station" data-station="{s}" data-kind="{BOARD.kind[s]}" '
+        parts.append(f'<g class="station" data-station="{s}" data-name="{escape(BOARD.names[s], {chr(34): "&quot;"})}" '
+                     f'data-kind="{BOARD.kind[s]}" '
                      f'data-owner="{"" if owner is None else owner}"><circle cx="{x:.1f}" cy="{y:.1f}" r="8" '
                      f'fill="{KIND_FILL[BOARD.kind[s]]}" stroke="{ring}" stroke-width="{4 if owner is not None else 1}"/>'
                      f'<title>{escape(BOARD.names[s])} ({BOARD.kind[s]}, {BOARD.zone[s]})</title></g>')
