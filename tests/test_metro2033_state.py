@@ -170,3 +170,28 @@ def test_c_loop_matches_the_fast_engines_own_playout_count():
     g = metro_ai.load_game("metro2033", players=5)
     total = random_playouts(g.new_state(3), 20, 8)
     assert sum(total) == pytest.approx(20 * 5 / 2) and all(0 <= t <= 20 for t in total)
+
+
+def test_every_phase_round_trips_and_plays_on_identically():
+    """A saved state of each decision met in random play (the defender's choice before the combat
+    cards are dealt included) loads to the same state, which plays on as the original."""
+    g = metro_ai.load_game("metro2033", players=3)
+    seen = set()
+    for seed in range(12):
+        s = g.new_state(seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            if s.phase not in seen:
+                seen.add(s.phase)
+                back = g.state_from_json(s.to_json())
+                a, b = s.clone(), back
+                for _ in range(30):
+                    if a.is_terminal():
+                        break
+                    assert a.legal_actions() == b.legal_actions()
+                    move = rng.choice(a.legal_actions())
+                    a.apply(move)
+                    b.apply(move)
+                    assert a.to_json() == b.to_json()
+            s.apply(rng.choice(s.legal_actions()))
+    assert {"defender", "combat_pick", "declare", "vote", "hire", "army", "hero_move", "buy"} <= seen

@@ -1768,7 +1768,7 @@ cdef class Metro2033Game(Game):
                     "hero", "hero_at", "wounded", "vp", "army", "res", "equipment", "quests", "done_quests",
                     "quest_used", "scouted", "scouted_round", "declared", "threat_now", "vote", "last_vote",
                     "last_threat", "round", "first", "stage", "over", "winner", "phase", "decider",
-                    "pending", "combat", "agenda")
+                    "pending", "fight", "combat", "agenda")
     benchmark_moves = {"opening": 0, "middle": 150, "end": 300}
     reference = "metro_ai.engine.metro2033.reference:RefMetro2033Game"
     features = "metro_ai.engine.metro2033.features:Metro2033Features"
@@ -2037,18 +2037,6 @@ cdef class Metro2033State(GameState):
         obs["scores"] = self.scores()
         return obs
 
-    def legal_action_strings(self):
-        return [self.action_to_string(a) for a in self.legal_actions()]
-
-    def string_to_action(self, text):
-        """The legal action written as `text` (case and spaces aside), else the game's reading."""
-        if isinstance(text, str):
-            want = " ".join(text.lower().split())
-            for a in self.legal_actions():
-                if self.action_to_string(a).lower() == want:
-                    return a
-        return self.game.string_to_action(text)
-
     def render(self, player=None):
         """A text view: the round, stage and decision; per player faction, hero (where, wounded),
         VP, army, resources, stations, equipment and completed quests (quests in hand and a
@@ -2113,9 +2101,11 @@ def _dump(FastMetro2033 f):
         "votes": d.pd_votes, "max": d.pd_max, "side": d.pd_side, "who": d.pd_who, "station": d.pd_station,
         "taken": d.pd_taken, "from": d.pd_from, "to": d.pd_to, "bought": d.pd_bought,
         "refreshed": d.pd_refreshed, "forced": d.pd_forced, "amount": d.pd_amount, "resmask": d.pd_resmask}
+    # the fight being fought or the last one (who, by what, where); its combat cards once dealt
+    obj["fight"] = {"kind": d.cx_kind, "side": [d.cx_side[0], d.cx_side[1]], "who": [d.cx_who[0], d.cx_who[1]],
+                    "station": d.cx_station}
     obj["combat"] = None if not d.combat_on else {
-        "kind": d.cx_kind, "side": [d.cx_side[0], d.cx_side[1]], "who": [d.cx_who[0], d.cx_who[1]],
-        "station": d.cx_station, "hands": [[d.hand[s][i] for i in range(d.hand_n[s])] for s in range(2)],
+        "side": [d.cx_side[0], d.cx_side[1]], "hands": [[d.hand[s][i] for i in range(d.hand_n[s])] for s in range(2)],
         "aside": [d.aside[i] for i in range(d.aside_n)],
         "picks": [[d.pick[s]] if d.pick[s] >= 0 else [] for s in range(2)]}
     obj["agenda"] = [[TASK_NAMES[d.ag[i].name], d.ag[i].a, d.ag[i].b, d.ag[i].c] for i in range(d.ag_n)]
@@ -2325,21 +2315,35 @@ def _load(FastMetro2033 f, Metro2033Game game, dict obj):
     if d.phase in (P_EX_TO, P_EX_AMOUNT) and d.pd_from > 2:
         bad("pending.from: an exchange is from a resource 0..2")
     # a fight between players
+    fight = obj["fight"]
+    if not isinstance(fight, dict) or tuple(sorted(fight)) != ("kind", "side", "station", "who"):
+        bad("fight: expected an object with keys kind, side, station, who")
+    d.cx_kind = num(fight["kind"], "fight.kind", 0, 1)
+    d.cx_station = num(fight["station"], "fight.station", 0, S - 1)
+    lst(fight["side"], "fight.side", 2)
+    lst(fight["who"], "fight.who", 2)
+    for s in range(2):
+        d.cx_side[s] = num(fight["side"][s], "fight.side", 0, n - 1)
+        d.cx_who[s] = num(fight["who"][s], "fight.who", 0, 1)
+    fighting = d.phase in (P_DEFENDER, P_COMBAT_PICK) or any(
+        task[0] in ("defender", "combat_deal", "combat_pick", "combat_resolve") for task in obj["agenda"]
+        if isinstance(task, list) and task)
+    if fighting and d.cx_side[0] == d.cx_side[1]:
+        bad("fight.side: a player does not fight themselves")
     cb = obj["combat"]
+    if fighting and any(isinstance(task, list) and task and task[0] in ("combat_pick", "combat_resolve")
+                        for task in obj["agenda"]) and cb is None:
+        bad("combat: null while combat cards are to be picked")
     if cb is not None:
-        want = ("aside", "hands", "kind", "picks", "side", "station", "who")
+        want = ("aside", "hands", "picks", "side")
         if not isinstance(cb, dict) or tuple(sorted(cb)) != want:
             bad(f"combat: expected null or an object with keys {', '.join(want)}")
+        if cb["side"] != [d.cx_side[0], d.cx_side[1]]:
+            bad("combat.side: not the sides of the fight (field 'fight')")
         d.combat_on = True
-        d.cx_kind = num(cb["kind"], "combat.kind", 0, 1)
-        d.cx_station = num(cb["station"], "combat.station", 0, S - 1)
-        lst(cb["side"], "combat.side", 2)
-        lst(cb["who"], "combat.who", 2)
         lst(cb["hands"], "combat.hands", 2)
         lst(cb["picks"], "combat.picks", 2)
         for s in range(2):
-            d.cx_side[s] = num(cb["side"][s], "combat.side", 0, n - 1)
-            d.cx_who[s] = num(cb["who"][s], "combat.who", 0, 1)
             h = cards(cb["hands"][s], "combat.hands", ("combat",), 3)
             if h != sorted(h):
                 bad("combat.hands: a hand is in ascending order")
@@ -2348,8 +2352,6 @@ def _load(FastMetro2033 f, Metro2033Game game, dict obj):
             d.hand_n[s] = len(h)
             pk = cards(cb["picks"][s], "combat.picks", ("combat",), 1)
             d.pick[s] = pk[0] if pk else -1
-        if d.cx_side[0] == d.cx_side[1]:
-            bad("combat.side: a player does not fight themselves")
         a = cards(cb["aside"], "combat.aside", ("combat",), MAXC)
         for i, c in enumerate(a):
             d.aside[i] = c
