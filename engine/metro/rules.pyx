@@ -25,6 +25,7 @@ Encoding (part of the public contract, shared with the reference engine)
 * Returns: rank-based, (players strictly below + half the players tied) / (n - 1), at the end
   only (M8).
 """
+import dataclasses
 import random
 import re
 
@@ -161,6 +162,14 @@ _REASONS = {
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
 }
 
+# The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
+# the game can say why it is refused (C11).
+_CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landmarks and the city's collection "
+                             "rule (C5-C10); its final scoring and pieces' values are RECONSTRUCTED (C26); "
+                             "'st_petersburg' is refused, its rules are not available (C11)",
+                             ("paris", "stockholm", "london", "new_york", "berlin"), none="no city", rule="C5")
+_CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.test(v) or v == "st_petersburg")
+
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
 
 
@@ -208,11 +217,19 @@ cdef class MetroGame(Game):
         Option.choice("edition", "classic", "'city': the City Edition's setup frames, whose station colours are "
                       "RECONSTRUCTED as the base game's charts for 2, 4 and 6 players (C1)",
                       ("classic", "city"), rule="C1"),
+        _CITY_OPTION,
+        Option.path("city_data", None, "with a city: a JSON file of the cities' landmarks, points and VP pieces; "
+                    "None is the shipped file, which is RECONSTRUCTED (C26)", rule="C26"),
+        Option.choice("berlin_sides", "A", "with city='berlin': the landmarks' side, 'A', 'B' (a wider spread of "
+                      "VP) or 'mixed' (each at random); the values are RECONSTRUCTED (C32)",
+                      ("A", "B", "mixed"), rule="C32"),
+        Option.boolean("berlin_tickets", False, "with city='berlin': the ticket variant, 16 tourists whose tiles "
+                       "earn tickets (C33)", rule="C33"),
     )
     # Options of the companies expansion, left out of a state's envelope while at their default,
     # so that base-game states keep their exact form (and older saved states still load).
     added_options = ("companies", "company_chart", "exchange_limit", "central_stations", "central_tracks",
-                     "central_track_layouts", "edition")
+                     "central_track_layouts", "edition", "city", "city_data", "berlin_sides", "berlin_tickets")
     # Play-out settings the search bots use unless told otherwise: uniform random to the end.
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
@@ -246,9 +263,45 @@ cdef class MetroGame(Game):
             self.chart = ()
         else:         # a malformed file is a DataError naming the file and the line (M11)
             self.chart = metro_data.load_company_chart(self.company_chart)
+        self._configure_city()
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
+
+    def _configure_city(self):
+        """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
+        self.city = self._options["city"]
+        self.city_data = self._options["city_data"]
+        self.city_rules = None
+        if self.city == "st_petersburg":
+            raise ValueError("game 'metro': city 'st_petersburg' is not available: seed 004 says only 'see the "
+                             "manual' for its set-up and turn, and that manual's rules are not available (C11)")
+        if self.city is None:
+            for name in ("city_data", "berlin_sides", "berlin_tickets"):
+                if self._options[name] != self.option(name).default:
+                    raise ValueError(f"game 'metro': option {name!r} needs a city (C26)")
+            return
+        for name in ("berlin_sides", "berlin_tickets"):
+            if self.city != "berlin" and self._options[name] != self.option(name).default:
+                raise ValueError(f"game 'metro': option {name!r} needs city='berlin', got city={self.city!r} (C32)")
+        for name, rule in (("companies", "module 1, M11"), ("central_stations", "module 2, C2")):
+            if self._options[name]:
+                raise ValueError(f"game 'metro': city {self.city!r} cannot be combined with {name} ({rule}): "
+                                 "this engine plays the cities with the base game, central tracks (C3), the "
+                                 "setup frames and the variants only (C35)")
+        from .city_data import load_city_data        # a malformed file is a DataError naming the field (C26)
+        from .cities import CityRules
+        self.city_rules = CityRules(self.city, load_city_data(self.city_data), self._options["berlin_sides"],
+                                    self._options["berlin_tickets"])
+
+    @classmethod
+    def option_sets(cls):
+        """``Game.option_sets``, with Berlin's options set on Berlin (C32, C33)."""
+        sets = super(MetroGame, cls).option_sets()
+        for s in sets:
+            if "berlin_sides" in s or "berlin_tickets" in s:
+                s["city"] = "berlin"
+        return sets
 
     cdef _build_tables(self):
         cdef MetroTables* t = &self.tables
@@ -353,6 +406,11 @@ cdef class MetroGame(Game):
         base = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
         city = dict(central_stations=self.central_stations, central_tracks=self.central_tracks,
                     track_layouts=self.central_track_layouts, edition=self.edition)
+        if self.city is not None:        # the cities (C5-C10): reference_cities.py
+            from . import reference_cities
+            return reference_cities.RefCitiesGame(self.city, city_data=self.city_data,
+                                                  berlin_sides=self._options["berlin_sides"],
+                                                  berlin_tickets=self._options["berlin_tickets"], **base, **city)
         if any(city[k] != self.option(o).default for k, o in (
                 ("central_stations", "central_stations"), ("central_tracks", "central_tracks"), ("edition", "edition"))):
             return reference_city.city_game(companies=self.companies, chart=self.company_chart,
@@ -374,6 +432,9 @@ cdef class MetroGame(Game):
         return _to_a_choice(s)
 
     cdef MetroState _blank(self):
+        if self.city is not None:
+            from .cities import blank_state
+            return blank_state(self)
         cdef MetroState st = MetroState.__new__(MetroState)
         st.game = self
         st.t = &self.tables
@@ -382,6 +443,9 @@ cdef class MetroGame(Game):
     def new_state(self, seed=0):
         """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
         (with companies, then the shares dealt: ``companies.pyx``, M15)."""
+        if self.city is not None:
+            from . import cities
+            return cities.new_state(self, seed)
         if self.central_stations or self.central_tracks:
             from . import central
             return central.new_state(self, seed)
@@ -394,6 +458,9 @@ cdef class MetroGame(Game):
         return st
 
     def _load_state(self, obj):
+        if self.city is not None:
+            from . import cities
+            return cities.load_state(self, obj)
         if self.central_stations:
             from . import central
             return central.load_state(self, obj)
