@@ -140,15 +140,46 @@ def test_paris_overflow_to_an_adjacent_tourist():
     assert s.tourists()[adjacent[0]] == sorted([c, (c + 1) % 8]) and s.city_points() == before
 
 
-def test_paris_overflow_to_the_nearest_tourist_when_none_is_adjacent():
+def test_paris_overflow_to_any_tourist_of_the_players_choice_when_none_is_adjacent():
     game, s, a, sq, p = paris_case()
     tour = s.tourists()
-    far = sorted((x for x in tour if abs(x // 8 - sq // 8) + abs(x % 8 - sq % 8) >= 2),
-                 key=lambda x: (abs(x // 8 - sq // 8) + abs(x % 8 - sq % 8), x))
-    near, farther = far[0], far[-1]
-    s, c = _paris_overflow(game, s, sq, p, [farther, near])
+    far = sorted(x for x in tour if abs(x // 8 - sq // 8) + abs(x % 8 - sq % 8) >= 2)
+    s, c = _paris_overflow(game, s, sq, p, [far[0], far[-1]])
     s.apply(a)
-    assert s.tourists()[near] == sorted([c, (c + 1) % 8]) and s.tourists()[farther] == [(c + 1) % 8]
+    # the mover chooses among every square with tourists; the turn waits for them (C28)
+    assert s.current_player == p and s.legal_actions() == [6481 + far[0], 6481 + far[-1]]
+    assert s.pending() == {"player": p, "square": square_name(sq), "colours": [c]}
+    assert game.action_to_string(6481 + far[-1]) == f"tourist to {square_name(far[-1])}"
+    back = game.state_from_json(s.to_json())
+    assert back == s and back.legal_actions() == s.legal_actions()
+    with pytest.raises(ValueError, match="choose where it goes"):
+        s.apply(6144)
+    s.apply(game.string_to_action(f"tourist to {square_name(far[-1])}"))
+    assert s.tourists()[far[-1]] == sorted([c, (c + 1) % 8]) and s.tourists()[far[0]] == [(c + 1) % 8]
+    assert s.pending() is None and s.current_player != p
+
+
+def test_paris_overflow_choice_among_several_adjacent_tourists():
+    game, s, a, sq, p = paris_case()
+    adjacent = [x for x in (sq - 8, sq + 1, sq + 8, sq - 1) if x in s.tourists()]
+    assert len(adjacent) >= 2
+    s, c = _paris_overflow(game, s, sq, p, adjacent[:2] + [x for x in INNER_SQUARES if x in s.tourists()
+                                                           and abs(x // 8 - sq // 8) + abs(x % 8 - sq % 8) > 2][:1])
+    s.apply(a)
+    assert s.legal_actions() == sorted(6481 + x for x in adjacent[:2])
+
+
+def test_paris_choice_among_the_movers_landmarks():
+    game, s, a, sq, p = paris_case(players=2, seed=5)
+    c = s.tourists()[sq][0]
+    mine = [lm["id"] for lm in s.to_dict()["city"]["landmarks"][p] if c in spaces_of(game, lm["id"])]
+    assert len(mine) >= 2
+    s.apply(a)
+    assert s.legal_actions() == sorted(6465 + lm for lm in mine)
+    before = s.city_points()[p]
+    s.apply(6465 + mine[-1])
+    row = {lm["id"]: lm["filled"] for lm in s.to_dict()["city"]["landmarks"][p]}
+    assert c in row[mine[-1]] and c not in row[mine[0]] and s.city_points()[p] == before + 1
 
 
 def test_paris_overflow_leaves_the_game_when_no_tourist_is_left():
@@ -231,6 +262,21 @@ def test_new_york_line_owner_takes_the_tourist_at_its_arrival():
     assert s.city_points() == [sum(b) + bonus[sum(1 for x in b if x)] for b in after["boards"]]
 
 
+def test_new_york_with_companies_boards_are_the_companies_and_their_points_profit():
+    game = metro_ai.load_game("metro", players=3, city="new_york", companies=True)
+    s = game.new_state(4)
+    rng = random.Random(4)
+    while not s.is_terminal():
+        s.apply(rng.choice(s.legal_actions()))
+    city = s.to_dict()["city"]
+    assert len(city["boards"]) == len(city["points"]) == 8 and sum(map(sum, city["boards"])) > 0
+    lines = [0] * 8
+    for ln in s.lines():
+        lines[ln["owner"]] += ln["points"]
+    assert s.profits() == [a + b for a, b in zip(lines, city["points"])]        # C35
+    assert game.state_from_json(s.to_json()) == s
+
+
 # ---------------------------------------------------------------- Berlin (C10, C32, C33)
 
 def test_berlin_tile_on_a_landmark_carries_its_tourist_and_lines_through_it_earn_pieces():
@@ -295,6 +341,7 @@ def test_st_petersburg_is_refused_clearly():
 @pytest.mark.parametrize("options,words", [
     (dict(city="paris", companies=True), "cannot be combined with companies"),
     (dict(city="new_york", central_stations=True), "cannot be combined with central_stations"),
+    (dict(city="berlin", companies=True), "only for New York"),
     (dict(city="paris", berlin_tickets=True), "'berlin_tickets' needs city='berlin'"),
     (dict(berlin_sides="B"), "'berlin_sides' needs a city"),
     (dict(city="rome"), "option 'city' must be"),

@@ -6,8 +6,9 @@ the whole city part of the state (tourists, landmarks, taxi, boards, markers, VP
 piles, tickets: ``to_dict()["city"]`` against the reference's ``city_json()``), after every
 action, and the same returns at the end. Configurations: every city at every player count,
 with and without central tracks (C3), the M9 variant, hand size 2 (M10), the City Edition frames
-(C1), Berlin's sides and its ticket variant: 80 configurations. ``METRO_CITIES_GAMES`` sets the
-games per configuration (default 3: 240 games; 13 gives the full run of 1,040).
+(C1), Berlin's sides and its ticket variant, New York with the companies (C35): 90
+configurations. ``METRO_CITIES_GAMES`` sets the games per configuration (default 3: 270 games;
+12 gives the full run of 1,080).
 """
 import os
 import random
@@ -22,7 +23,8 @@ EXTRAS = {
     "paris": [{}, {"central_tracks": True}, {"orientation": False, "hand_size": 2}],
     "stockholm": [{}, {"central_tracks": True}, {"edition": "city"}],
     "london": [{}, {"central_tracks": True}, {"orientation": False}],
-    "new_york": [{}, {"central_tracks": True}, {"edition": "city", "hand_size": 2}],
+    "new_york": [{}, {"central_tracks": True}, {"edition": "city", "hand_size": 2}, {"companies": True},
+                 {"companies": True, "central_tracks": True, "exchange_limit": 3}],
     "berlin": [{}, {"central_tracks": True, "berlin_sides": "B"}, {"berlin_tickets": True, "berlin_sides": "mixed"},
                {"berlin_tickets": True, "orientation": False}],
 }

@@ -2,6 +2,7 @@
 # city part of a state, on top of the base game's MetroData, and the per-game city tables read
 # from data/cities.json (RECONSTRUCTED numbers, or a user's file: option city_data).
 from metro_ai.engine.metro.rules cimport MetroState
+from metro_ai.engine.metro.companies cimport CompaniesState
 
 cdef enum:
     CITY_COLOURS = 8           # tourist colours (C5, C26)
@@ -13,6 +14,9 @@ cdef enum:
     CITY_LONDON = 3
     CITY_NEW_YORK = 4
     CITY_BERLIN = 5
+    CITY_CHOICE_LANDMARK = 6465   # Paris: put the pending tourist on landmark id (6465 + id, C28)
+    CITY_CHOICE_SQUARE = 6481     # Paris: add it to the tourists on square (6481 + square, C28)
+    CITY_CHOICE_END = 6545        # Paris games' action space
 
 cdef struct CityTables:                    # per game: the city and its (reconstructed) numbers
     int city                               # CITY_PARIS .. CITY_BERLIN
@@ -35,10 +39,12 @@ cdef struct CityData:                      # the city part of a state, hidden pa
                                            # to right; Stockholm, London: the row by the board
     signed char fill[16][8]                # colour on each space of landmark id (-1 free)
     short removed                          # tourists out of the game (Paris) or set aside (London, Stockholm)
-    int pts[6]                             # public city points per player (Paris, London, New York, tickets)
+    int pts[8]                             # public city points per player (Paris, London, New York, tickets);
+                                           # New York with companies: per company (added to its profit, C35)
     signed char marker[8]                  # Stockholm: holder of each colour's marker, -1 in the box
     signed char taxi                       # London: taxi's place in the row, -1 on the start arrow
-    unsigned char held[6][8]               # New York: tourists per colour on each board; Berlin: tickets
+    unsigned char held[8][8]               # New York: tourists per colour on each board (per company with
+                                           # companies); Berlin: tickets
     signed char landmark[64]               # Berlin: colour of the landmark on a square, -1 none
     signed char carried[64]                # Berlin: colour of the tourist on a tile's arrow, -1 none
     unsigned long long carried_vp          # Berlin: squares whose tourist came from a landmark (VP)
@@ -47,15 +53,25 @@ cdef struct CityData:                      # the city part of a state, hidden pa
     signed char pile_n[8]
     signed char vp[6][8][8]                # Berlin: VP pieces each player holds, per colour, in order won
     signed char vp_n[6][8]
+    signed char pend_player                # Paris: the player choosing where a tourist goes, -1 none (C28)
+    signed char pend_square                # Paris: the square the pending tourists were taken from
+    unsigned char pend[8]                  # Paris: tourists still to place, per colour (the lowest first)
 
 
 cdef class CityRules:
     cdef CityTables ct
     cdef readonly object data              # the city's part of the checked data file (a dict)
     cdef readonly tuple colours            # the colours' names, index order
+    cdef const CityTables* ct_ptr(self)
 
 
 cdef class CityState(MetroState):
     cdef CityData cd
     cdef const CityTables* ct
     cdef object rules                      # keeps the tables alive
+
+
+cdef class CityCompaniesState(CompaniesState):   # New York with companies (C9, C35)
+    cdef CityData cd
+    cdef const CityTables* ct
+    cdef object rules

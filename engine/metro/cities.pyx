@@ -3,10 +3,13 @@
 ``MetroGame(city="paris" | "stockholm" | "london" | "new_york" | "berlin")``. St. Petersburg
 (C11) is refused by ``MetroGame`` itself: its rules are not available.
 
-A state subclass of the base game's ``MetroState`` (``CityState``): the tiles, turn, lines and
-actions are the base game's (with ``central_tracks``, C3, and the variants M9, M10, and the
-frames C1); a placement then applies the city's rule. The numbers (landmarks, points, VP pieces)
-come from ``data/cities.json`` (RECONSTRUCTED) or the user's file (option ``city_data``).
+A state subclass of the base game's ``MetroState`` (``CityState``; New York with the companies:
+of ``CompaniesState``, ``CityCompaniesState``, C35): the tiles, turn, lines and actions are the
+base game's (with ``central_tracks``, C3, the variants M9, M10, and the frames C1); a placement
+then applies the city's rule. Only Paris adds actions: when a taken tourist has two places or
+more to go, its player chooses (``6465 + landmark id``, ``6481 + square``, C28); meanwhile that
+player is to move. The numbers (landmarks, points, VP pieces) come from ``data/cities.json``
+(RECONSTRUCTED) or the user's file (option ``city_data``).
 
 * Set-up (C27): after the base game's deal, a splitmix64 stream seeded with
   ``seed ^ 0x4349544945533035`` deals the city. Paris, Stockholm, London: the 32 tourists (4 of
@@ -34,9 +37,11 @@ from libc.string cimport memset
 from libc.stdint cimport uint64_t
 
 from metro_ai.engine.core cimport GameState
+from metro_ai.engine.metro.companies cimport CompaniesState
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
 from metro_ai.engine.metro.rules cimport (
-    MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_EMPTY, deal_tiles, next_square, entry_port)
+    MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_EMPTY, PHASE_OVER, deal_tiles, next_square,
+    entry_port)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
@@ -51,8 +56,7 @@ CITIES = ("paris", "stockholm", "london", "new_york", "berlin")
 INNER_SQUARES = tuple(s for s in range(64) if 1 <= s // 8 <= 6 and 1 <= s % 8 <= 6 and s not in CENTRE_SQUARES)
 #: Berlin's landmark squares (C10): the 8 inner diagonal squares from the centre, ascending.
 BERLIN_SQUARES = (9, 14, 18, 21, 42, 45, 49, 54)
-#: Paris: landmarks each player holds (C6, C28: 12 dealt evenly); Stockholm: markers (C7).
-PARIS_EACH = {2: 6, 3: 4, 4: 3, 5: 2, 6: 2}
+#: Stockholm: the markers each player holds by player count (C7).
 STOCKHOLM_MARKERS = {2: 3, 3: 2, 4: 2, 5: 1, 6: 1}
 cdef enum:
     C_TAXI_REACH = 4            # London: the farthest the taxi goes (C8)
@@ -121,6 +125,9 @@ cdef class CityRules:
             ct.tickets = tickets
         ct.nlm = len(lms)
 
+    cdef const CityTables* ct_ptr(self):
+        return &self.ct
+
 
 # ---- the city rules (C level) ----
 
@@ -136,6 +143,8 @@ cdef void clear_city(CityData* cd) noexcept nogil:
     memset(cd.pile, -1, sizeof(cd.pile))
     memset(cd.vp, -1, sizeof(cd.vp))
     cd.taxi = -1
+    cd.pend_player = -1
+    cd.pend_square = -1
 
 
 cdef void deal_city(CityData* cd, const CityTables* ct, int players, rng_t* rng) noexcept nogil:
@@ -218,39 +227,81 @@ cdef int set_points(const CityTables* ct, const unsigned char* held) noexcept no
     return n * ct.tourist_points + ct.set_bonus[k]
 
 
-cdef void paris_take(CityData* cd, const CityTables* ct, int p, int c, int sq) noexcept nogil:
-    """One tourist of colour c taken by player p from square sq (C6, C28)."""
-    cdef int i, j, lm, full, nb, r = sq // 8, col = sq % 8, best = -1, bestd = 99, dist, s
-    for i in range(16):                                   # 1. the player's row, left to right
-        lm = cd.row[i]
-        if lm < 0 or cd.lm_owner[lm] != p:
-            continue
-        for j in range(ct.lm_spaces[lm]):
-            if ct.lm_colour[lm][j] == c and cd.fill[lm][j] < 0:
-                cd.fill[lm][j] = c
-                cd.pts[p] += ct.tourist_points
-                full = 1
-                for j in range(ct.lm_spaces[lm]):
-                    full = full and cd.fill[lm][j] >= 0
-                if full:
-                    cd.pts[p] += ct.lm_points[lm]
-                return
-    for i in range(4):                                    # 2. an adjacent square: up, right, down, left
-        if 0 <= r + DROW[i] <= 7 and 0 <= col + DCOL[i] <= 7:
-            nb = (r + DROW[i]) * 8 + col + DCOL[i]
-            if has_tourist(cd, nb):
-                cd.tour[nb][c] += 1
-                return
-    for s in range(64):                                   # 3. the nearest, then the lowest square
+cdef int paris_options(const CityData* cd, const CityTables* ct, int* out) noexcept nogil:
+    """Where the pending tourist (the lowest pending colour) may go (C6, C28), as choice actions,
+    ascending: the mover's landmarks with a free space of its colour; else the adjacent squares
+    (sharing an edge) with tourists; else every square with tourists; else none (it leaves)."""
+    cdef int i, j, lm, n = 0, c = 0, p = cd.pend_player, r = cd.pend_square // 8, col = cd.pend_square % 8, s
+    while c < 8 and cd.pend[c] == 0:
+        c += 1
+    for lm in range(ct.nlm):
+        if cd.lm_owner[lm] == p:
+            for j in range(ct.lm_spaces[lm]):
+                if ct.lm_colour[lm][j] == c and cd.fill[lm][j] < 0:
+                    out[n] = CITY_CHOICE_LANDMARK + lm
+                    n += 1
+                    break
+    if n:
+        return n
+    for s in range(64):
+        if has_tourist(cd, s) and abs(s // 8 - r) + abs(s % 8 - col) == 1:
+            out[n] = CITY_CHOICE_SQUARE + s
+            n += 1
+    if n:
+        return n
+    for s in range(64):
         if has_tourist(cd, s):
-            dist = abs(s // 8 - r) + abs(s % 8 - col)
-            if dist < bestd:
-                best = s
-                bestd = dist
-    if best >= 0:
-        cd.tour[best][c] += 1
-    else:                                                 # 4. out of the game
-        cd.removed += 1
+            out[n] = CITY_CHOICE_SQUARE + s
+            n += 1
+    return n
+
+
+cdef void paris_place(CityData* cd, const CityTables* ct, int action) noexcept nogil:
+    """The pending tourist (lowest colour) goes where `action` says (a choice action) (C28)."""
+    cdef int c = 0, j, lm, full, p = cd.pend_player
+    while cd.pend[c] == 0:
+        c += 1
+    cd.pend[c] -= 1
+    if action >= CITY_CHOICE_SQUARE:
+        cd.tour[action - CITY_CHOICE_SQUARE][c] += 1
+        return
+    lm = action - CITY_CHOICE_LANDMARK
+    for j in range(ct.lm_spaces[lm]):
+        if ct.lm_colour[lm][j] == c and cd.fill[lm][j] < 0:
+            cd.fill[lm][j] = c
+            break
+    cd.pts[p] += ct.tourist_points
+    full = 1
+    for j in range(ct.lm_spaces[lm]):
+        full = full and cd.fill[lm][j] >= 0
+    if full:
+        cd.pts[p] += ct.lm_points[lm]
+
+
+cdef void paris_resolve(CityData* cd, const CityTables* ct) noexcept nogil:
+    """Place the pending tourists while each has one place at most (none: out of the game); stop
+    at the first with a choice of two or more, which the player then makes (C6, C28)."""
+    cdef int opts[80]
+    cdef int n, c, left
+    while True:
+        left = 0
+        for c in range(8):
+            left += cd.pend[c]
+        if left == 0:
+            cd.pend_player = -1
+            cd.pend_square = -1
+            return
+        n = paris_options(cd, ct, opts)
+        if n >= 2:
+            return
+        if n == 1:
+            paris_place(cd, ct, opts[0])
+        else:
+            c = 0
+            while cd.pend[c] == 0:
+                c += 1
+            cd.pend[c] -= 1
+            cd.removed += 1
 
 
 cdef void collect(CityData* cd, const CityTables* ct, int p, int sq) noexcept nogil:
@@ -260,11 +311,16 @@ cdef void collect(CityData* cd, const CityTables* ct, int p, int sq) noexcept no
     for c in range(8):                  # the square is emptied first: nothing goes back onto it
         taken[c] = cd.tour[sq][c]
         cd.tour[sq][c] = 0
+    if ct.city == CITY_PARIS:                # each tourist in turn, the player choosing (C28)
+        for c in range(8):
+            cd.pend[c] = taken[c]
+        cd.pend_player = p
+        cd.pend_square = sq
+        paris_resolve(cd, ct)
+        return
     for c in range(8):
         for i in range(taken[c]):
-            if ct.city == CITY_PARIS:
-                paris_take(cd, ct, p, c, sq)
-            elif ct.city == CITY_STOCKHOLM:            # the leftmost free space (C7), else aside
+            if ct.city == CITY_STOCKHOLM:            # the leftmost free space (C7), else aside
                 done = 0
                 for k in range(ct.nlm):
                     lm = cd.row[k]
@@ -337,35 +393,104 @@ cdef int hidden_points(const CityData* cd, const CityTables* ct, int p) noexcept
 
 
 def new_state(MetroGame game, seed):
-    """A new city game dealt from `seed`: the base game's deal (and central tracks, C3), then the
-    city's from a salted stream (C27)."""
+    """A new city game dealt from `seed`: the base game's deal (with companies, theirs, M15; and
+    central tracks, C3), then the city's from a salted stream (C27)."""
     cdef rng_t rng = as_seed(seed)
-    cdef CityState st = blank_state(game)
-    deal_tiles(&st.d, st.t, &rng)
+    cdef MetroState st = blank_state(game)
+    if game.companies:
+        from .companies import new_state as companies_state
+        companies_state(game, seed, st)
+    else:
+        deal_tiles(&st.d, st.t, &rng)
     if game.central_tracks:
         from .central import lay_central_tracks
         lay_central_tracks(st, seed)
     rng = as_seed(seed) ^ CITY_SALT
-    deal_city(&st.cd, st.ct, st.t.players, &rng)
+    deal_city(_data_of(st), (<CityRules>game.city_rules).ct_ptr(), st.t.players, &rng)
     return st
 
 
+cdef CityData* _data_of(MetroState st):
+    if isinstance(st, CityCompaniesState):
+        return &(<CityCompaniesState>st).cd
+    return &(<CityState>st).cd
+
+
 def blank_state(MetroGame game):
-    cdef CityState st = CityState.__new__(CityState)
+    """An empty city state of `game` (with companies: ``CityCompaniesState``, C35)."""
+    cdef CityState st
+    cdef CityCompaniesState cst
+    if game.companies:
+        cst = CityCompaniesState.__new__(CityCompaniesState)
+        cst.game = game
+        cst.t = &game.tables
+        cst.rules = game.city_rules
+        cst.ct = (<CityRules>cst.rules).ct_ptr()
+        clear_city(&cst.cd)
+        return cst
+    st = CityState.__new__(CityState)
     st.game = game
     st.t = &game.tables
     st.rules = game.city_rules
-    st.ct = &(<CityRules>st.rules).ct
+    st.ct = (<CityRules>st.rules).ct_ptr()
     clear_city(&st.cd)
     return st
 
 
+cdef enum:
+    R_CITY_CHOICE = 40
+    R_CITY_NO_CHOICE = 41
+
+_REASONS = {
+    R_CITY_CHOICE: "a tourist taken in Paris is waiting: the player must choose where it goes, one of the "
+                   "listed landmarks or squares (C6, C28)",
+    R_CITY_NO_CHOICE: "no tourist is waiting to be placed (Paris choices are 6465 + landmark, 6481 + square, C28)",
+}
+
+
 cdef class CityState(MetroState):
-    """A position of a City Edition city (C5-C10): the base game's, plus the city's pieces."""
+    """A position of a City Edition city (C5-C10): the base game's, plus the city's pieces.
+    While a Paris tourist waits for its player's choice (C28), that player is to move and the
+    legal actions are the choices; the base game's turn (``phase``, the JSON's
+    ``current_player``) is then the one that follows."""
+
+    cdef int c_max_actions(self) noexcept nogil:
+        return MetroState.c_max_actions(self) + 64
+
+    cdef int c_num_actions(self) noexcept nogil:
+        return CITY_CHOICE_END if self.ct.city == CITY_PARIS else METRO_DRAW + 1
+
+    cdef int c_current_player(self) noexcept nogil:
+        return self.cd.pend_player if self.cd.pend_player >= 0 else self.d.current
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.d.phase == PHASE_OVER and self.cd.pend_player < 0
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        if self.cd.pend_player >= 0:
+            return paris_options(&self.cd, self.ct, out)
+        return MetroState.c_legal_actions(self, out)
+
+    cdef int c_check(self, int action) noexcept nogil:
+        cdef int opts[80]
+        cdef int n, i
+        if self.cd.pend_player >= 0:
+            n = paris_options(&self.cd, self.ct, opts)
+            for i in range(n):
+                if opts[i] == action:
+                    return 0
+            return R_CITY_CHOICE
+        if action >= CITY_CHOICE_LANDMARK and self.d.phase != PHASE_OVER:
+            return R_CITY_NO_CHOICE
+        return MetroState.c_check(self, action)
 
     cdef void c_apply(self, int action) noexcept nogil:
         cdef int p = self.d.current, sq, l, c
         cdef uint64_t was_open = 0
+        if self.cd.pend_player >= 0:
+            paris_place(&self.cd, self.ct, action)
+            paris_resolve(&self.cd, self.ct)
+            return
         if action >= METRO_DRAW:
             MetroState.c_apply(self, action)
             return
@@ -461,6 +586,9 @@ cdef class CityState(MetroState):
     cdef GameState c_new_blank(self):
         return blank_state(self.game)
 
+    def _reason(self, int code):
+        return _REASONS[code] if code in _REASONS else MetroState._reason(self, code)
+
     # ---- Python face ----
     @property
     def city(self):
@@ -469,8 +597,7 @@ cdef class CityState(MetroState):
     def tourists(self):
         """{square: [colours, ascending]} of the tourists waiting on the board (C5; Berlin: the
         ticket variant's, C33)."""
-        return {sq: [c for c in range(8) for _ in range(self.cd.tour[sq][c])]
-                for sq in range(64) if has_tourist(&self.cd, sq)}
+        return tourist_map(&self.cd)
 
     def city_points(self):
         """The city's public points per player (C34): Paris's landmarks, London's taxi, New York's
@@ -481,43 +608,10 @@ cdef class CityState(MetroState):
         """Points shown at the end only (Stockholm's markers, Berlin's VP pieces), per player."""
         return [hidden_points(&self.cd, self.ct, p) for p in range(self.t.players)]
 
-    def _landmark(self, int lm):
-        return {"id": lm, "filled": [None if self.cd.fill[lm][j] < 0 else self.cd.fill[lm][j]
-                                     for j in range(self.ct.lm_spaces[lm])]}
-
-    def _city_public(self):
-        cdef const CityTables* ct = self.ct
-        cdef int n = self.t.players
-        out = {"name": self.city, "points": self.city_points()}
-        if ct.city != CITY_NEW_YORK:
-            out["tourists"] = {square_name(sq): v for sq, v in self.tourists().items()}
-        if ct.city == CITY_PARIS:
-            k = ct.nlm // n
-            out["landmarks"] = [[self._landmark(self.cd.row[p * k + i]) for i in range(k)] for p in range(n)]
-            out["out"] = self.cd.removed
-        elif ct.city == CITY_STOCKHOLM:
-            out["row"] = [self._landmark(self.cd.row[i]) for i in range(ct.nlm)]
-            out["set_aside"] = self.cd.removed
-            out["marker_counts"] = [sum(self.cd.marker[c] == p for c in range(8)) for p in range(n)]
-        elif ct.city == CITY_LONDON:
-            out["row"] = [self.cd.row[i] for i in range(ct.nlm)]
-            out["taxi"] = self.cd.taxi
-            out["set_aside"] = self.cd.removed
-        elif ct.city == CITY_NEW_YORK:
-            out["stations"] = [None if self.cd.station_tourist[i] < 0 else self.cd.station_tourist[i]
-                               for i in range(1, 33)]
-            out["boards"] = [[self.cd.held[p][c] for c in range(8)] for p in range(n)]
-        else:
-            out["landmarks"] = {square_name(sq): self.cd.landmark[sq] for sq in BERLIN_SQUARES
-                                if self.cd.landmark[sq] >= 0}
-            out["carried"] = {square_name(sq): {"colour": self.cd.carried[sq],
-                                                "from": "landmark" if (self.cd.carried_vp >> sq) & 1 else "tourist"}
-                              for sq in range(64) if self.cd.carried[sq] >= 0}
-            out["sides"] = [SIDES[self.cd.side[c]] for c in range(8)]
-            out["pile_sizes"] = [self.cd.pile_n[c] for c in range(8)]
-            out["vp_counts"] = [[self.cd.vp_n[p][c] for c in range(8)] for p in range(n)]
-            out["tickets"] = [[self.cd.held[p][c] for c in range(8)] for p in range(n)]
-        return out
+    def pending(self):
+        """Paris (C28): None, or the tourists waiting for their player's choice: the player, the
+        square they were taken from and their colours (the lowest is placed next)."""
+        return pending_of(&self.cd)
 
     def _city_hidden(self):
         """The hidden part (C34): Stockholm's markers (holder per colour, None: in the box);
@@ -533,7 +627,7 @@ cdef class CityState(MetroState):
 
     def _public(self):
         obj = MetroState._public(self)
-        obj["city"] = self._city_public()
+        obj["city"] = city_public(&self.cd, self.ct, self.t.players, self.t.players)
         if self.c_is_terminal():                      # shown at the end (C34)
             obj["city"].update(self._city_hidden())
         return obj
@@ -555,22 +649,122 @@ cdef class CityState(MetroState):
         return obj
 
     def render(self, player=None):
-        colours = self.rules.colours
-        c = self._city_public()
-        rows = [MetroState.render(self, player), f"city: {self.city}   city points: "
-                + "  ".join(f"P{p}={v}" for p, v in enumerate(c["points"]))]
-        if "tourists" in c:
-            rows.append("tourists: " + " ".join(f"{sq}:{'+'.join(colours[x] for x in v)}"
-                                                for sq, v in c["tourists"].items()))
-        if self.ct.city == CITY_LONDON:
-            rows.append("row: " + " ".join(colours[self.ct.lm_colour[i][0]] for i in c["row"])
-                        + f"   taxi: {'start' if c['taxi'] < 0 else c['taxi']}")
-        elif self.ct.city == CITY_BERLIN:
-            rows.append("landmarks: " + " ".join(f"{sq}:{colours[v]}" for sq, v in c["landmarks"].items()))
-        elif self.ct.city == CITY_NEW_YORK:
-            rows.append("stations: " + " ".join(f"{i + 1}:{colours[v]}" for i, v in enumerate(c["stations"])
-                                                if v is not None))
-        return "\n".join(rows)
+        return MetroState.render(self, player) + "\n" + city_text(self._public()["city"], self.rules.colours)
+
+
+cdef class CityCompaniesState(CompaniesState):
+    """New York with companies (C9, C35): the companies' position, a landmark board per company;
+    a company's board points are profit points of that company (so they count in its value, its
+    majority bonus and the exchanges' cut-off, M13, M14)."""
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        cdef int l, k
+        cdef uint64_t was_open = 0
+        cdef int before[8]
+        if action >= METRO_DRAW:
+            CompaniesState.c_apply(self, action)
+            return
+        for l in range(self.t.nlines):
+            if self.d.line_arr[l] < 0:
+                was_open |= (<uint64_t>1) << l
+        for k in range(8):
+            before[k] = self.cd.pts[k]
+        CompaniesState.c_apply(self, action)
+        for l in range(self.t.nlines):
+            if (was_open >> l) & 1 and self.d.line_arr[l] >= 0:
+                line_closed(&self.cd, self.ct, &self.d, self.t, l)
+        for k in range(8):
+            self.d.score[k] += self.cd.pts[k] - before[k]
+
+    cdef void c_copy_from(self, GameState other) noexcept nogil:
+        CompaniesState.c_copy_from(self, other)
+        self.cd = (<CityCompaniesState>other).cd
+
+    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
+        CompaniesState.c_determinize_from(self, source, player, seed)    # New York hides nothing
+        self.cd = (<CityCompaniesState>source).cd
+
+    cdef GameState c_new_blank(self):
+        return blank_state(self.game)
+
+    @property
+    def city(self):
+        return CITIES[self.ct.city - 1]
+
+    def city_points(self):
+        """Each company's board points (C31, C35), included in its profit."""
+        return [self.cd.pts[k] for k in range(8)]
+
+    def _public(self):
+        obj = CompaniesState._public(self)
+        obj["city"] = city_public(&self.cd, self.ct, self.t.players, 8)
+        return obj
+
+    def render(self, player=None):
+        return CompaniesState.render(self, player) + "\n" + city_text(self._public()["city"], self.rules.colours)
+
+
+cdef object tourist_map(const CityData* cd):
+    return {sq: [c for c in range(8) for _ in range(cd.tour[sq][c])] for sq in range(64) if has_tourist(cd, sq)}
+
+
+cdef object pending_of(const CityData* cd):
+    if cd.pend_player < 0:
+        return None
+    return {"player": cd.pend_player, "square": square_name(cd.pend_square),
+            "colours": [c for c in range(8) for _ in range(cd.pend[c])]}
+
+
+cdef object landmark_of(const CityData* cd, const CityTables* ct, int lm):
+    return {"id": lm, "filled": [None if cd.fill[lm][j] < 0 else cd.fill[lm][j] for j in range(ct.lm_spaces[lm])]}
+
+
+cdef object city_public(const CityData* cd, const CityTables* ct, int n, int owners):
+    """The public city part of a state's JSON (C34); `owners`: the boards and points (players, or
+    with companies the 8 companies)."""
+    out = {"name": CITIES[ct.city - 1], "points": [cd.pts[p] for p in range(owners)]}
+    if ct.city != CITY_NEW_YORK:
+        out["tourists"] = {square_name(sq): v for sq, v in tourist_map(cd).items()}
+    if ct.city == CITY_PARIS:
+        k = ct.nlm // n
+        out["landmarks"] = [[landmark_of(cd, ct, cd.row[p * k + i]) for i in range(k)] for p in range(n)]
+        out["out"] = cd.removed
+        out["pending"] = pending_of(cd)
+    elif ct.city == CITY_STOCKHOLM:
+        out["row"] = [landmark_of(cd, ct, cd.row[i]) for i in range(ct.nlm)]
+        out["set_aside"] = cd.removed
+        out["marker_counts"] = [sum(cd.marker[c] == p for c in range(8)) for p in range(n)]
+    elif ct.city == CITY_LONDON:
+        out["row"] = [cd.row[i] for i in range(ct.nlm)]
+        out["taxi"] = cd.taxi
+        out["set_aside"] = cd.removed
+    elif ct.city == CITY_NEW_YORK:
+        out["stations"] = [None if cd.station_tourist[i] < 0 else cd.station_tourist[i] for i in range(1, 33)]
+        out["boards"] = [[cd.held[p][c] for c in range(8)] for p in range(owners)]
+    else:
+        out["landmarks"] = {square_name(sq): cd.landmark[sq] for sq in BERLIN_SQUARES if cd.landmark[sq] >= 0}
+        out["carried"] = {square_name(sq): {"colour": cd.carried[sq],
+                                            "from": "landmark" if (cd.carried_vp >> sq) & 1 else "tourist"}
+                          for sq in range(64) if cd.carried[sq] >= 0}
+        out["sides"] = [SIDES[cd.side[c]] for c in range(8)]
+        out["pile_sizes"] = [cd.pile_n[c] for c in range(8)]
+        out["vp_counts"] = [[cd.vp_n[p][c] for c in range(8)] for p in range(n)]
+        out["tickets"] = [[cd.held[p][c] for c in range(8)] for p in range(n)]
+    return out
+
+
+def city_text(c, colours):
+    """Text lines of a city's JSON part `c` for ``render`` (colour names from the data)."""
+    rows = [f"city: {c['name']}   city points: " + "  ".join(f"{i}={v}" for i, v in enumerate(c["points"]))]
+    if "tourists" in c:
+        rows.append("tourists: " + " ".join(f"{sq}:{'+'.join(colours[x] for x in v)}" for sq, v in c["tourists"].items()))
+    if c["name"] == "london":
+        rows.append(f"row: {c['row']}   taxi: {'start' if c['taxi'] < 0 else c['taxi']}")
+    elif c["name"] == "berlin":
+        rows.append("landmarks: " + " ".join(f"{sq}:{colours[v]}" for sq, v in c["landmarks"].items()))
+    elif c["name"] == "new_york":
+        rows.append("stations: " + " ".join(f"{i + 1}:{colours[v]}" for i, v in enumerate(c["stations"]) if v is not None))
+    return "\n".join(rows)
 
 
 def _int_in(v, lo, hi):
@@ -578,7 +772,7 @@ def _int_in(v, lo, hi):
 
 
 _KEYS = {
-    "paris": {"name", "points", "tourists", "landmarks", "out"},
+    "paris": {"name", "points", "tourists", "landmarks", "out", "pending"},
     "stockholm": {"name", "points", "tourists", "row", "set_aside", "marker_counts", "markers"},
     "london": {"name", "points", "tourists", "row", "taxi", "set_aside"},
     "new_york": {"name", "points", "stations", "boards"},
@@ -596,10 +790,11 @@ def load_state(MetroGame game, obj):
     tiles)."""
     def bad(msg):
         raise StateFormatError(f"metro state: city: {msg}")
-    cdef CityState st = blank_state(game)
-    cdef CityData* cd = &st.cd
-    cdef const CityTables* ct = st.ct
+    cdef MetroState st = blank_state(game)
+    cdef CityData* cd = _data_of(st)
+    cdef const CityTables* ct = (<CityRules>game.city_rules).ct_ptr()
     cdef int n = st.t.players, i, j, c, p, lm, sq
+    cdef int owners = 8 if game.companies else n       # New York's boards: the companies' (C35)
     name = CITIES[ct.city - 1]
     if "city" not in obj:
         raise StateFormatError(f"metro state: missing field 'city' (the {name} pieces, C5)")
@@ -626,7 +821,7 @@ def load_state(MetroGame game, obj):
             bad(f"{where}: {text!r} is not a square name (A1..H8)")
         return (int(text[1]) - 1) * 8 + "ABCDEFGH".index(text[0])
 
-    points = counts_list(o["points"], "points", n, 100000)
+    points = counts_list(o["points"], "points", owners, 100000)
     per_colour = [0] * 8
     total = 0
     if "tourists" in keys:
@@ -685,6 +880,20 @@ def load_state(MetroGame game, obj):
         if not _int_in(o["out"], 0, 32):
             bad("out must be an integer 0..32")
         cd.removed = o["out"]
+        pend = o["pending"]
+        if pend is not None:
+            if not isinstance(pend, dict) or set(pend) != {"player", "square", "colours"} \
+                    or not _int_in(pend["player"], 0, n - 1) or not isinstance(pend["colours"], list) \
+                    or not pend["colours"] or pend["colours"] != sorted(pend["colours"]) \
+                    or any(not _int_in(x, 0, 7) for x in pend["colours"]):
+                bad("pending must be null or {\"player\": 0..n-1, \"square\": ..., \"colours\": [ascending colours]} (C28)")
+            sq = square(pend["square"], "pending.square")
+            if sq not in INNER_SQUARES:
+                bad("pending.square must be an inner square: tourists are taken from there (C28)")
+            cd.pend_player, cd.pend_square = pend["player"], sq
+            for x in pend["colours"]:
+                cd.pend[x] += 1
+                per_colour[x] += 1
     elif name == "stockholm":
         ids = ids_row(o["row"], "row", ct.nlm)
         gap = False
@@ -725,13 +934,13 @@ def load_state(MetroGame game, obj):
     elif name == "new_york":
         stations = colour_list(o["stations"], "stations", 32)
         boards = o["boards"]
-        if not isinstance(boards, list) or len(boards) != n:
-            bad(f"boards must be {n} lists of 8 counts")
+        if not isinstance(boards, list) or len(boards) != owners:
+            bad(f"boards must be {owners} lists of 8 counts")
         for i, x in enumerate(stations):
             if x is not None:
                 cd.station_tourist[i + 1] = x
                 per_colour[x] += 1
-        for p in range(n):
+        for p in range(owners):
             for c, x in enumerate(counts_list(boards[p], f"boards[{p}]", 8, 32)):
                 cd.held[p][c] = x
                 per_colour[c] += x
@@ -820,9 +1029,19 @@ def load_state(MetroGame game, obj):
         if placed + (removed if name != "london" else 0) != 32:
             bad(f"{placed} tourists on the board and landmarks and {removed} {'out' if name == 'paris' else 'set aside'}: "
                 "the game has 32 (C27)")
-    for p in range(n):
+    for p in range(owners):
         cd.pts[p] = points[p]
-    _load_state(game, obj, st)        # the base game's fields; its score check includes the city's points
+    if game.companies:                # the boards' points are profits (C35): the loader checks them so
+        from .companies import load_state as companies_load
+        companies_load(game, obj, st, extra_profit=points)
+    else:                             # the base game's fields; its score check includes the city's points
+        _load_state(game, obj, st)
+    if cd.pend_player >= 0:
+        if st.d.cell[cd.pend_square] == METRO_EMPTY:
+            bad("pending.square must hold the tile that took the tourists (C28)")
+        if len(st.legal_actions()) < 2:
+            bad("pending tourists wait only for a choice of two places or more; with one or none the "
+                "engine places them itself (C28)")
     for sq in range(64):
         if (has_tourist(cd, sq) or cd.landmark[sq] >= 0) and st.d.cell[sq] != METRO_EMPTY:
             bad(f"{square_name(sq)} holds a tile: its tourist or landmark would have been taken (C5)")

@@ -13,11 +13,11 @@ Rules as implemented here
   by splitmix64 seeded with ``seed ^ 0x4349544945533035`` and laid on the inner squares (rows and
   columns 2-7, the centre excepted) in ascending order; New York lays them on stations 1-32.
 * Paris (C6, C28): 12 landmark ids shuffled; each player gets the next ``12 // players`` as their
-  row. A tile on a square takes all its tourists, colours ascending; each goes to the first
-  free space of its colour in the mover's row (left to right), else onto the first square
-  with tourists above, right, below, left of the square, else onto the nearest square with
-  tourists (Manhattan distance, then the lowest square), else out of the game. A tourist on a
-  landmark scores ``tourist_points``; a landmark whose spaces are all filled scores its bonus.
+  row. A tile on a square takes all its tourists, to be placed lowest colour first by the mover:
+  onto one of their landmarks with a free space of its colour (action 6465 + id), else onto an
+  adjacent square with tourists (6481 + square), else onto any square with tourists, else out of
+  the game; with one place only it goes there without asking. A tourist on a landmark scores
+  ``tourist_points``; a landmark whose spaces are all filled scores its bonus.
 * Stockholm (C7, C29): ids shuffled into the row; then colours 0-7 shuffled, dealt 3/2/2/1/1
   markers per player (2..6 players), the rest in the box. A tourist taken goes to the leftmost free
   space of the row (else set aside). At the end each tourist on a landmark scores that landmark's
@@ -49,6 +49,7 @@ DATA = Path(__file__).resolve().parent / "data" / "cities.json"
 INNER = [s for s in range(64) if 1 <= s // 8 <= 6 and 1 <= s % 8 <= 6 and s not in CENTRAL_SQUARES]
 DIAGONALS = [9, 14, 18, 21, 42, 45, 49, 54]
 MARKERS = {2: 3, 3: 2, 4: 2, 5: 1, 6: 1}
+LANDMARK, SQUARE = 6465, 6481      # Paris's choices: a landmark id, a square with tourists (C28)
 
 
 def _name(sq):
@@ -58,10 +59,13 @@ def _name(sq):
 class RefCitiesGame:
     """The reference game of a city; the other options go to the City Edition reference."""
 
-    def __init__(self, city, players=4, city_data=None, berlin_sides="A", berlin_tickets=False, **options):
+    def __init__(self, city, players=4, city_data=None, berlin_sides="A", berlin_tickets=False, companies=False,
+                 **options):
         self.city = city
         self.players = players
-        self.base = city_game(players=players, **options)
+        self.companies = companies
+        self.owners = 8 if companies else players      # New York's boards: the companies' with them
+        self.base = city_game(players=players, companies=companies, **options)
         raw = json.loads(Path(city_data or DATA).read_text(encoding="utf-8"))
         self.colours = raw["colours"]
         self.spec = raw[city]
@@ -72,7 +76,19 @@ class RefCitiesGame:
         return self.colours.index(name)
 
     def new_state(self, seed):
-        return RefCitiesState(self, self.base.new_state(seed), seed)
+        inner = self.base.new_state(seed)
+        if self.companies:
+            inner.__class__ = type("RefNewYorkCompaniesState", (_BoardProfits, type(inner)), {})
+        state = RefCitiesState(self, inner, seed)
+        inner.board_points = state.points
+        return state
+
+
+class _BoardProfits:
+    """New York with companies: a company's board points are profit (C35)."""
+
+    def profits(self):
+        return [a + b for a, b in zip(super().profits(), self.board_points)]
 
 
 class RefCitiesState:
@@ -81,10 +97,11 @@ class RefCitiesState:
         n, city, spec = game.players, game.city, game.spec
         rng = SplitMix64((seed % (1 << 64)) ^ SALT)
         self.tourists = {}              # square -> list of colours
-        self.points = [0] * n
+        self.points = [0] * game.owners
         self.stations = {}              # New York: station -> colour
-        self.boards = [[0] * 8 for _ in range(n)]
+        self.boards = [[0] * 8 for _ in range(game.owners)]
         self.removed = 0
+        self.pending, self.chooser, self.origin = [], None, None     # Paris: tourists to place
         if city != "berlin":
             bag = [c for c in range(8) for _ in range(4)]
             rng.shuffle(bag)
@@ -133,17 +150,17 @@ class RefCitiesState:
     # ---- the contract, as the differential test uses it
     @property
     def current_player(self):
-        return self.inner.current_player
+        return self.inner.current_player if self.chooser is None else self.chooser
 
     @property
     def phase(self):
         return self.inner.phase
 
     def is_terminal(self):
-        return self.inner.is_terminal()
+        return self.inner.is_terminal() and self.chooser is None
 
     def legal_actions(self):
-        return self.inner.legal_actions()
+        return self.inner.legal_actions() if self.chooser is None else self._paris_choices()
 
     def hidden(self):
         n, out = self.game.players, [0] * self.game.players
@@ -157,6 +174,8 @@ class RefCitiesState:
         return out
 
     def scores(self):
+        if self.game.companies:
+            return self.inner.scores()         # the boards are in the profits
         base = self.inner.scores()
         hidden = self.hidden() if self.is_terminal() else [0] * self.game.players
         return [base[p] + self.points[p] + hidden[p] for p in range(self.game.players)]
@@ -167,6 +186,12 @@ class RefCitiesState:
         return [(sum(x < s[p] for x in s) + 0.5 * (sum(x == s[p] for x in s) - 1)) / (n - 1) for p in range(n)]
 
     def apply(self, action):
+        if self.chooser is not None:
+            if action not in self._paris_choices():
+                raise ValueError(f"illegal Paris choice {action}")
+            self._paris_place(action)
+            self._paris_settle()
+            return
         player = self.current_player
         if action >= 6144:
             self.inner.apply(action)
@@ -184,32 +209,52 @@ class RefCitiesState:
             for station in sorted(set(self.inner.lines) - closed):
                 self._line_done(station)
             return
-        for c in sorted(self.tourists.pop(sq, [])):
+        taken = sorted(self.tourists.pop(sq, []))
+        if city == "paris":
+            self.pending, self.chooser, self.origin = taken, player, sq
+            self._paris_settle()
+            return
+        for c in taken:
             getattr(self, "_take_" + city)(player, c, sq)
 
     # ---- Paris, Stockholm, London
-    def _take_paris(self, player, c, sq):
-        spec = self.game.spec
-        for lm in self.rows[player]:
-            spaces = spec["landmarks"][lm]["spaces"]
-            for j, colour in enumerate(spaces):
-                if self.game.colour(colour) == c and self.fill[lm][j] is None:
-                    self.fill[lm][j] = c
-                    self.points[player] += spec["tourist_points"]
-                    if None not in self.fill[lm]:
-                        self.points[player] += spec["landmarks"][lm]["bonus"]
-                    return
-        for side in range(4):
-            nb = neighbour(sq, side)
-            if nb is not None and nb in self.tourists:
-                self.tourists[nb] = sorted(self.tourists[nb] + [c])
-                return
-        if self.tourists:
-            r, col = divmod(sq, 8)
-            target = min(self.tourists, key=lambda s: (abs(s // 8 - r) + abs(s % 8 - col), s))
-            self.tourists[target] = sorted(self.tourists[target] + [c])
+    def _paris_choices(self):
+        """Where the next pending tourist (the lowest colour) may go, as actions."""
+        c, spec = self.pending[0], self.game.spec
+        mine = [lm for lm in self.rows[self.chooser]
+                if any(self.game.colour(col) == c and self.fill[lm][j] is None
+                       for j, col in enumerate(spec["landmarks"][lm]["spaces"]))]
+        if mine:
+            return sorted(LANDMARK + lm for lm in mine)
+        r, col = divmod(self.origin, 8)
+        near = [sq for sq in self.tourists if abs(sq // 8 - r) + abs(sq % 8 - col) == 1]
+        return sorted(SQUARE + sq for sq in (near or self.tourists))
+
+    def _paris_place(self, action):
+        c = self.pending.pop(0)
+        if action >= SQUARE:
+            self.tourists[action - SQUARE] = sorted(self.tourists[action - SQUARE] + [c])
             return
-        self.removed += 1
+        lm, spec = action - LANDMARK, self.game.spec
+        spaces = [self.game.colour(col) for col in spec["landmarks"][lm]["spaces"]]
+        j = next(j for j, col in enumerate(spaces) if col == c and self.fill[lm][j] is None)
+        self.fill[lm][j] = c
+        self.points[self.chooser] += spec["tourist_points"]
+        if None not in self.fill[lm]:
+            self.points[self.chooser] += spec["landmarks"][lm]["bonus"]
+
+    def _paris_settle(self):
+        """Place pending tourists with at most one place; stop at a real choice."""
+        while self.pending:
+            choices = self._paris_choices()
+            if len(choices) > 1:
+                return
+            if choices:
+                self._paris_place(choices[0])
+            else:
+                self.pending.pop(0)
+                self.removed += 1
+        self.chooser = self.origin = None
 
     def _take_stockholm(self, player, c, sq):
         for lm in self.row:
@@ -240,6 +285,7 @@ class RefCitiesState:
             if arrival in self.stations:
                 self.boards[owner][self.stations.pop(arrival)] += 1
                 self.points[owner] = self._set_points(self.boards[owner])
+                self.inner._legal = None          # the profits moved (exchanges close at 25, M13)
             return
         for sq in self._path(station):
             if sq not in self.carried:
@@ -279,6 +325,8 @@ class RefCitiesState:
         if city == "paris":
             out["landmarks"] = [[{"id": lm, "filled": list(self.fill[lm])} for lm in self.rows[p]] for p in range(n)]
             out["out"] = self.removed
+            out["pending"] = None if self.chooser is None else {
+                "player": self.chooser, "square": _name(self.origin), "colours": list(self.pending)}
         if city == "stockholm":
             out["row"] = [{"id": lm, "filled": list(self.fill[lm])} for lm in self.row]
             out["set_aside"] = self.removed

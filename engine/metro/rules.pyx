@@ -162,12 +162,15 @@ _REASONS = {
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
 }
 
+# Paris's choice actions (C28; cities.pxd): a landmark id, or a square with tourists.
+_CITY_CHOICE_LANDMARK, _CITY_CHOICE_SQUARE, _CITY_CHOICE_END = 6465, 6481, 6545
+
 # The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
 # the game can say why it is refused (C11).
 _CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landmarks and the city's collection "
                              "rule (C5-C10); its final scoring and pieces' values are RECONSTRUCTED (C26); "
                              "'st_petersburg' is refused, its rules are not available (C11)",
-                             ("paris", "stockholm", "london", "new_york", "berlin"), none="no city", rule="C5")
+                             (None, "paris", "stockholm", "london", "new_york", "berlin"), rule="C5")
 _CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.test(v) or v == "st_petersburg")
 
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
@@ -285,10 +288,11 @@ cdef class MetroGame(Game):
             if self.city != "berlin" and self._options[name] != self.option(name).default:
                 raise ValueError(f"game 'metro': option {name!r} needs city='berlin', got city={self.city!r} (C32)")
         for name, rule in (("companies", "module 1, M11"), ("central_stations", "module 2, C2")):
-            if self._options[name]:
+            if self._options[name] and not (name == "companies" and self.city == "new_york"):
                 raise ValueError(f"game 'metro': city {self.city!r} cannot be combined with {name} ({rule}): "
-                                 "this engine plays the cities with the base game, central tracks (C3), the "
-                                 "setup frames and the variants only (C35)")
+                                 "the seed combines a city with a module only for New York's boards with the "
+                                 "companies; the cities play with the base game, central tracks (C3), the setup "
+                                 "frames and the variants (C35)")
         from .city_data import load_city_data        # a malformed file is a DataError naming the field (C26)
         from .cities import CityRules
         self.city_rules = CityRules(self.city, load_city_data(self.city_data), self._options["berlin_sides"],
@@ -296,12 +300,15 @@ cdef class MetroGame(Game):
 
     @classmethod
     def option_sets(cls):
-        """``Game.option_sets``, with Berlin's options set on Berlin (C32, C33)."""
+        """``Game.option_sets``, with Berlin's options set on Berlin (C32, C33), and New York with
+        the companies (C35)."""
         sets = super(MetroGame, cls).option_sets()
+        if not any(o.name == "city" for o in cls.OPTIONS):       # a subclass without cities (metro-solo)
+            return sets
         for s in sets:
             if "berlin_sides" in s or "berlin_tickets" in s:
                 s["city"] = "berlin"
-        return sets
+        return sets + [{"players": p, "city": "new_york", "companies": True} for p in (2, 6)]   # C35
 
     cdef _build_tables(self):
         cdef MetroTables* t = &self.tables
@@ -385,10 +392,13 @@ cdef class MetroGame(Game):
     @property
     def max_actions(self):
         return (METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.companies else 0)   # 8 exchanges (M13)
-                + ((32 if self.companies else 8) if self.central_stations else 0))     # pieces x spaces (C2)
+                + ((32 if self.companies else 8) if self.central_stations else 0)      # pieces x spaces (C2)
+                + (64 if self.city is not None else 0))                                 # Paris's choices (C28)
 
     @property
     def num_distinct_actions(self):
+        if self.city == "paris":        # C28: 6465 + landmark, 6481 + square
+            return _CITY_CHOICE_END
         if self.central_stations:       # C2: 6209 + 8 * share + space (share 0 without companies)
             return METRO_CENTRAL_ACTION + (256 if self.companies else 8)
         return METRO_DRAW + 1 + (64 if self.companies else 0)    # exchanges: 2 per share (M13)
@@ -397,7 +407,8 @@ cdef class MetroGame(Game):
     def max_game_length(self):
         # every tile placed, each at most one draw before it; with companies, the exchanges (M17)
         return (2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
-                + ((8 if self.companies else self.players) if self.central_stations else 0))   # pieces (C2)
+                + ((8 if self.companies else self.players) if self.central_stations else 0)    # pieces (C2)
+                + (32 * 32 if self.city == "paris" else 0))   # C28: each of 32 tiles on tourists, 32 at most
 
     def reference_game(self):
         """The same game on the pure-Python reference engine (``reference.py``; with companies,
@@ -410,7 +421,9 @@ cdef class MetroGame(Game):
             from . import reference_cities
             return reference_cities.RefCitiesGame(self.city, city_data=self.city_data,
                                                   berlin_sides=self._options["berlin_sides"],
-                                                  berlin_tickets=self._options["berlin_tickets"], **base, **city)
+                                                  berlin_tickets=self._options["berlin_tickets"],
+                                                  companies=self.companies, chart=self.company_chart,
+                                                  exchange_limit=self.exchange_limit, **base, **city)
         if any(city[k] != self.option(o).default for k, o in (
                 ("central_stations", "central_stations"), ("central_tracks", "central_tracks"), ("edition", "edition"))):
             return reference_city.city_game(companies=self.companies, chart=self.company_chart,
@@ -482,6 +495,13 @@ cdef class MetroGame(Game):
     def action_to_string(self, action):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
+        if self.city == "paris" and not isinstance(action, bool) and isinstance(action, int) \
+                and _CITY_CHOICE_LANDMARK <= action < _CITY_CHOICE_END:     # C28
+            if action < _CITY_CHOICE_SQUARE:
+                if action - _CITY_CHOICE_LANDMARK >= len(self.city_rules.data["landmarks"]):
+                    raise ValueError(f"not a Metro action: {action!r} (no landmark {action - _CITY_CHOICE_LANDMARK})")
+                return f"tourist to landmark {action - _CITY_CHOICE_LANDMARK}"
+            return f"tourist to {square_name(action - _CITY_CHOICE_SQUARE)}"
         if self.central_stations and not isinstance(action, bool) and isinstance(action, int) \
                 and action >= METRO_CENTRAL_ACTION:
             from . import central
@@ -497,12 +517,27 @@ cdef class MetroGame(Game):
         text = f"place {self.tile_ids[k]} at {square_name(sq)}"
         return text + (f" rot {r}" if r else "")
 
+    def string_to_action_checked(self, action, text):
+        """`action` if ``action_to_string`` knows it, else ValueError naming `text`."""
+        try:
+            self.action_to_string(action)
+        except ValueError:
+            raise ValueError(f"cannot read Metro action {text!r}: no such landmark") from None
+        return action
+
     def string_to_action(self, text):
         """Parse the text of `action_to_string` (case and spacing are free). ValueError if unreadable."""
         if not isinstance(text, str):
             raise ValueError(f"action text must be a str, got {text!r}")
         if text.strip().lower() == "draw":
             return METRO_DRAW
+        if self.city == "paris" and text.strip().lower().startswith("tourist"):      # C28
+            m = re.match(r"^\s*tourist\s+to\s+(?:landmark\s+(\d{1,2})|([a-h])([1-8]))\s*$", text, re.I)
+            if not m:
+                raise ValueError(f"cannot read Metro action {text!r}: expected 'tourist to landmark 3' or 'tourist to B2'")
+            if m.group(1) is not None:
+                return self.string_to_action_checked(_CITY_CHOICE_LANDMARK + int(m.group(1)), text)
+            return _CITY_CHOICE_SQUARE + (int(m.group(3)) - 1) * 8 + "abcdefgh".index(m.group(2).lower())
         if self.central_stations and text.strip().lower().startswith("central"):
             from . import central
             return central.string_to_central(self, text)
