@@ -152,8 +152,10 @@ def test_paris_overflow_to_any_tourist_of_the_players_choice_when_none_is_adjace
     assert game.action_to_string(6481 + far[-1]) == f"tourist to {square_name(far[-1])}"
     back = game.state_from_json(s.to_json())
     assert back == s and back.legal_actions() == s.legal_actions()
+    before = s.to_json()
     with pytest.raises(ValueError, match="choose where it goes"):
         s.apply(6144)
+    assert s.to_json() == before and s.observation(p)["current_player"] == p
     s.apply(game.string_to_action(f"tourist to {square_name(far[-1])}"))
     assert s.tourists()[far[-1]] == sorted([c, (c + 1) % 8]) and s.tourists()[far[0]] == [(c + 1) % 8]
     assert s.pending() is None and s.current_player != p
@@ -295,6 +297,36 @@ def test_berlin_tile_on_a_landmark_carries_its_tourist_and_lines_through_it_earn
     assert s.hidden_points() == [sum(map(sum, p)) for p in city["vp"]]
 
 
+def test_berlin_lines_earn_a_piece_or_ticket_per_pass_through_a_carrying_tile():
+    from metro_ai.engine.metro.svg import _line_path          # the picture's own line tracer
+    game = metro_ai.load_game("metro", players=2, city="berlin", berlin_tickets=True)
+    twice = 0
+    for seed in range(6):
+        s = game.new_state(seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            before, closed = s.to_dict()["city"], {ln["station"] for ln in s.lines()}
+            s.apply(rng.choice(s.legal_actions()))
+            city = s.to_dict()["city"]
+            carried = {(int(k[1]) - 1) * 8 + "ABCDEFGH".index(k[0]): v for k, v in city["carried"].items()}
+            want = {p: {"landmark": [0] * 8, "tourist": [0] * 8} for p in range(2)}
+            for ln in s.lines():
+                if ln["station"] not in closed:
+                    squares = [sq for sq, _, _ in _line_path(game, s.board(), ln["station"])]
+                    twice += any(squares.count(sq) > 1 for sq in carried)
+                    for sq in squares:
+                        if sq in carried:
+                            want[ln["owner"]][carried[sq]["from"]][carried[sq]["colour"]] += 1
+            for p in range(2):
+                got_t = [a - b for a, b in zip(city["tickets"][p], before["tickets"][p])]
+                got_vp = [a - b for a, b in zip(city["vp_counts"][p], before["vp_counts"][p])]
+                assert got_t == want[p]["tourist"]                     # tickets are unlimited
+                for c in range(8):                                     # pieces while the pile lasts
+                    assert got_vp[c] == min(want[p]["landmark"][c], before["pile_sizes"][c]) or \
+                        sum(want[q]["landmark"][c] for q in range(2)) > before["pile_sizes"][c]
+    assert twice > 0                                                   # a tile passed twice was seen
+
+
 def test_berlin_setup_landmarks_on_the_diagonals_and_ticket_groups():
     game = metro_ai.load_game("metro", players=4, city="berlin", berlin_tickets=True, berlin_sides="B")
     city = game.new_state(2).to_dict()["city"]
@@ -417,12 +449,14 @@ def test_illegal_action_leaves_a_city_state_unchanged():
     assert s.to_json() == before
 
 
-def test_bots_play_every_city():
+@pytest.mark.parametrize("city", ["paris", "stockholm", "london", "new_york", "berlin"])
+def test_every_bot_plays_every_city_legally_and_reproducibly(city):
     from metro_ai import Limit
-    for city in ("paris", "stockholm", "london", "new_york", "berlin"):
-        game = metro_ai.load_game("metro", players=2, city=city)
-        s = game.new_state(3)
-        for name in ("greedy", "ismcts"):
-            bot = metro_ai.make_bot(name, seed=1)
-            a = bot.choose(s, Limit(iterations=20))
-            assert a in s.legal_actions()
+    game = metro_ai.load_game("metro", players=3, city=city)
+    s = game.new_state(3)
+    rng = random.Random(3)
+    while s.tiles_placed < 30 and s.pending() is None:
+        s.apply(rng.choice(s.legal_actions()))
+    for name in ("random", "greedy", "greedy-classic", "flat-mc", "pimc", "ismcts", "mo-ismcts"):
+        picks = {metro_ai.make_bot(name, seed=1).choose(s, Limit(iterations=20)) for _ in range(2)}
+        assert len(picks) == 1 and picks <= set(s.legal_actions()), name

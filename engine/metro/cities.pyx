@@ -33,6 +33,8 @@ player is to move. The numbers (landmarks, points, VP pieces) come from ``data/c
   that colour's face-down pile and of the pieces the other players hold, ascending, shuffled and
   dealt to the other players' pieces in seat order, then to the pile.
 """
+import re
+
 from libc.string cimport memset
 from libc.stdint cimport uint64_t
 
@@ -62,6 +64,39 @@ cdef enum:
     C_TAXI_REACH = 4            # London: the farthest the taxi goes (C8)
 TAXI_REACH = C_TAXI_REACH
 SIDES = ("A", "B")
+
+#: Paris's choice actions (C28): 6465 + landmark id, 6481 + square; the action space's end.
+CHOICE_LANDMARK, CHOICE_SQUARE, CHOICE_END = CITY_CHOICE_LANDMARK, CITY_CHOICE_SQUARE, CITY_CHOICE_END
+_CHOICE_RE = re.compile(r"^\s*tourist\s+to\s+(?:landmark\s+(\d{1,2})|([a-h])([1-8]))\s*$", re.I)
+
+
+def choice_to_string(MetroGame game, action):
+    """Text of a Paris choice (C28): "tourist to landmark 3", "tourist to B2"; ValueError else."""
+    n = len(game.city_rules.data["landmarks"])
+    if isinstance(action, bool) or not isinstance(action, int) or not (
+            CITY_CHOICE_LANDMARK <= action < CITY_CHOICE_LANDMARK + n or CITY_CHOICE_SQUARE <= action < CITY_CHOICE_END):
+        raise ValueError(f"not a Metro action: {action!r} (Paris choices are {CITY_CHOICE_LANDMARK} + landmark "
+                         f"0..{n - 1} and {CITY_CHOICE_SQUARE} + square)")
+    if action < CITY_CHOICE_SQUARE:
+        return f"tourist to landmark {action - CITY_CHOICE_LANDMARK}"
+    return f"tourist to {square_name(action - CITY_CHOICE_SQUARE)}"
+
+
+def string_to_choice(MetroGame game, text):
+    """The Paris choice written as `text` (see ``choice_to_string``)."""
+    m = _CHOICE_RE.match(text)
+    if not m:
+        raise ValueError(f"cannot read Metro action {text!r}: expected 'tourist to landmark 3' or 'tourist to B2'")
+    if m.group(1) is not None:
+        action = CITY_CHOICE_LANDMARK + int(m.group(1))
+    else:
+        action = CITY_CHOICE_SQUARE + (int(m.group(3)) - 1) * 8 + "abcdefgh".index(m.group(2).lower())
+    try:
+        choice_to_string(game, action)
+    except ValueError:
+        raise ValueError(f"cannot read Metro action {text!r}: there is no landmark {m.group(1)}") from None
+    return action
+
 
 cdef int INNER[32]
 cdef int BERLIN_SQ[8]
@@ -480,7 +515,7 @@ cdef class CityState(MetroState):
                 if opts[i] == action:
                     return 0
             return R_CITY_CHOICE
-        if action >= CITY_CHOICE_LANDMARK and self.d.phase != PHASE_OVER:
+        if self.ct.city == CITY_PARIS and action >= CITY_CHOICE_LANDMARK and self.d.phase != PHASE_OVER:
             return R_CITY_NO_CHOICE
         return MetroState.c_check(self, action)
 
@@ -636,6 +671,7 @@ cdef class CityState(MetroState):
         """The base game's observation and the city's public part; Stockholm: the player's own
         markers ("my_markers"); Berlin: their own VP pieces ("my_vp"). At the end, all (C34)."""
         obs = MetroState.observation(self, player)
+        obs["current_player"] = self.c_current_player()     # the chooser while a Paris tourist waits (C28)
         if self.ct.city == CITY_STOCKHOLM:
             obs["city"]["my_markers"] = [c for c in range(8) if self.cd.marker[c] == player]
         elif self.ct.city == CITY_BERLIN:

@@ -27,7 +27,8 @@ Rules as implemented here
   spaces) for that colour; at the first it moves there and the mover scores the distance.
 * New York (C9, C31): a line reaching station ``s`` takes the tourist waiting there (if still
   there) onto its owner's board. A board scores ``tourist_points`` each plus ``colour_bonus`` by
-  distinct colours.
+  distinct colours. With the companies (C35) the boards are the 8 companies' (the line's company
+  takes the tourist) and a board's points are added to that company's profit.
 * Berlin (C10, C32, C33): the colours shuffled onto the diagonal squares B2 G2 C3 F3 C6 F6 B7 G7;
   with mixed sides each colour draws its side (``bounded(2)``: 0 = A); each colour's pile
   (values as listed) shuffled. Tickets: two shuffles of colours 0-7 give 16 colours, a shuffle of

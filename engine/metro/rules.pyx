@@ -162,9 +162,6 @@ _REASONS = {
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
 }
 
-# Paris's choice actions (C28; cities.pxd): a landmark id, or a square with tourists.
-_CITY_CHOICE_LANDMARK, _CITY_CHOICE_SQUARE, _CITY_CHOICE_END = 6465, 6481, 6545
-
 # The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
 # the game can say why it is refused (C11).
 _CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landmarks and the city's collection "
@@ -398,7 +395,8 @@ cdef class MetroGame(Game):
     @property
     def num_distinct_actions(self):
         if self.city == "paris":        # C28: 6465 + landmark, 6481 + square
-            return _CITY_CHOICE_END
+            from .cities import CHOICE_END
+            return CHOICE_END
         if self.central_stations:       # C2: 6209 + 8 * share + space (share 0 without companies)
             return METRO_CENTRAL_ACTION + (256 if self.companies else 8)
         return METRO_DRAW + 1 + (64 if self.companies else 0)    # exchanges: 2 per share (M13)
@@ -496,12 +494,9 @@ cdef class MetroGame(Game):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
         if self.city == "paris" and not isinstance(action, bool) and isinstance(action, int) \
-                and _CITY_CHOICE_LANDMARK <= action < _CITY_CHOICE_END:     # C28
-            if action < _CITY_CHOICE_SQUARE:
-                if action - _CITY_CHOICE_LANDMARK >= len(self.city_rules.data["landmarks"]):
-                    raise ValueError(f"not a Metro action: {action!r} (no landmark {action - _CITY_CHOICE_LANDMARK})")
-                return f"tourist to landmark {action - _CITY_CHOICE_LANDMARK}"
-            return f"tourist to {square_name(action - _CITY_CHOICE_SQUARE)}"
+                and action > METRO_DRAW:
+            from . import cities
+            return cities.choice_to_string(self, action)
         if self.central_stations and not isinstance(action, bool) and isinstance(action, int) \
                 and action >= METRO_CENTRAL_ACTION:
             from . import central
@@ -517,14 +512,6 @@ cdef class MetroGame(Game):
         text = f"place {self.tile_ids[k]} at {square_name(sq)}"
         return text + (f" rot {r}" if r else "")
 
-    def string_to_action_checked(self, action, text):
-        """`action` if ``action_to_string`` knows it, else ValueError naming `text`."""
-        try:
-            self.action_to_string(action)
-        except ValueError:
-            raise ValueError(f"cannot read Metro action {text!r}: no such landmark") from None
-        return action
-
     def string_to_action(self, text):
         """Parse the text of `action_to_string` (case and spacing are free). ValueError if unreadable."""
         if not isinstance(text, str):
@@ -532,12 +519,8 @@ cdef class MetroGame(Game):
         if text.strip().lower() == "draw":
             return METRO_DRAW
         if self.city == "paris" and text.strip().lower().startswith("tourist"):      # C28
-            m = re.match(r"^\s*tourist\s+to\s+(?:landmark\s+(\d{1,2})|([a-h])([1-8]))\s*$", text, re.I)
-            if not m:
-                raise ValueError(f"cannot read Metro action {text!r}: expected 'tourist to landmark 3' or 'tourist to B2'")
-            if m.group(1) is not None:
-                return self.string_to_action_checked(_CITY_CHOICE_LANDMARK + int(m.group(1)), text)
-            return _CITY_CHOICE_SQUARE + (int(m.group(3)) - 1) * 8 + "abcdefgh".index(m.group(2).lower())
+            from . import cities
+            return cities.string_to_choice(self, text)
         if self.central_stations and text.strip().lower().startswith("central"):
             from . import central
             return central.string_to_central(self, text)
