@@ -124,7 +124,7 @@ def _city_parts(city, game, o):
                 out.append(_dot("carried", x + 18, y - 18, c, f'data-square="{sq}"', r=7))
     if city["name"] == "london":
         colours = [game.city_rules.data["landmarks"][lm]["colour"] for lm in city["row"]]
-        y = o + 8 * CELL + 6
+        y = o + 8 * CELL + MARGIN - 4
         for i, c in enumerate(colours):
             out.append(f'<rect class="landmark" data-place="{i}" data-colour="{c}" x="{o + 40 + 26 * i}" y="{y}" '
                        f'width="22" height="12" fill="{TOURIST_COLOURS[c]}" stroke="#333"/>')
@@ -150,7 +150,8 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
     else:                                          # the solo game: the two face-up tiles (C4)
         hand = [t for t in obs.get("face_up", []) if t is not None]
     width = 8 * CELL + 2 * MARGIN
-    height = width + 24 + (CELL + 30 if player is not None else 0)
+    row_h = 34 if obs.get("city", {}).get("name") == "london" else 0     # London's row under the board (C8)
+    height = width + 24 + row_h + (CELL + 30 if player is not None else 0)
     o = MARGIN
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" font-family="sans-serif">',
@@ -207,7 +208,7 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
         parts.append(f'<rect class="lastmove" x="{o + CELL * (sq % 8)}" y="{o + CELL * (sq // 8)}" '
                      f'width="{CELL}" height="{CELL}" fill="none" stroke="#e00" stroke-width="3"/>')
     if player is not None:
-        y = o + 8 * CELL + MARGIN - 4
+        y = o + 8 * CELL + MARGIN - 4 + row_h
         parts.append(f'<text x="{o}" y="{y + 14}" font-size="14">{escape(f"P{player} holds:")}</text>')
         for i, t in enumerate(hand):
             kind = game.kind_index(t)
