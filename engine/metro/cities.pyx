@@ -48,6 +48,7 @@ from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
 from .rules import _load_state, square_name, CENTRE_SQUARES
+from .companies import _int_in
 
 cdef uint64_t CITY_SALT = 0x4349544945533035ULL
 cdef uint64_t CITY_DET_SALT = 0x4349545944455445ULL
@@ -100,6 +101,9 @@ def string_to_choice(MetroGame game, text):
 
 cdef int INNER[32]
 cdef int BERLIN_SQ[8]
+cdef int MARKERS_EACH[7]            # STOCKHOLM_MARKERS, by player count
+for _i, _s in STOCKHOLM_MARKERS.items():
+    MARKERS_EACH[_i] = _s
 cdef signed char FREE_INNER[24]     # Berlin: inner squares without a landmark (ticket tourists, C33)
 for _i in range(32):
     INNER[_i] = INNER_SQUARES[_i]
@@ -210,7 +214,7 @@ cdef void deal_city(CityData* cd, const CityTables* ct, int players, rng_t* rng)
         for i in range(8):
             b[i] = i
         rng_shuffle(rng, b, 8)
-        k = 3 if players == 2 else 2 if players <= 4 else 1
+        k = MARKERS_EACH[players]
         for i in range(players * k):
             cd.marker[b[i]] = i // k
     if ct.city == CITY_BERLIN:
@@ -801,10 +805,6 @@ def city_text(c, colours):
     elif c["name"] == "new_york":
         rows.append("stations: " + " ".join(f"{i + 1}:{colours[v]}" for i, v in enumerate(c["stations"]) if v is not None))
     return "\n".join(rows)
-
-
-def _int_in(v, lo, hi):
-    return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
 
 
 _KEYS = {
