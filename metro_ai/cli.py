@@ -518,9 +518,10 @@ def _cmd_calibrate(args):
     from metro_ai import ladder as lad
     if args.jobs == 0 or args.jobs < -1:
         raise ValueError(f"--jobs must be a positive number of processes or -1 (one per core), got {args.jobs}")
-    for flag, value in (("--deals", args.deals), ("--positions", args.positions)):
-        if value is not None and value < (1 if flag == "--deals" else 0):
-            raise ValueError(f"{flag} must be {'positive' if flag == '--deals' else '>= 0'}, got {value}")
+    if args.deals is not None and args.deals < 1:
+        raise ValueError(f"--deals must be positive, got {args.deals}")
+    if args.positions is not None and args.positions < 0:
+        raise ValueError(f"--positions must be >= 0, got {args.positions}")
     if args.plot:
         from metro_ai.play.report import require_matplotlib
         try:

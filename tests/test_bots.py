@@ -434,3 +434,17 @@ def test_greedy_values_are_points_plus_open_lines():
     closed = [sum(1 for ln in s.lines() if ln["owner"] == p) for p in range(2)]
     assert [b - a for a, b in zip(base, s.greedy_values(10.0))] == [10.0 * (16 - c) for c in closed]
     assert s.greedy_values() == s.greedy_values(10.0)       # the default constant
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_breakthrough_greedy_values_are_the_heuristic_plus_a_value_per_card_in_play(players):
+    # greedy values a Breakthrough tableau: the heuristic plus 0.2 per card in play, so a card
+    # played beats a card discarded where the heuristic sees no difference
+    s = metro_ai.load_game("breakthrough", players=players).new_state(5)
+    bots = [metro_ai.make_bot("greedy", seed=p) for p in range(players)]
+    while max(len(s.tableau(p)) for p in range(players)) < 3:
+        s.apply(bots[s.current_player].choose(s))
+    in_play = [len(s.tableau(p)) for p in range(players)]
+    assert [round(v - h, 9) for v, h in zip(s.greedy_values(), s.heuristic())] == [round(0.2 * k, 9) for k in in_play]
+    assert s.greedy_values(0.0) == s.heuristic()
+    assert [round(v - h, 9) for v, h in zip(s.greedy_values(1.5), s.heuristic())] == [round(1.5 * k, 9) for k in in_play]

@@ -177,3 +177,24 @@ def test_city_edition_pictures(name, options):
     if name == "metro-solo":
         assert len(_by_class(root, "hand-tile")) == len([t for t in obs["face_up"] if t])
     assert "▓" in s.render(0) or centre
+
+
+@pytest.mark.parametrize("city", ["paris", "stockholm", "london", "new_york", "berlin"])
+def test_city_pictures_show_tourists_landmarks_and_the_taxi(city):
+    """Tourists on their squares (New York: at their stations), Berlin's landmarks and carried
+    tourists, London's row and taxi (C5-C10)."""
+    g = metro_ai.load_game("metro", players=2, city=city)
+    s = g.new_state(4)
+    r = random.Random(4)
+    for _ in range(50):
+        s.apply(r.choice(s.legal_actions()))
+    root = ET.fromstring(s.svg(player=0))
+    c = s.observation(0)["city"]
+    assert len(_by_class(root, "tourist")) == (sum(x is not None for x in c["stations"]) if city == "new_york"
+                                               else sum(map(len, c.get("tourists", {}).values())))
+    if city == "berlin":
+        assert len(_by_class(root, "landmark")) == len(c["landmarks"]) and \
+            len(_by_class(root, "carried")) == len(c["carried"]) == 8 - len(c["landmarks"])
+    if city == "london":
+        assert len(_by_class(root, "landmark")) == 8
+        assert [int(e.get("data-place")) for e in _by_class(root, "taxi")] == [c["taxi"]]

@@ -2,8 +2,9 @@
 
 This module is the rules authority that the fast Cython engine is differentially tested against,
 and the slow side of ``metro-ai bench``'s engine comparison. It is written for clarity, not speed,
-and depends only on the standard library: it parses the card-set JSON itself (it does not import
-``cards.py``) so that the two stay independent. Rules decisions cite their ids from
+and depends only on the standard library and the references' generator (``engine/splitmix.py``):
+it parses the card-set JSON itself (it does not import ``cards.py``) so that the two stay
+independent. Rules decisions cite their ids from
 ``docs/rules/breakthrough.md`` (B1–B9, and R1–R24 for the decisions the rulebook leaves open,
 also listed under "Decisions beyond B1–B9" below).
 
@@ -221,7 +222,8 @@ import itertools
 import json
 from pathlib import Path
 
-MASK64 = (1 << 64) - 1
+from metro_ai.engine.splitmix import SplitMix64      # the engines' generator, shared by the references
+
 DEFAULT_CARDS = Path(__file__).resolve().parent / "data" / "breakthrough_cards.json"
 
 PEACEFUL_TYPES = ("welfare", "food", "items")
@@ -243,35 +245,6 @@ PAY = 9                                 # 9*C + PAY + c: pay with resource c (R2
 
 SURVIVAL_OPTIONS = ("full_protection_required", "failed_defence_tokens_down",
                     "quest_tokens_stay_down")
-
-
-# ---------------------------------------------------------------------------------------------
-# RNG
-# ---------------------------------------------------------------------------------------------
-class SplitMix64:
-    """splitmix64 (see the module docstring); ``state`` is the 64-bit state."""
-
-    def __init__(self, state: int):
-        self.state = state & MASK64
-
-    def next(self) -> int:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def bounded(self, n: int) -> int:
-        limit = (1 << 64) - ((1 << 64) % n)
-        while True:
-            x = self.next()
-            if x < limit:
-                return x % n
-
-    def shuffle(self, items: list) -> None:
-        for i in range(len(items) - 1, 0, -1):
-            j = self.bounded(i + 1)
-            items[i], items[j] = items[j], items[i]
 
 
 # ---------------------------------------------------------------------------------------------

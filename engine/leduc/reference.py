@@ -2,7 +2,8 @@
 
 The oracle the Cython engine (``rules.pyx``) is tested against where OpenSpiel is not installed,
 and the slow side of ``metro-ai bench``'s engine comparison. It imports nothing from
-``metro_ai`` and keeps the state as plain Python values; clarity beats speed. OpenSpiel's
+``metro_ai`` but the references' pure-Python generator (``engine/splitmix.py``) and keeps the
+state as plain Python values; clarity beats speed. OpenSpiel's
 ``leduc_poker`` is the other oracle (``tests/test_leduc_openspiel.py``).
 
 Determinism (must match the Cython engine bit for bit): the cards ``0 .. 2 * (players + 1) - 1``
@@ -12,37 +13,12 @@ card ``players``. Actions: 0 fold, 1 call, 2 raise.
 """
 from __future__ import annotations
 
-_MASK = (1 << 64) - 1
+from metro_ai.engine.splitmix import SplitMix64
+
 FOLD, CALL, RAISE = 0, 1, 2
 ANTE = 1
 RAISE_AMOUNTS = (2, 4)        # L5: first round, second round
 MAX_RAISES = 2                # L5
-
-
-class SplitMix64:
-    """splitmix64 with unbiased bounded draws by rejection (the engines' generator)."""
-
-    def __init__(self, seed: int):
-        self.s = seed & _MASK
-
-    def next(self) -> int:
-        self.s = (self.s + 0x9E3779B97F4A7C15) & _MASK
-        z = self.s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
-
-    def bounded(self, n: int) -> int:
-        rem = (1 << 64) % n
-        x = self.next()
-        while rem and x >= (1 << 64) - rem:
-            x = self.next()
-        return x % n
-
-    def shuffle(self, items: list) -> None:
-        for i in range(len(items) - 1, 0, -1):
-            j = self.bounded(i + 1)
-            items[i], items[j] = items[j], items[i]
 
 
 class RefLeducGame:

@@ -140,8 +140,6 @@ def new_state(MetroGame game, seed):
     cdef MetroState st
     cdef CentralState cs
     cdef CentralCompaniesState ccs
-    cdef int i, j
-    cdef signed char pieces[8]
     if game.central_stations and game.companies:
         ccs = CentralCompaniesState.__new__(CentralCompaniesState)
         ccs.game = game
@@ -157,7 +155,16 @@ def new_state(MetroGame game, seed):
         return cs
     # central tracks (C3, C13): the deal as without them, then the 4 pieces from a salted stream
     st = _companies.new_state(game, seed) if game.companies else _base_state(game, seed)
-    rng = as_seed(seed) ^ TRACKS_SALT
+    lay_central_tracks(st, seed)
+    return st
+
+
+def lay_central_tracks(MetroState st, seed):
+    """Lay 4 of the 8 central-track pieces on the centre of `st` (C3, C13), from the stream
+    ``seed ^ TRACKS_SALT`` (the cities use it too, C35)."""
+    cdef rng_t rng = as_seed(seed) ^ TRACKS_SALT
+    cdef int i, j
+    cdef signed char pieces[8]
     for i in range(8):
         pieces[i] = i
     rng_shuffle(&rng, pieces, 8)
@@ -166,7 +173,6 @@ def new_state(MetroGame game, seed):
     for i in range(4):
         j = rng_bounded(&rng, 4)
         st.d.cell[CENTRE[i]] += j
-    return st
 
 
 def _base_state(MetroGame game, seed):

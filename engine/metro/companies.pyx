@@ -509,11 +509,12 @@ def _int_in(v, lo, hi):
     return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
 
 
-def load_state(MetroGame game, obj, CompaniesState st=None, central=()):
+def load_state(MetroGame game, obj, CompaniesState st=None, central=(), extra_profit=None):
     """The companies state `obj` describes: the shares, knowledge and exchanges are checked in
     full before anything is written (M12, M16-M18), then the base game's fields are loaded, then
     the scores and lines given are checked against the board and the shares. `st`: a blank
-    state to fill (None: a new one); `central`: checked central-station pieces (C2), each a turn."""
+    state to fill (None: a new one); `central`: checked central-station pieces (C2), each a turn;
+    `extra_profit`: already checked profit per company besides the lines' (New York's boards, C35)."""
     def bad(msg):
         raise StateFormatError(f"metro state: {msg}")
     cdef const MetroTables* t = &game.tables
@@ -578,6 +579,8 @@ def load_state(MetroGame game, obj, CompaniesState st=None, central=()):
     if st is None:
         st = _blank(game)
     _load_state(game, obj, st, exchanges=sum(exchanges) + len(central), central=central)
+    for k in range(CO_COMPANIES if extra_profit is not None else 0):
+        st.d.score[k] += extra_profit[k]
     cdef CompanyData* c = &st.c
     for p in range(6):
         for i in range(CO_PCTS):

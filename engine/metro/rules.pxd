@@ -86,6 +86,9 @@ cdef class MetroGame(Game):
     cdef readonly object central_track_layouts   # None (shipped, reconstructed) or a file path (C13)
     cdef readonly tuple track_layouts    # the 8 central-track pieces' exits (C3 only)
     cdef readonly str edition            # "classic" or "city" (C1 setup frames)
+    cdef readonly object city            # None or a City Edition city (C5-C10)
+    cdef readonly object city_data       # None (the shipped, reconstructed numbers) or a file path (C26)
+    cdef readonly object city_rules      # the city's tables (cities.CityRules), cities only
     cdef _build_tables(self)
     cdef MetroState _blank(self)
 

@@ -25,6 +25,7 @@ Encoding (part of the public contract, shared with the reference engine)
 * Returns: rank-based, (players strictly below + half the players tied) / (n - 1), at the end
   only (M8).
 """
+import dataclasses
 import random
 import re
 
@@ -161,6 +162,14 @@ _REASONS = {
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
 }
 
+# The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
+# the game can say why it is refused (C11).
+_CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landmarks and the city's collection "
+                             "rule (C5-C10); its final scoring and pieces' values are RECONSTRUCTED (C26); "
+                             "'st_petersburg' is refused, its rules are not available (C11)",
+                             (None, "paris", "stockholm", "london", "new_york", "berlin"), rule="C5")
+_CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.test(v) or v == "st_petersburg")
+
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
 
 
@@ -208,11 +217,19 @@ cdef class MetroGame(Game):
         Option.choice("edition", "classic", "'city': the City Edition's setup frames, whose station colours are "
                       "RECONSTRUCTED as the base game's charts for 2, 4 and 6 players (C1)",
                       ("classic", "city"), rule="C1"),
+        _CITY_OPTION,
+        Option.path("city_data", None, "with a city: a JSON file of the cities' landmarks, points and VP pieces; "
+                    "None is the shipped file, which is RECONSTRUCTED (C26)", rule="C26"),
+        Option.choice("berlin_sides", "A", "with city='berlin': the landmarks' side, 'A', 'B' (a wider spread of "
+                      "VP) or 'mixed' (each at random); the values are RECONSTRUCTED (C32)",
+                      ("A", "B", "mixed"), rule="C32"),
+        Option.boolean("berlin_tickets", False, "with city='berlin': the ticket variant, 16 tourists whose tiles "
+                       "earn tickets (C33)", rule="C33"),
     )
     # Options of the companies expansion, left out of a state's envelope while at their default,
     # so that base-game states keep their exact form (and older saved states still load).
     added_options = ("companies", "company_chart", "exchange_limit", "central_stations", "central_tracks",
-                     "central_track_layouts", "edition")
+                     "central_track_layouts", "edition", "city", "city_data", "berlin_sides", "berlin_tickets")
     # Play-out settings the search bots use unless told otherwise: uniform random to the end.
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
@@ -246,9 +263,49 @@ cdef class MetroGame(Game):
             self.chart = ()
         else:         # a malformed file is a DataError naming the file and the line (M11)
             self.chart = metro_data.load_company_chart(self.company_chart)
+        self._configure_city()
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
+
+    def _configure_city(self):
+        """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
+        self.city = self._options["city"]
+        self.city_data = self._options["city_data"]
+        self.city_rules = None
+        if self.city == "st_petersburg":
+            raise ValueError("game 'metro': city 'st_petersburg' is not available: seed 004 says only 'see the "
+                             "manual' for its set-up and turn, and that manual's rules are not available (C11)")
+        if self.city is None:
+            for name in ("city_data", "berlin_sides", "berlin_tickets"):
+                if self._options[name] != self.option(name).default:
+                    raise ValueError(f"game 'metro': option {name!r} needs a city (C26)")
+            return
+        for name in ("berlin_sides", "berlin_tickets"):
+            if self.city != "berlin" and self._options[name] != self.option(name).default:
+                raise ValueError(f"game 'metro': option {name!r} needs city='berlin', got city={self.city!r} (C32)")
+        for name, rule in (("companies", "module 1, M11"), ("central_stations", "module 2, C2")):
+            if self._options[name] and not (name == "companies" and self.city == "new_york"):
+                raise ValueError(f"game 'metro': city {self.city!r} cannot be combined with {name} ({rule}): "
+                                 "the seed combines a city with a module only for New York's boards with the "
+                                 "companies; the cities play with the base game, central tracks (C3), the setup "
+                                 "frames and the variants (C35)")
+        from .city_data import load_city_data        # a malformed file is a DataError naming the field (C26)
+        from .cities import CityRules
+        self.city_rules = CityRules(self.city, load_city_data(self.city_data), self._options["berlin_sides"],
+                                    self._options["berlin_tickets"])
+
+    @classmethod
+    def option_sets(cls):
+        """``Game.option_sets``, with Berlin's options set on Berlin (C32, C33), and New York with
+        the companies (C35)."""
+        sets = super(MetroGame, cls).option_sets()
+        if not any(o.name == "city" for o in cls.OPTIONS):       # a subclass without cities (metro-solo)
+            return sets
+        for s in sets:
+            if "berlin_sides" in s or "berlin_tickets" in s:
+                s["city"] = "berlin"
+        return sets + [{"players": p, "city": "new_york", "companies": True} for p in (2, 6)]   # C35
 
     cdef _build_tables(self):
         cdef MetroTables* t = &self.tables
@@ -332,10 +389,14 @@ cdef class MetroGame(Game):
     @property
     def max_actions(self):
         return (METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.companies else 0)   # 8 exchanges (M13)
-                + ((32 if self.companies else 8) if self.central_stations else 0))     # pieces x spaces (C2)
+                + ((32 if self.companies else 8) if self.central_stations else 0)      # pieces x spaces (C2)
+                + (64 if self.city is not None else 0))                                 # Paris's choices (C28)
 
     @property
     def num_distinct_actions(self):
+        if self.city == "paris":        # C28: 6465 + landmark, 6481 + square
+            from .cities import CHOICE_END
+            return CHOICE_END
         if self.central_stations:       # C2: 6209 + 8 * share + space (share 0 without companies)
             return METRO_CENTRAL_ACTION + (256 if self.companies else 8)
         return METRO_DRAW + 1 + (64 if self.companies else 0)    # exchanges: 2 per share (M13)
@@ -344,7 +405,8 @@ cdef class MetroGame(Game):
     def max_game_length(self):
         # every tile placed, each at most one draw before it; with companies, the exchanges (M17)
         return (2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
-                + ((8 if self.companies else self.players) if self.central_stations else 0))   # pieces (C2)
+                + ((8 if self.companies else self.players) if self.central_stations else 0)    # pieces (C2)
+                + (32 * 32 if self.city == "paris" else 0))   # C28: each of 32 tiles on tourists, 32 at most
 
     def reference_game(self):
         """The same game on the pure-Python reference engine (``reference.py``; with companies,
@@ -353,6 +415,13 @@ cdef class MetroGame(Game):
         base = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
         city = dict(central_stations=self.central_stations, central_tracks=self.central_tracks,
                     track_layouts=self.central_track_layouts, edition=self.edition)
+        if self.city is not None:        # the cities (C5-C10): reference_cities.py
+            from . import reference_cities
+            return reference_cities.RefCitiesGame(self.city, city_data=self.city_data,
+                                                  berlin_sides=self._options["berlin_sides"],
+                                                  berlin_tickets=self._options["berlin_tickets"],
+                                                  companies=self.companies, chart=self.company_chart,
+                                                  exchange_limit=self.exchange_limit, **base, **city)
         if any(city[k] != self.option(o).default for k, o in (
                 ("central_stations", "central_stations"), ("central_tracks", "central_tracks"), ("edition", "edition"))):
             return reference_city.city_game(companies=self.companies, chart=self.company_chart,
@@ -374,6 +443,9 @@ cdef class MetroGame(Game):
         return _to_a_choice(s)
 
     cdef MetroState _blank(self):
+        if self.city is not None:
+            from .cities import blank_state
+            return blank_state(self)
         cdef MetroState st = MetroState.__new__(MetroState)
         st.game = self
         st.t = &self.tables
@@ -382,6 +454,9 @@ cdef class MetroGame(Game):
     def new_state(self, seed=0):
         """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
         (with companies, then the shares dealt: ``companies.pyx``, M15)."""
+        if self.city is not None:
+            from . import cities
+            return cities.new_state(self, seed)
         if self.central_stations or self.central_tracks:
             from . import central
             return central.new_state(self, seed)
@@ -394,6 +469,9 @@ cdef class MetroGame(Game):
         return st
 
     def _load_state(self, obj):
+        if self.city is not None:
+            from . import cities
+            return cities.load_state(self, obj)
         if self.central_stations:
             from . import central
             return central.load_state(self, obj)
@@ -415,6 +493,10 @@ cdef class MetroGame(Game):
     def action_to_string(self, action):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
+        if self.city == "paris" and not isinstance(action, bool) and isinstance(action, int) \
+                and action > METRO_DRAW:
+            from . import cities
+            return cities.choice_to_string(self, action)
         if self.central_stations and not isinstance(action, bool) and isinstance(action, int) \
                 and action >= METRO_CENTRAL_ACTION:
             from . import central
@@ -436,6 +518,9 @@ cdef class MetroGame(Game):
             raise ValueError(f"action text must be a str, got {text!r}")
         if text.strip().lower() == "draw":
             return METRO_DRAW
+        if self.city == "paris" and text.strip().lower().startswith("tourist"):      # C28
+            from . import cities
+            return cities.string_to_choice(self, text)
         if self.central_stations and text.strip().lower().startswith("central"):
             from . import central
             return central.string_to_central(self, text)

@@ -8,7 +8,8 @@ curve whose control points lie on the ports' inward normals, so straights, curve
 follow from the tile's ``exits``. Stations sit outside the edge in their owner's colour (a player,
 or with companies a company, M11) with their number; the central block is grey; every line that
 has scored is traced through the tiles in its owner's colour; ``lastmove`` (an action id) frames
-its square. With ``player`` given, that player's hand (and drawn tile) is drawn below the board.
+its square. A city's pieces (C5-C10) are drawn from the observation (``_city_parts``). With
+``player`` given, that player's hand (and drawn tile) is drawn below the board.
 Every square of the grid outside the central block is a ``<rect class="square" data-square=..>``
 under the tiles, so that a front end can tell which square was clicked (``metro-ai web``).
 """
@@ -84,6 +85,55 @@ def _line_path(game, board, number):
     return out
 
 
+TOURIST_COLOURS = ("#e41a1c", "#377eb8", "#4daf4a", "#ffd92f", "#984ea3", "#ff7f00", "#222222", "#f7f7f7")
+
+
+def _dot(cls, x, y, colour, attrs="", r=6):
+    return (f'<circle class="{cls}" {attrs} data-colour="{colour}" cx="{x:.1f}" cy="{y:.1f}" r="{r}" '
+            f'fill="{TOURIST_COLOURS[colour]}" stroke="#333" stroke-width="1"/>')
+
+
+def _city_parts(city, game, o):
+    """The cities' pieces (C5-C10): tourists on their squares (``class="tourist"``), New York's
+    at their stations, Berlin's landmarks (``landmark``) and the tourists tiles carry
+    (``carried``), London's row of landmarks with the taxi (``taxi``) under the board."""
+    out = []
+    for name, colours in city.get("tourists", {}).items():
+        sq = (int(name[1]) - 1) * 8 + "ABCDEFGH".index(name[0])
+        for i, c in enumerate(colours):
+            x, y = o + CELL * (sq % 8) + 12 + 12 * (i % 4), o + CELL * (sq // 8) + 12 + 12 * (i // 4)
+            out.append(_dot("tourist", x, y, c, f'data-square="{sq}"'))
+    for i, c in enumerate(city.get("stations", ())):
+        if c is not None:
+            st = game.data.stations[i]
+            (px, py), (nx, ny) = PORTS[st.depart_port], NORMALS[st.depart_port]
+            x, y = o + CELL * (st.col + px + 0.2 * nx), o + CELL * (st.row + py + 0.2 * ny)
+            out.append(_dot("tourist", x, y, c, f'data-station="{st.number}"'))
+    for key, cls in (("landmarks", "landmark"), ("carried", "carried")):
+        if city["name"] != "berlin":
+            break
+        for name, v in city.get(key, {}).items():
+            sq = (int(name[1]) - 1) * 8 + "ABCDEFGH".index(name[0])
+            c = v if key == "landmarks" else v["colour"]
+            x, y = o + CELL * (sq % 8) + CELL / 2, o + CELL * (sq // 8) + CELL / 2
+            if key == "landmarks":
+                out.append(f'<rect class="landmark" data-square="{sq}" data-colour="{c}" x="{x - 14:.1f}" '
+                           f'y="{y - 14:.1f}" width="28" height="28" transform="rotate(45 {x:.1f} {y:.1f})" '
+                           f'fill="{TOURIST_COLOURS[c]}" stroke="#333"/>')
+            else:
+                out.append(_dot("carried", x + 18, y - 18, c, f'data-square="{sq}"', r=7))
+    if city["name"] == "london":
+        colours = [game.city_rules.data["landmarks"][lm]["colour"] for lm in city["row"]]
+        y = o + 8 * CELL + MARGIN - 4
+        for i, c in enumerate(colours):
+            out.append(f'<rect class="landmark" data-place="{i}" data-colour="{c}" x="{o + 40 + 26 * i}" y="{y}" '
+                       f'width="22" height="12" fill="{TOURIST_COLOURS[c]}" stroke="#333"/>')
+        tx = o + 40 + 26 * city["taxi"] + 11 if city["taxi"] >= 0 else o + 26
+        out.append(f'<text class="taxi" data-place="{city["taxi"]}" x="{tx}" y="{y + 24}" font-size="12" '
+                   f'text-anchor="middle">taxi</text>')
+    return out
+
+
 def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = None) -> str:
     """The SVG text of a Metro position (see the module docstring)."""
     game = state.game
@@ -100,7 +150,8 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
     else:                                          # the solo game: the two face-up tiles (C4)
         hand = [t for t in obs.get("face_up", []) if t is not None]
     width = 8 * CELL + 2 * MARGIN
-    height = width + 24 + (CELL + 30 if player is not None else 0)
+    row_h = 34 if obs.get("city", {}).get("name") == "london" else 0     # London's row under the board (C8)
+    height = width + 24 + row_h + (CELL + 30 if player is not None else 0)
     o = MARGIN
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" font-family="sans-serif">',
@@ -150,12 +201,14 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
                      f'height="{22 if side in (0, 2) else CELL - 24}" rx="4" fill="{fill}"/>'
                      f'<text x="{box[0] + (18 if side in (0, 2) else 11)}" y="{box[1] + (15 if side in (0, 2) else 22)}" '
                      f'font-size="11" fill="white" text-anchor="middle">{st.number}</text></g>')
+    if "city" in obs:
+        parts.extend(_city_parts(obs["city"], game, o))
     if lastmove is not None and 0 <= lastmove < METRO_DRAW:
         sq = (lastmove >> 2) & 63
         parts.append(f'<rect class="lastmove" x="{o + CELL * (sq % 8)}" y="{o + CELL * (sq // 8)}" '
                      f'width="{CELL}" height="{CELL}" fill="none" stroke="#e00" stroke-width="3"/>')
     if player is not None:
-        y = o + 8 * CELL + MARGIN - 4
+        y = o + 8 * CELL + MARGIN - 4 + row_h
         parts.append(f'<text x="{o}" y="{y + 14}" font-size="14">{escape(f"P{player} holds:")}</text>')
         for i, t in enumerate(hand):
             kind = game.kind_index(t)

@@ -1,0 +1,1086 @@
+# cython: language_level=3
+"""Metro: City Edition cities (rules C5-C10; decisions C26-C35 of ``docs/rules/metro.md``):
+``MetroGame(city="paris" | "stockholm" | "london" | "new_york" | "berlin")``. St. Petersburg
+(C11) is refused by ``MetroGame`` itself: its rules are not available.
+
+A state subclass of the base game's ``MetroState`` (``CityState``; New York with the companies:
+of ``CompaniesState``, ``CityCompaniesState``, C35): the tiles, turn, lines and actions are the
+base game's (with ``central_tracks``, C3, the variants M9, M10, and the frames C1); a placement
+then applies the city's rule. Only Paris adds actions: when a taken tourist has two places or
+more to go, its player chooses (``6465 + landmark id``, ``6481 + square``, C28); meanwhile that
+player is to move. The numbers (landmarks, points, VP pieces) come from ``data/cities.json``
+(RECONSTRUCTED) or the user's file (option ``city_data``).
+
+* Set-up (C27): after the base game's deal, a splitmix64 stream seeded with
+  ``seed ^ 0x4349544945533035`` deals the city. Paris, Stockholm, London: the 32 tourists (4 of
+  each colour, listed by colour ascending) are shuffled (Fisher-Yates from the end) onto the 32
+  inner squares in ascending order; New York: onto stations 1..32 (C9). Then Paris shuffles its
+  12 landmark ids and deals them, 12 // players each, player 0 first (C28); Stockholm shuffles
+  its landmark ids into the row, then the 8 colour markers, dealt 3/2/2/1/1 each by player count
+  (C7, C29); London shuffles its landmark ids into the row (C30). Berlin (C32) shuffles the
+  colours onto the 8 diagonal squares (ascending), draws each colour's side with ``bounded(2)``
+  when sides are mixed, and shuffles each colour's pile; with tickets (C33) two shuffles of the
+  colours give the 16 tourists (the groups are their fours), and a shuffle of the 24 free inner
+  squares gives their squares.
+* Placing a tile on a square with tourists (C6-C8, C10) or a landmark (C10), or closing a line at
+  a station (C9) or through tiles with tourists (C10): see ``c_apply`` and the decisions.
+* Scores (C34): line points plus the city's public points during play; at the end the hidden
+  points (Stockholm's markers, Berlin's VP pieces) are added.
+* Hidden information (C34): Stockholm's markers and Berlin's VP pieces (and the piles' order).
+  ``determinize(player, seed)`` redeals the tiles as the base game, then, from a stream seeded
+  with ``seed ^ 0x4349545944455445``: the markers the player does not hold (colours ascending)
+  to the other players, as many as each holds, in seat order; Berlin, per colour: the values of
+  that colour's face-down pile and of the pieces the other players hold, ascending, shuffled and
+  dealt to the other players' pieces in seat order, then to the pile.
+"""
+import re
+
+from libc.string cimport memset
+from libc.stdint cimport uint64_t
+
+from metro_ai.engine.core cimport GameState
+from metro_ai.engine.metro.companies cimport CompaniesState
+from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
+from metro_ai.engine.metro.rules cimport (
+    MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_EMPTY, PHASE_OVER, deal_tiles, next_square,
+    entry_port)
+from metro_ai.engine.core import as_seed
+from metro_ai.engine.errors import StateFormatError
+
+from .rules import _load_state, square_name, CENTRE_SQUARES
+from .companies import _int_in
+
+cdef uint64_t CITY_SALT = 0x4349544945533035ULL
+cdef uint64_t CITY_DET_SALT = 0x4349545944455445ULL
+
+#: The cities, in the order of their codes (1..5).
+CITIES = ("paris", "stockholm", "london", "new_york", "berlin")
+#: The 32 inner squares (C5): the 60 tile squares less the 28 on the edge, ascending.
+INNER_SQUARES = tuple(s for s in range(64) if 1 <= s // 8 <= 6 and 1 <= s % 8 <= 6 and s not in CENTRE_SQUARES)
+#: Berlin's landmark squares (C10): the 8 inner diagonal squares from the centre, ascending.
+BERLIN_SQUARES = (9, 14, 18, 21, 42, 45, 49, 54)
+#: Stockholm: the markers each player holds by player count (C7).
+STOCKHOLM_MARKERS = {2: 3, 3: 2, 4: 2, 5: 1, 6: 1}
+cdef enum:
+    C_TAXI_REACH = 4            # London: the farthest the taxi goes (C8)
+TAXI_REACH = C_TAXI_REACH
+SIDES = ("A", "B")
+
+#: Paris's choice actions (C28): 6465 + landmark id, 6481 + square; the action space's end.
+CHOICE_LANDMARK, CHOICE_SQUARE, CHOICE_END = CITY_CHOICE_LANDMARK, CITY_CHOICE_SQUARE, CITY_CHOICE_END
+_CHOICE_RE = re.compile(r"^\s*tourist\s+to\s+(?:landmark\s+(\d{1,2})|([a-h])([1-8]))\s*$", re.I)
+
+
+def choice_to_string(MetroGame game, action):
+    """Text of a Paris choice (C28): "tourist to landmark 3", "tourist to B2"; ValueError else."""
+    n = len(game.city_rules.data["landmarks"])
+    if isinstance(action, bool) or not isinstance(action, int) or not (
+            CITY_CHOICE_LANDMARK <= action < CITY_CHOICE_LANDMARK + n or CITY_CHOICE_SQUARE <= action < CITY_CHOICE_END):
+        raise ValueError(f"not a Metro action: {action!r} (Paris choices are {CITY_CHOICE_LANDMARK} + landmark "
+                         f"0..{n - 1} and {CITY_CHOICE_SQUARE} + square)")
+    if action < CITY_CHOICE_SQUARE:
+        return f"tourist to landmark {action - CITY_CHOICE_LANDMARK}"
+    return f"tourist to {square_name(action - CITY_CHOICE_SQUARE)}"
+
+
+def string_to_choice(MetroGame game, text):
+    """The Paris choice written as `text` (see ``choice_to_string``)."""
+    m = _CHOICE_RE.match(text)
+    if not m:
+        raise ValueError(f"cannot read Metro action {text!r}: expected 'tourist to landmark 3' or 'tourist to B2'")
+    if m.group(1) is not None:
+        action = CITY_CHOICE_LANDMARK + int(m.group(1))
+    else:
+        action = CITY_CHOICE_SQUARE + (int(m.group(3)) - 1) * 8 + "abcdefgh".index(m.group(2).lower())
+    try:
+        choice_to_string(game, action)
+    except ValueError:
+        raise ValueError(f"cannot read Metro action {text!r}: there is no landmark {m.group(1)}") from None
+    return action
+
+
+cdef int INNER[32]
+cdef int BERLIN_SQ[8]
+cdef int MARKERS_EACH[7]            # STOCKHOLM_MARKERS, by player count
+for _i, _s in STOCKHOLM_MARKERS.items():
+    MARKERS_EACH[_i] = _s
+cdef signed char FREE_INNER[24]     # Berlin: inner squares without a landmark (ticket tourists, C33)
+for _i in range(32):
+    INNER[_i] = INNER_SQUARES[_i]
+for _i in range(8):
+    BERLIN_SQ[_i] = BERLIN_SQUARES[_i]
+for _i, _s in enumerate(s for s in INNER_SQUARES if s not in BERLIN_SQUARES):
+    FREE_INNER[_i] = _s
+cdef int DROW[4]
+cdef int DCOL[4]
+DROW[:] = [-1, 0, 1, 0]
+DCOL[:] = [0, 1, 0, -1]
+
+
+cdef class CityRules:
+    """One game's city tables (``CityTables``), made from the checked data (``city_data.py``)."""
+
+    def __init__(self, str city, dict data, str side="A", bint tickets=False):
+        cdef CityTables* ct = &self.ct
+        cdef int i, j
+        memset(ct, 0, sizeof(CityTables))
+        ct.city = CITIES.index(city) + 1
+        self.data = data[city]
+        self.colours = tuple(data["colours"])
+        d = self.data
+        if city == "paris":
+            ct.tourist_points = d["tourist_points"]
+            lms = d["landmarks"]
+            for i, lm in enumerate(lms):
+                ct.lm_spaces[i] = len(lm["spaces"])
+                for j, c in enumerate(lm["spaces"]):
+                    ct.lm_colour[i][j] = c
+                ct.lm_points[i] = lm["bonus"]
+        elif city == "stockholm":
+            lms = d["landmarks"]
+            for i, lm in enumerate(lms):
+                ct.lm_spaces[i] = lm["spaces"]
+                ct.lm_points[i] = lm["points"]
+        elif city == "london":
+            lms = d["landmarks"]
+            for i, lm in enumerate(lms):
+                ct.lm_spaces[i] = 1
+                ct.lm_colour[i][0] = lm["colour"]
+        elif city == "new_york":
+            lms = ()
+            ct.tourist_points = d["tourist_points"]
+            for i in range(9):
+                ct.set_bonus[i] = d["colour_bonus"][i]
+        else:
+            lms = ()
+            ct.tourist_points = d["ticket_points"]
+            for i in range(9):
+                ct.set_bonus[i] = d["colour_bonus"][i]
+            ct.npieces = len(d["vp_pieces"]["A"])
+            for i in range(2):
+                for j in range(ct.npieces):
+                    ct.side_values[i][j] = d["vp_pieces"][SIDES[i]][j]
+            ct.side_mode = ("A", "B", "mixed").index(side)
+            ct.tickets = tickets
+        ct.nlm = len(lms)
+
+    cdef const CityTables* ct_ptr(self):
+        return &self.ct
+
+
+# ---- the city rules (C level) ----
+
+cdef void clear_city(CityData* cd) noexcept nogil:
+    memset(cd, 0, sizeof(CityData))
+    memset(cd.station_tourist, -1, sizeof(cd.station_tourist))
+    memset(cd.lm_owner, -1, sizeof(cd.lm_owner))
+    memset(cd.row, -1, sizeof(cd.row))
+    memset(cd.fill, -1, sizeof(cd.fill))
+    memset(cd.marker, -1, sizeof(cd.marker))
+    memset(cd.landmark, -1, sizeof(cd.landmark))
+    memset(cd.carried, -1, sizeof(cd.carried))
+    memset(cd.pile, -1, sizeof(cd.pile))
+    memset(cd.vp, -1, sizeof(cd.vp))
+    cd.taxi = -1
+    cd.pend_player = -1
+    cd.pend_square = -1
+
+
+cdef void deal_city(CityData* cd, const CityTables* ct, int players, rng_t* rng) noexcept nogil:
+    """The city's set-up (C27-C33), from `rng` (see the module docstring for the order)."""
+    cdef signed char a[32]
+    cdef signed char b[16]
+    cdef int i, j, k, c
+    clear_city(cd)
+    if ct.city != CITY_BERLIN:
+        for i in range(32):
+            a[i] = i // 4
+        rng_shuffle(rng, a, 32)
+        for i in range(32):
+            if ct.city == CITY_NEW_YORK:
+                cd.station_tourist[i + 1] = a[i]
+            else:
+                cd.tour[INNER[i]][a[i]] += 1
+    if ct.city == CITY_PARIS or ct.city == CITY_STOCKHOLM or ct.city == CITY_LONDON:
+        for i in range(ct.nlm):
+            b[i] = i
+        rng_shuffle(rng, b, ct.nlm)
+        k = ct.nlm // players if ct.city == CITY_PARIS else ct.nlm
+        for i in range(players * k if ct.city == CITY_PARIS else ct.nlm):
+            cd.row[i] = b[i]
+            if ct.city == CITY_PARIS:
+                cd.lm_owner[b[i]] = i // k
+    if ct.city == CITY_STOCKHOLM:
+        for i in range(8):
+            b[i] = i
+        rng_shuffle(rng, b, 8)
+        k = MARKERS_EACH[players]
+        for i in range(players * k):
+            cd.marker[b[i]] = i // k
+    if ct.city == CITY_BERLIN:
+        for i in range(8):
+            b[i] = i
+        rng_shuffle(rng, b, 8)
+        for i in range(8):
+            cd.landmark[BERLIN_SQ[i]] = b[i]
+        for c in range(8):
+            cd.side[c] = <signed char>(rng_bounded(rng, 2) if ct.side_mode == 2 else ct.side_mode)
+        for c in range(8):
+            for j in range(ct.npieces):
+                cd.pile[c][j] = ct.side_values[cd.side[c]][j]
+            rng_shuffle(rng, &cd.pile[c][0], ct.npieces)
+            cd.pile_n[c] = ct.npieces
+        if ct.tickets:
+            for i in range(16):
+                a[i] = i % 8
+            rng_shuffle(rng, a, 8)
+            rng_shuffle(rng, a + 8, 8)
+            _deal_tickets(cd, a, rng)
+
+
+cdef void _deal_tickets(CityData* cd, const signed char* colours, rng_t* rng) noexcept nogil:
+    cdef signed char sq[24]
+    cdef int i
+    for i in range(24):
+        sq[i] = FREE_INNER[i]
+    rng_shuffle(rng, sq, 24)
+    for i in range(16):
+        cd.tour[sq[i]][colours[i]] += 1
+
+
+cdef inline bint has_tourist(const CityData* cd, int sq) noexcept nogil:
+    cdef int c
+    for c in range(8):
+        if cd.tour[sq][c]:
+            return True
+    return False
+
+
+cdef int set_points(const CityTables* ct, const unsigned char* held) noexcept nogil:
+    """New York's board, Berlin's tickets (C31, C33): points per piece, plus the bonus for the
+    number of distinct colours."""
+    cdef int c, n = 0, k = 0
+    for c in range(8):
+        n += held[c]
+        k += held[c] > 0
+    return n * ct.tourist_points + ct.set_bonus[k]
+
+
+cdef int paris_options(const CityData* cd, const CityTables* ct, int* out) noexcept nogil:
+    """Where the pending tourist (the lowest pending colour) may go (C6, C28), as choice actions,
+    ascending: the mover's landmarks with a free space of its colour; else the adjacent squares
+    (sharing an edge) with tourists; else every square with tourists; else none (it leaves)."""
+    cdef int i, j, lm, n = 0, c = 0, p = cd.pend_player, r = cd.pend_square // 8, col = cd.pend_square % 8, s
+    while c < 8 and cd.pend[c] == 0:
+        c += 1
+    for lm in range(ct.nlm):
+        if cd.lm_owner[lm] == p:
+            for j in range(ct.lm_spaces[lm]):
+                if ct.lm_colour[lm][j] == c and cd.fill[lm][j] < 0:
+                    out[n] = CITY_CHOICE_LANDMARK + lm
+                    n += 1
+                    break
+    if n:
+        return n
+    for s in range(64):
+        if has_tourist(cd, s) and abs(s // 8 - r) + abs(s % 8 - col) == 1:
+            out[n] = CITY_CHOICE_SQUARE + s
+            n += 1
+    if n:
+        return n
+    for s in range(64):
+        if has_tourist(cd, s):
+            out[n] = CITY_CHOICE_SQUARE + s
+            n += 1
+    return n
+
+
+cdef void paris_place(CityData* cd, const CityTables* ct, int action) noexcept nogil:
+    """The pending tourist (lowest colour) goes where `action` says (a choice action) (C28)."""
+    cdef int c = 0, j, lm, full, p = cd.pend_player
+    while cd.pend[c] == 0:
+        c += 1
+    cd.pend[c] -= 1
+    if action >= CITY_CHOICE_SQUARE:
+        cd.tour[action - CITY_CHOICE_SQUARE][c] += 1
+        return
+    lm = action - CITY_CHOICE_LANDMARK
+    for j in range(ct.lm_spaces[lm]):
+        if ct.lm_colour[lm][j] == c and cd.fill[lm][j] < 0:
+            cd.fill[lm][j] = c
+            break
+    cd.pts[p] += ct.tourist_points
+    full = 1
+    for j in range(ct.lm_spaces[lm]):
+        full = full and cd.fill[lm][j] >= 0
+    if full:
+        cd.pts[p] += ct.lm_points[lm]
+
+
+cdef void paris_resolve(CityData* cd, const CityTables* ct) noexcept nogil:
+    """Place the pending tourists while each has one place at most (none: out of the game); stop
+    at the first with a choice of two or more, which the player then makes (C6, C28)."""
+    cdef int opts[80]
+    cdef int n, c, left
+    while True:
+        left = 0
+        for c in range(8):
+            left += cd.pend[c]
+        if left == 0:
+            cd.pend_player = -1
+            cd.pend_square = -1
+            return
+        n = paris_options(cd, ct, opts)
+        if n >= 2:
+            return
+        if n == 1:
+            paris_place(cd, ct, opts[0])
+        else:
+            c = 0
+            while cd.pend[c] == 0:
+                c += 1
+            cd.pend[c] -= 1
+            cd.removed += 1
+
+
+cdef void collect(CityData* cd, const CityTables* ct, int p, int sq) noexcept nogil:
+    """The tourists on square sq, taken by player p's tile (C6-C8), colours ascending."""
+    cdef int c, i, j, k, lm, done
+    cdef unsigned char taken[8]
+    for c in range(8):                  # the square is emptied first: nothing goes back onto it
+        taken[c] = cd.tour[sq][c]
+        cd.tour[sq][c] = 0
+    if ct.city == CITY_PARIS:                # each tourist in turn, the player choosing (C28)
+        for c in range(8):
+            cd.pend[c] = taken[c]
+        cd.pend_player = p
+        cd.pend_square = sq
+        paris_resolve(cd, ct)
+        return
+    for c in range(8):
+        for i in range(taken[c]):
+            if ct.city == CITY_STOCKHOLM:            # the leftmost free space (C7), else aside
+                done = 0
+                for k in range(ct.nlm):
+                    lm = cd.row[k]
+                    for j in range(ct.lm_spaces[lm]):
+                        if not done and cd.fill[lm][j] < 0:
+                            cd.fill[lm][j] = c
+                            done = 1
+                if not done:
+                    cd.removed += 1
+            else:                                       # London: the taxi (C8, C30)
+                for k in range(1, C_TAXI_REACH + 1):
+                    if ct.lm_colour[cd.row[(cd.taxi + k) % ct.nlm]][0] == c:
+                        cd.taxi = <signed char>((cd.taxi + k) % ct.nlm)
+                        cd.pts[p] += k
+                        break
+                cd.removed += 1
+
+
+cdef void line_closed(CityData* cd, const CityTables* ct, const MetroData* d, const MetroTables* t,
+                      int l) noexcept nogil:
+    """Line l has just reached an arrival: New York's tourist at that station (C9, C31); Berlin's
+    pieces and tickets for each pass through a tile with a tourist (C10, C32, C33)."""
+    cdef int owner = t.line_owner[l], arr = d.line_arr[l], sq, port, i, cell, q, nx, c
+    if ct.city == CITY_NEW_YORK:
+        if 1 <= arr <= 32 and cd.station_tourist[arr] >= 0:
+            cd.pts[owner] -= set_points(ct, cd.held[owner])
+            cd.held[owner][cd.station_tourist[arr]] += 1
+            cd.pts[owner] += set_points(ct, cd.held[owner])
+            cd.station_tourist[arr] = -1
+        return
+    sq = t.line_square[l]
+    port = t.line_port[l]
+    for i in range(d.line_len[l]):
+        c = cd.carried[sq]
+        if c >= 0 and (cd.carried_vp >> sq) & 1:
+            if cd.pile_n[c] > 0:
+                cd.pile_n[c] -= 1
+                cd.vp[owner][c][cd.vp_n[owner][c]] = cd.pile[c][cd.pile_n[c]]
+                cd.vp_n[owner][c] += 1
+                cd.pile[c][cd.pile_n[c]] = -1
+        elif c >= 0:
+            cd.pts[owner] -= set_points(ct, cd.held[owner])
+            cd.held[owner][c] += 1
+            cd.pts[owner] += set_points(ct, cd.held[owner])
+        cell = d.cell[sq]
+        q = t.exits[cell >> 2][cell & 3][port]
+        nx = next_square(sq, q)
+        if nx == -2 and t.centre_tracks:                 # C3: the centre's squares are tiles
+            nx = sq + 8 * DROW[q >> 1] + DCOL[q >> 1]
+        if nx < 0:
+            return
+        sq = nx
+        port = entry_port(q)
+
+
+cdef int hidden_points(const CityData* cd, const CityTables* ct, int p) noexcept nogil:
+    """Points revealed at the end (C29, C32): Stockholm's markers, Berlin's VP pieces."""
+    cdef int out = 0, i, j, lm, c
+    if ct.city == CITY_STOCKHOLM:
+        for i in range(ct.nlm):
+            lm = cd.row[i]
+            for j in range(ct.lm_spaces[lm]):
+                if cd.fill[lm][j] >= 0 and cd.marker[cd.fill[lm][j]] == p:
+                    out += ct.lm_points[lm]
+    elif ct.city == CITY_BERLIN:
+        for c in range(8):
+            for j in range(cd.vp_n[p][c]):
+                out += cd.vp[p][c][j]
+    return out
+
+
+def new_state(MetroGame game, seed):
+    """A new city game dealt from `seed`: the base game's deal (with companies, theirs, M15; and
+    central tracks, C3), then the city's from a salted stream (C27)."""
+    cdef rng_t rng = as_seed(seed)
+    cdef MetroState st = blank_state(game)
+    if game.companies:
+        from .companies import new_state as companies_state
+        companies_state(game, seed, st)
+    else:
+        deal_tiles(&st.d, st.t, &rng)
+    if game.central_tracks:
+        from .central import lay_central_tracks
+        lay_central_tracks(st, seed)
+    rng = as_seed(seed) ^ CITY_SALT
+    deal_city(_data_of(st), (<CityRules>game.city_rules).ct_ptr(), st.t.players, &rng)
+    return st
+
+
+cdef CityData* _data_of(MetroState st):
+    if isinstance(st, CityCompaniesState):
+        return &(<CityCompaniesState>st).cd
+    return &(<CityState>st).cd
+
+
+def blank_state(MetroGame game):
+    """An empty city state of `game` (with companies: ``CityCompaniesState``, C35)."""
+    cdef CityState st
+    cdef CityCompaniesState cst
+    if game.companies:
+        cst = CityCompaniesState.__new__(CityCompaniesState)
+        cst.game = game
+        cst.t = &game.tables
+        cst.rules = game.city_rules
+        cst.ct = (<CityRules>cst.rules).ct_ptr()
+        clear_city(&cst.cd)
+        return cst
+    st = CityState.__new__(CityState)
+    st.game = game
+    st.t = &game.tables
+    st.rules = game.city_rules
+    st.ct = (<CityRules>st.rules).ct_ptr()
+    clear_city(&st.cd)
+    return st
+
+
+cdef enum:
+    R_CITY_CHOICE = 40
+    R_CITY_NO_CHOICE = 41
+
+_REASONS = {
+    R_CITY_CHOICE: "a tourist taken in Paris is waiting: the player must choose where it goes, one of the "
+                   "listed landmarks or squares (C6, C28)",
+    R_CITY_NO_CHOICE: "no tourist is waiting to be placed (Paris choices are 6465 + landmark, 6481 + square, C28)",
+}
+
+
+cdef class CityState(MetroState):
+    """A position of a City Edition city (C5-C10): the base game's, plus the city's pieces.
+    While a Paris tourist waits for its player's choice (C28), that player is to move and the
+    legal actions are the choices; the base game's turn (``phase``, the JSON's
+    ``current_player``) is then the one that follows."""
+
+    cdef int c_max_actions(self) noexcept nogil:
+        return MetroState.c_max_actions(self) + 64
+
+    cdef int c_num_actions(self) noexcept nogil:
+        return CITY_CHOICE_END if self.ct.city == CITY_PARIS else METRO_DRAW + 1
+
+    cdef int c_current_player(self) noexcept nogil:
+        return self.cd.pend_player if self.cd.pend_player >= 0 else self.d.current
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.d.phase == PHASE_OVER and self.cd.pend_player < 0
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        if self.cd.pend_player >= 0:
+            return paris_options(&self.cd, self.ct, out)
+        return MetroState.c_legal_actions(self, out)
+
+    cdef int c_check(self, int action) noexcept nogil:
+        cdef int opts[80]
+        cdef int n, i
+        if self.cd.pend_player >= 0:
+            n = paris_options(&self.cd, self.ct, opts)
+            for i in range(n):
+                if opts[i] == action:
+                    return 0
+            return R_CITY_CHOICE
+        if self.ct.city == CITY_PARIS and action >= CITY_CHOICE_LANDMARK and self.d.phase != PHASE_OVER:
+            return R_CITY_NO_CHOICE
+        return MetroState.c_check(self, action)
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        cdef int p = self.d.current, sq, l, c
+        cdef uint64_t was_open = 0
+        if self.cd.pend_player >= 0:
+            paris_place(&self.cd, self.ct, action)
+            paris_resolve(&self.cd, self.ct)
+            return
+        if action >= METRO_DRAW:
+            MetroState.c_apply(self, action)
+            return
+        sq = (action >> 2) & 63
+        if self.ct.city == CITY_BERLIN:              # the tourist goes onto the tile first (C32)
+            if self.cd.landmark[sq] >= 0:
+                self.cd.carried[sq] = self.cd.landmark[sq]
+                self.cd.carried_vp |= (<uint64_t>1) << sq
+                self.cd.landmark[sq] = -1
+            for c in range(8):                       # ticket variant (C33)
+                if self.cd.tour[sq][c]:
+                    self.cd.carried[sq] = c
+                    self.cd.tour[sq][c] = 0
+        if self.ct.city == CITY_NEW_YORK or self.ct.city == CITY_BERLIN:
+            for l in range(self.t.nlines):
+                if self.d.line_arr[l] < 0:
+                    was_open |= (<uint64_t>1) << l
+        MetroState.c_apply(self, action)
+        if self.ct.city == CITY_NEW_YORK or self.ct.city == CITY_BERLIN:
+            for l in range(self.t.nlines):
+                if (was_open >> l) & 1 and self.d.line_arr[l] >= 0:
+                    line_closed(&self.cd, self.ct, &self.d, self.t, l)
+        else:
+            collect(&self.cd, self.ct, p, sq)
+
+    cdef void c_scores(self, double* out) noexcept nogil:
+        cdef int i
+        for i in range(self.t.players):
+            out[i] = self.d.score[i] + self.cd.pts[i]
+            if self.c_is_terminal():
+                out[i] += hidden_points(&self.cd, self.ct, i)
+
+    cdef void c_copy_from(self, GameState other) noexcept nogil:
+        self.d = (<CityState>other).d
+        self.cd = (<CityState>other).cd
+
+    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
+        cdef CityData* cd = &self.cd
+        cdef rng_t rng = seed ^ CITY_DET_SALT
+        cdef signed char pool[64]
+        cdef int n, i, j, c, q, k, tmp
+        cdef int count[6]
+        MetroState.c_determinize_from(self, source, player, seed)
+        self.cd = (<CityState>source).cd
+        if self.c_is_terminal():                      # everything is shown at the end (C34)
+            return
+        if self.ct.city == CITY_STOCKHOLM:
+            n = 0
+            for q in range(self.t.players):
+                count[q] = 0
+            for c in range(8):
+                if cd.marker[c] != player:
+                    if cd.marker[c] >= 0:
+                        count[cd.marker[c]] += 1
+                    cd.marker[c] = -1
+                    pool[n] = c
+                    n += 1
+            rng_shuffle(&rng, pool, n)
+            n = 0
+            for q in range(self.t.players):
+                for i in range(count[q] if q != player else 0):
+                    cd.marker[pool[n]] = q
+                    n += 1
+        elif self.ct.city == CITY_BERLIN:
+            for c in range(8):
+                n = 0
+                for q in range(self.t.players):
+                    if q != player:
+                        for j in range(cd.vp_n[q][c]):
+                            pool[n] = cd.vp[q][c][j]
+                            n += 1
+                for j in range(cd.pile_n[c]):
+                    pool[n] = cd.pile[c][j]
+                    n += 1
+                for i in range(1, n):                 # ascending: depends on the values only
+                    tmp = pool[i]
+                    k = i
+                    while k > 0 and pool[k - 1] > tmp:
+                        pool[k] = pool[k - 1]
+                        k -= 1
+                    pool[k] = <signed char>tmp
+                rng_shuffle(&rng, pool, n)
+                n = 0
+                for q in range(self.t.players):
+                    if q != player:
+                        for j in range(cd.vp_n[q][c]):
+                            cd.vp[q][c][j] = pool[n]
+                            n += 1
+                for j in range(cd.pile_n[c]):
+                    cd.pile[c][j] = pool[n]
+                    n += 1
+
+    cdef GameState c_new_blank(self):
+        return blank_state(self.game)
+
+    def _reason(self, int code):
+        return _REASONS[code] if code in _REASONS else MetroState._reason(self, code)
+
+    # ---- Python face ----
+    @property
+    def city(self):
+        return CITIES[self.ct.city - 1]
+
+    def tourists(self):
+        """{square: [colours, ascending]} of the tourists waiting on the board (C5; Berlin: the
+        ticket variant's, C33)."""
+        return tourist_map(&self.cd)
+
+    def city_points(self):
+        """The city's public points per player (C34): Paris's landmarks, London's taxi, New York's
+        boards, Berlin's tickets."""
+        return [self.cd.pts[p] for p in range(self.t.players)]
+
+    def hidden_points(self):
+        """Points shown at the end only (Stockholm's markers, Berlin's VP pieces), per player."""
+        return [hidden_points(&self.cd, self.ct, p) for p in range(self.t.players)]
+
+    def pending(self):
+        """Paris (C28): None, or the tourists waiting for their player's choice: the player, the
+        square they were taken from and their colours (the lowest is placed next)."""
+        return pending_of(&self.cd)
+
+    def _city_hidden(self):
+        """The hidden part (C34): Stockholm's markers (holder per colour, None: in the box);
+        Berlin's VP pieces held (per player, per colour, in the order won) and piles (face down,
+        the next drawn last)."""
+        if self.ct.city == CITY_STOCKHOLM:
+            return {"markers": [None if self.cd.marker[c] < 0 else self.cd.marker[c] for c in range(8)]}
+        if self.ct.city == CITY_BERLIN:
+            return {"vp": [[[self.cd.vp[p][c][j] for j in range(self.cd.vp_n[p][c])] for c in range(8)]
+                           for p in range(self.t.players)],
+                    "piles": [[self.cd.pile[c][j] for j in range(self.cd.pile_n[c])] for c in range(8)]}
+        return {}
+
+    def _public(self):
+        obj = MetroState._public(self)
+        obj["city"] = city_public(&self.cd, self.ct, self.t.players, self.t.players)
+        if self.c_is_terminal():                      # shown at the end (C34)
+            obj["city"].update(self._city_hidden())
+        return obj
+
+    def observation(self, player):
+        """The base game's observation and the city's public part; Stockholm: the player's own
+        markers ("my_markers"); Berlin: their own VP pieces ("my_vp"). At the end, all (C34)."""
+        obs = MetroState.observation(self, player)
+        obs["current_player"] = self.c_current_player()     # the chooser while a Paris tourist waits (C28)
+        if self.ct.city == CITY_STOCKHOLM:
+            obs["city"]["my_markers"] = [c for c in range(8) if self.cd.marker[c] == player]
+        elif self.ct.city == CITY_BERLIN:
+            obs["city"]["my_vp"] = [[self.cd.vp[player][c][j] for j in range(self.cd.vp_n[player][c])]
+                                    for c in range(8)]
+        return obs
+
+    def _state_fields(self):
+        obj = MetroState._state_fields(self)
+        obj["city"].update(self._city_hidden())
+        return obj
+
+    def render(self, player=None):
+        return MetroState.render(self, player) + "\n" + city_text(self._public()["city"], self.rules.colours)
+
+
+cdef class CityCompaniesState(CompaniesState):
+    """New York with companies (C9, C35): the companies' position, a landmark board per company;
+    a company's board points are profit points of that company (so they count in its value, its
+    majority bonus and the exchanges' cut-off, M13, M14)."""
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        cdef int l, k
+        cdef uint64_t was_open = 0
+        cdef int before[8]
+        if action >= METRO_DRAW:
+            CompaniesState.c_apply(self, action)
+            return
+        for l in range(self.t.nlines):
+            if self.d.line_arr[l] < 0:
+                was_open |= (<uint64_t>1) << l
+        for k in range(8):
+            before[k] = self.cd.pts[k]
+        CompaniesState.c_apply(self, action)
+        for l in range(self.t.nlines):
+            if (was_open >> l) & 1 and self.d.line_arr[l] >= 0:
+                line_closed(&self.cd, self.ct, &self.d, self.t, l)
+        for k in range(8):
+            self.d.score[k] += self.cd.pts[k] - before[k]
+
+    cdef void c_copy_from(self, GameState other) noexcept nogil:
+        CompaniesState.c_copy_from(self, other)
+        self.cd = (<CityCompaniesState>other).cd
+
+    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
+        CompaniesState.c_determinize_from(self, source, player, seed)    # New York hides nothing
+        self.cd = (<CityCompaniesState>source).cd
+
+    cdef GameState c_new_blank(self):
+        return blank_state(self.game)
+
+    @property
+    def city(self):
+        return CITIES[self.ct.city - 1]
+
+    def city_points(self):
+        """Each company's board points (C31, C35), included in its profit."""
+        return [self.cd.pts[k] for k in range(8)]
+
+    def _public(self):
+        obj = CompaniesState._public(self)
+        obj["city"] = city_public(&self.cd, self.ct, self.t.players, 8)
+        return obj
+
+    def render(self, player=None):
+        return CompaniesState.render(self, player) + "\n" + city_text(self._public()["city"], self.rules.colours)
+
+
+cdef object tourist_map(const CityData* cd):
+    return {sq: [c for c in range(8) for _ in range(cd.tour[sq][c])] for sq in range(64) if has_tourist(cd, sq)}
+
+
+cdef object pending_of(const CityData* cd):
+    if cd.pend_player < 0:
+        return None
+    return {"player": cd.pend_player, "square": square_name(cd.pend_square),
+            "colours": [c for c in range(8) for _ in range(cd.pend[c])]}
+
+
+cdef object landmark_of(const CityData* cd, const CityTables* ct, int lm):
+    return {"id": lm, "filled": [None if cd.fill[lm][j] < 0 else cd.fill[lm][j] for j in range(ct.lm_spaces[lm])]}
+
+
+cdef object city_public(const CityData* cd, const CityTables* ct, int n, int owners):
+    """The public city part of a state's JSON (C34); `owners`: the boards and points (players, or
+    with companies the 8 companies)."""
+    out = {"name": CITIES[ct.city - 1], "points": [cd.pts[p] for p in range(owners)]}
+    if ct.city != CITY_NEW_YORK:
+        out["tourists"] = {square_name(sq): v for sq, v in tourist_map(cd).items()}
+    if ct.city == CITY_PARIS:
+        k = ct.nlm // n
+        out["landmarks"] = [[landmark_of(cd, ct, cd.row[p * k + i]) for i in range(k)] for p in range(n)]
+        out["out"] = cd.removed
+        out["pending"] = pending_of(cd)
+    elif ct.city == CITY_STOCKHOLM:
+        out["row"] = [landmark_of(cd, ct, cd.row[i]) for i in range(ct.nlm)]
+        out["set_aside"] = cd.removed
+        out["marker_counts"] = [sum(cd.marker[c] == p for c in range(8)) for p in range(n)]
+    elif ct.city == CITY_LONDON:
+        out["row"] = [cd.row[i] for i in range(ct.nlm)]
+        out["taxi"] = cd.taxi
+        out["set_aside"] = cd.removed
+    elif ct.city == CITY_NEW_YORK:
+        out["stations"] = [None if cd.station_tourist[i] < 0 else cd.station_tourist[i] for i in range(1, 33)]
+        out["boards"] = [[cd.held[p][c] for c in range(8)] for p in range(owners)]
+    else:
+        out["landmarks"] = {square_name(sq): cd.landmark[sq] for sq in BERLIN_SQUARES if cd.landmark[sq] >= 0}
+        out["carried"] = {square_name(sq): {"colour": cd.carried[sq],
+                                            "from": "landmark" if (cd.carried_vp >> sq) & 1 else "tourist"}
+                          for sq in range(64) if cd.carried[sq] >= 0}
+        out["sides"] = [SIDES[cd.side[c]] for c in range(8)]
+        out["pile_sizes"] = [cd.pile_n[c] for c in range(8)]
+        out["vp_counts"] = [[cd.vp_n[p][c] for c in range(8)] for p in range(n)]
+        out["tickets"] = [[cd.held[p][c] for c in range(8)] for p in range(n)]
+    return out
+
+
+def city_text(c, colours):
+    """Text lines of a city's JSON part `c` for ``render`` (colour names from the data)."""
+    rows = [f"city: {c['name']}   city points: " + "  ".join(f"{i}={v}" for i, v in enumerate(c["points"]))]
+    if "tourists" in c:
+        rows.append("tourists: " + " ".join(f"{sq}:{'+'.join(colours[x] for x in v)}" for sq, v in c["tourists"].items()))
+    if c["name"] == "london":
+        rows.append(f"row: {c['row']}   taxi: {'start' if c['taxi'] < 0 else c['taxi']}")
+    elif c["name"] == "berlin":
+        rows.append("landmarks: " + " ".join(f"{sq}:{colours[v]}" for sq, v in c["landmarks"].items()))
+    elif c["name"] == "new_york":
+        rows.append("stations: " + " ".join(f"{i + 1}:{colours[v]}" for i, v in enumerate(c["stations"]) if v is not None))
+    return "\n".join(rows)
+
+
+_KEYS = {
+    "paris": {"name", "points", "tourists", "landmarks", "out", "pending"},
+    "stockholm": {"name", "points", "tourists", "row", "set_aside", "marker_counts", "markers"},
+    "london": {"name", "points", "tourists", "row", "taxi", "set_aside"},
+    "new_york": {"name", "points", "stations", "boards"},
+    "berlin": {"name", "points", "tourists", "landmarks", "carried", "sides", "pile_sizes", "vp_counts", "tickets",
+               "vp", "piles"},
+}
+
+
+def load_state(MetroGame game, obj):
+    """The city state `obj` describes (C5-C10, C34): the ``city`` object is checked and read
+    first (every index in range, every tourist, landmark and piece accounted for, the public
+    points recomputed where the pieces give them), then the base game's loader reads the rest
+    and checks the scores (which include the city's public points), then the city's pieces are
+    checked against the board (tourists and landmarks on empty squares, carried tourists on
+    tiles)."""
+    def bad(msg):
+        raise StateFormatError(f"metro state: city: {msg}")
+    cdef MetroState st = blank_state(game)
+    cdef CityData* cd = _data_of(st)
+    cdef const CityTables* ct = (<CityRules>game.city_rules).ct_ptr()
+    cdef int n = st.t.players, i, j, c, p, lm, sq
+    cdef int owners = 8 if game.companies else n       # New York's boards: the companies' (C35)
+    name = CITIES[ct.city - 1]
+    if "city" not in obj:
+        raise StateFormatError(f"metro state: missing field 'city' (the {name} pieces, C5)")
+    o = obj["city"]
+    keys = _KEYS[name]
+    if not isinstance(o, dict) or set(o) != keys:
+        bad(f"must be an object with the fields {', '.join(sorted(keys))}")
+    if o["name"] != name:
+        bad(f"name {o['name']!r} is not this game's city {name!r}")
+
+    def counts_list(v, where, length, hi):
+        if not isinstance(v, list) or len(v) != length or any(not _int_in(x, 0, hi) for x in v):
+            bad(f"{where} must be a list of {length} integers in 0..{hi}")
+        return v
+
+    def colour_list(v, where, length, allow_none=True):
+        if not isinstance(v, list) or len(v) != length or any(
+                not ((x is None and allow_none) or _int_in(x, 0, 7)) for x in v):
+            bad(f"{where} must be a list of {length} colours 0..7" + (" or null" if allow_none else ""))
+        return v
+
+    def square(text, where):
+        if not isinstance(text, str) or len(text) != 2 or text[0] not in "ABCDEFGH" or text[1] not in "12345678":
+            bad(f"{where}: {text!r} is not a square name (A1..H8)")
+        return (int(text[1]) - 1) * 8 + "ABCDEFGH".index(text[0])
+
+    points = counts_list(o["points"], "points", owners, 100000)
+    per_colour = [0] * 8
+    total = 0
+    if "tourists" in keys:
+        t = o["tourists"]
+        if not isinstance(t, dict):
+            bad("tourists must be an object {square: [colours]}")
+        allowed = INNER_SQUARES if name != "berlin" else tuple(s for s in INNER_SQUARES if s not in BERLIN_SQUARES)
+        for key, v in t.items():
+            sq = square(key, "tourists")
+            if sq not in allowed:
+                bad(f"tourists: {key} is not a square tourists can be on (C5" + (", C33)" if name == "berlin" else ")"))
+            if not isinstance(v, list) or not v or v != sorted(v) or any(not _int_in(x, 0, 7) for x in v) or len(v) > 32:
+                bad(f"tourists.{key} must be a non-empty ascending list of colours 0..7")
+            if name != "paris" and len(v) > 1:
+                bad(f"tourists.{key}: only Paris gathers several tourists on a square (C6)")
+            for x in v:
+                cd.tour[sq][x] += 1
+                per_colour[x] += 1
+                total += 1
+
+    def landmark(v, lm, where, colours_fixed):
+        if not isinstance(v, dict) or set(v) != {"id", "filled"} or v["id"] != lm:
+            bad(f"{where} must be {{\"id\": {lm}, \"filled\": [...]}}")
+        f = colour_list(v["filled"], f"{where}.filled", ct.lm_spaces[lm])
+        for j, x in enumerate(f):
+            if x is not None:
+                if colours_fixed and x != ct.lm_colour[lm][j]:
+                    bad(f"{where}.filled[{j}]: colour {x} on a space of colour {ct.lm_colour[lm][j]} (C6)")
+                cd.fill[lm][j] = x
+                per_colour[x] += 1
+        return sum(x is not None for x in f)
+
+    def ids_row(v, where, count):
+        ids = [x["id"] if isinstance(x, dict) and "id" in x else x for x in v] if isinstance(v, list) else None
+        if ids is None or len(ids) != count or any(not _int_in(x, 0, ct.nlm - 1) for x in ids) or len(set(ids)) != count:
+            bad(f"{where} must list {count} distinct landmark ids 0..{ct.nlm - 1}")
+        return ids
+
+    if name == "paris":
+        k = ct.nlm // n
+        lms = o["landmarks"]
+        if not isinstance(lms, list) or len(lms) != n or any(not isinstance(r, list) or len(r) != k for r in lms):
+            bad(f"landmarks must be {n} rows of {k} landmarks (C6)")
+        ids = ids_row([x for r in lms for x in r], "landmarks", n * k)
+        want = 0
+        for p in range(n):
+            for i in range(k):
+                lm = ids[p * k + i]
+                cd.row[p * k + i] = lm
+                cd.lm_owner[lm] = p
+                filled = landmark(lms[p][i], lm, f"landmarks[{p}][{i}]", True)
+                want += filled * ct.tourist_points + (ct.lm_points[lm] if filled == ct.lm_spaces[lm] else 0)
+            if points[p] != want:
+                bad(f"points[{p}] is {points[p]}, but player {p}'s landmarks give {want} (C28)")
+            want = 0
+        if not _int_in(o["out"], 0, 32):
+            bad("out must be an integer 0..32")
+        cd.removed = o["out"]
+        pend = o["pending"]
+        if pend is not None:
+            if not isinstance(pend, dict) or set(pend) != {"player", "square", "colours"} \
+                    or not _int_in(pend["player"], 0, n - 1) or not isinstance(pend["colours"], list) \
+                    or not pend["colours"] or pend["colours"] != sorted(pend["colours"]) \
+                    or any(not _int_in(x, 0, 7) for x in pend["colours"]):
+                bad("pending must be null or {\"player\": 0..n-1, \"square\": ..., \"colours\": [ascending colours]} (C28)")
+            sq = square(pend["square"], "pending.square")
+            if sq not in INNER_SQUARES:
+                bad("pending.square must be an inner square: tourists are taken from there (C28)")
+            cd.pend_player, cd.pend_square = pend["player"], sq
+            for x in pend["colours"]:
+                cd.pend[x] += 1
+                per_colour[x] += 1
+    elif name == "stockholm":
+        ids = ids_row(o["row"], "row", ct.nlm)
+        gap = False
+        for i in range(ct.nlm):
+            cd.row[i] = ids[i]
+            landmark(o["row"][i], ids[i], f"row[{i}]", False)
+            for j in range(ct.lm_spaces[ids[i]]):
+                if cd.fill[ids[i]][j] >= 0 and gap:
+                    bad(f"row[{i}]: a tourist after a free space; tourists fill the leftmost free space (C7)")
+                gap = gap or cd.fill[ids[i]][j] < 0
+        if not _int_in(o["set_aside"], 0, 32) or (o["set_aside"] and gap):
+            bad("set_aside must be 0..32, and 0 while the row has a free space (C29)")
+        cd.removed = o["set_aside"]
+        markers = colour_list(o["markers"], "markers", 8)   # (holders: checked as players below)
+        for c, q in enumerate(markers):
+            if q is not None:
+                if not _int_in(q, 0, n - 1):
+                    bad(f"markers[{c}] must be a player 0..{n - 1} or null")
+                cd.marker[c] = q
+        held = [sum(q == p for q in markers) for p in range(n)]
+        if held != [STOCKHOLM_MARKERS[n]] * n or o["marker_counts"] != held:
+            bad(f"every player holds {STOCKHOLM_MARKERS[n]} marker(s) at {n} players, and marker_counts says so (C7)")
+        if any(points):
+            bad("points must be 0: Stockholm scores its markers at the end (C29)")
+    elif name == "london":
+        ids = ids_row(o["row"], "row", ct.nlm)
+        for i in range(ct.nlm):
+            cd.row[i] = ids[i]
+        if not _int_in(o["taxi"], -1, ct.nlm - 1):
+            bad(f"taxi must be -1 (on the start arrow) or a place 0..{ct.nlm - 1} in the row (C30)")
+        cd.taxi = o["taxi"]
+        if not _int_in(o["set_aside"], 0, 32):
+            bad("set_aside must be an integer 0..32")
+        cd.removed = o["set_aside"]
+        if sum(points) > TAXI_REACH * cd.removed:
+            bad(f"points {points} exceed {TAXI_REACH} for each of the {cd.removed} tourists set aside (C8)")
+        total += cd.removed
+    elif name == "new_york":
+        stations = colour_list(o["stations"], "stations", 32)
+        boards = o["boards"]
+        if not isinstance(boards, list) or len(boards) != owners:
+            bad(f"boards must be {owners} lists of 8 counts")
+        for i, x in enumerate(stations):
+            if x is not None:
+                cd.station_tourist[i + 1] = x
+                per_colour[x] += 1
+        for p in range(owners):
+            for c, x in enumerate(counts_list(boards[p], f"boards[{p}]", 8, 32)):
+                cd.held[p][c] = x
+                per_colour[c] += x
+            if points[p] != set_points(ct, cd.held[p]):
+                bad(f"points[{p}] is {points[p]}, but player {p}'s board gives {set_points(ct, cd.held[p])} (C31)")
+        if per_colour != [4] * 8:
+            bad(f"tourists per colour on the stations and boards are {per_colour}; there are 4 of each (C27)")
+    else:
+        sides = o["sides"]
+        if not isinstance(sides, list) or len(sides) != 8 or any(s not in SIDES for s in sides) or (
+                ct.side_mode < 2 and any(s != SIDES[ct.side_mode] for s in sides)):
+            bad("sides must list 8 landmark sides" + (f", all {SIDES[ct.side_mode]!r}" if ct.side_mode < 2
+                                                      else " 'A' or 'B'") + " (C32)")
+        for c in range(8):
+            cd.side[c] = SIDES.index(sides[c])
+        lmk = [0] * 8
+        if not isinstance(o["landmarks"], dict) or not isinstance(o["carried"], dict):
+            bad("landmarks and carried must be objects keyed by square")
+        for key, x in o["landmarks"].items():
+            sq = square(key, "landmarks")
+            if sq not in BERLIN_SQUARES or not _int_in(x, 0, 7):
+                bad(f"landmarks.{key}: landmarks are on the diagonal squares {', '.join(map(square_name, BERLIN_SQUARES))}, "
+                    "with a colour 0..7 (C10)")
+            cd.landmark[sq] = x
+            lmk[x] += 1
+        tk = [0] * 8
+        for key, x in o["carried"].items():
+            sq = square(key, "carried")
+            if not isinstance(x, dict) or set(x) != {"colour", "from"} or not _int_in(x["colour"], 0, 7) \
+                    or x["from"] not in ("landmark", "tourist"):
+                bad(f"carried.{key} must be {{\"colour\": 0..7, \"from\": \"landmark\" or \"tourist\"}}")
+            if (sq in BERLIN_SQUARES) != (x["from"] == "landmark"):
+                bad(f"carried.{key}: a landmark's tourist is on a diagonal square, a ticket tourist elsewhere (C32, C33)")
+            cd.carried[sq] = x["colour"]
+            if x["from"] == "landmark":
+                cd.carried_vp |= (<uint64_t>1) << sq
+                lmk[x["colour"]] += 1
+            else:
+                tk[x["colour"]] += 1
+        if lmk != [1] * 8:
+            bad("each colour's landmark tourist must be on its landmark or on a tile, once (C32)")
+        for c in range(8):
+            tk[c] += per_colour[c]
+        if tk != ([2] * 8 if ct.tickets else [0] * 8):
+            bad("the ticket tourists (on squares and tiles) must be 2 of each colour with berlin_tickets, "
+                "none without (C33)")
+        vp, piles = o["vp"], o["piles"]
+        if not isinstance(vp, list) or len(vp) != n or any(not isinstance(r, list) or len(r) != 8 for r in vp) \
+                or not isinstance(piles, list) or len(piles) != 8:
+            bad(f"vp must be {n} players x 8 colours of value lists, piles 8 value lists")
+        for c in range(8):
+            values = list(piles[c]) if isinstance(piles[c], list) else None
+            if values is None or any(not _int_in(x, 0, 20) for x in values):
+                bad(f"piles[{c}] must be a list of piece values")
+            for j, x in enumerate(values):
+                cd.pile[c][j] = x
+            cd.pile_n[c] = len(values)
+            for p in range(n):
+                if not isinstance(vp[p][c], list) or any(not _int_in(x, 0, 20) for x in vp[p][c]):
+                    bad(f"vp[{p}][{c}] must be a list of piece values")
+                values += vp[p][c]
+                for j, x in enumerate(vp[p][c]):
+                    cd.vp[p][c][j] = x
+                cd.vp_n[p][c] = len(vp[p][c])
+            side = [ct.side_values[cd.side[c]][j] for j in range(ct.npieces)]
+            if sorted(values) != sorted(side):
+                bad(f"colour {c}'s VP pieces (piles and held) are {sorted(values)}; side {sides[c]} has {sorted(side)} (C32)")
+        if o["pile_sizes"] != [cd.pile_n[c] for c in range(8)] or o["vp_counts"] != [
+                [cd.vp_n[p][c] for c in range(8)] for p in range(n)]:
+            bad("pile_sizes and vp_counts must count the piles and the pieces held")
+        tickets = o["tickets"]
+        if not isinstance(tickets, list) or len(tickets) != n:
+            bad(f"tickets must be {n} lists of 8 counts")
+        for p in range(n):
+            for c, x in enumerate(counts_list(tickets[p], f"tickets[{p}]", 8, 255)):
+                cd.held[p][c] = x
+            if points[p] != set_points(ct, cd.held[p]):
+                bad(f"points[{p}] is {points[p]}, but player {p}'s tickets give {set_points(ct, cd.held[p])} (C33)")
+            if not ct.tickets and any(tickets[p]):
+                bad("tickets are only won with berlin_tickets (C33)")
+    if name in ("paris", "stockholm", "london"):
+        if any(x > 4 for x in per_colour):
+            bad(f"tourists per colour {per_colour}: there are 4 of each (C27)")
+        removed = o["out"] if name == "paris" else o["set_aside"]
+        placed = sum(per_colour) if name != "london" else total
+        if placed + (removed if name != "london" else 0) != 32:
+            bad(f"{placed} tourists on the board and landmarks and {removed} {'out' if name == 'paris' else 'set aside'}: "
+                "the game has 32 (C27)")
+    for p in range(owners):
+        cd.pts[p] = points[p]
+    if game.companies:                # the boards' points are profits (C35): the loader checks them so
+        from .companies import load_state as companies_load
+        companies_load(game, obj, st, extra_profit=points)
+    else:                             # the base game's fields; its score check includes the city's points
+        _load_state(game, obj, st)
+    if cd.pend_player >= 0:
+        if st.d.cell[cd.pend_square] == METRO_EMPTY:
+            bad("pending.square must hold the tile that took the tourists (C28)")
+        if len(st.legal_actions()) < 2:
+            bad("pending tourists wait only for a choice of two places or more; with one or none the "
+                "engine places them itself (C28)")
+    for sq in range(64):
+        if (has_tourist(cd, sq) or cd.landmark[sq] >= 0) and st.d.cell[sq] != METRO_EMPTY:
+            bad(f"{square_name(sq)} holds a tile: its tourist or landmark would have been taken (C5)")
+        if cd.carried[sq] >= 0 and st.d.cell[sq] == METRO_EMPTY:
+            bad(f"carried.{square_name(sq)}: a tourist is carried on a tile, and the square is empty (C10)")
+    return st
