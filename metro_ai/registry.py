@@ -18,6 +18,7 @@ GAME_CLASSES = (
     "metro_ai.engine.metro.solo:MetroSoloGame",
     "metro_ai.engine.breakthrough:BreakthroughGame",
     "metro_ai.engine.leduc:LeducGame",
+    "metro_ai.engine.metro2033:Metro2033Game",
 )
 
 #: The game the command line plays when none is named.

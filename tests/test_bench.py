@@ -14,7 +14,8 @@ from metro_ai.registry import game_class
 
 
 def tiny(**kw):
-    base = dict(seconds=0.02, repeats=1, growth_players={"metro": (2,), "breakthrough": (3,), "leduc": ()},
+    base = dict(seconds=0.02, repeats=1, growth_players={"metro": (2,), "breakthrough": (3,), "leduc": (),
+                                              "metro2033": (2,)},
                 memory_iterations=2000, openspiel_iterations=5, strength_games=2, strength_time=0.002,
                 jobs=1)
     base.update(kw)
@@ -121,7 +122,8 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
         assert r["c_loop"] > 0 and r["reference"] > 0
         assert r["c_loop_ratio"] == pytest.approx(r["c_loop"] / r["reference"])
     growth = secs["growth"]["rows"]
-    assert {(r["game"], r["players"]) for r in growth} == {("metro", 2), ("breakthrough", 3), ("metro-solo", 1)}
+    assert {(r["game"], r["players"]) for r in growth} == {("metro", 2), ("breakthrough", 3), ("metro-solo", 1),
+                                                               ("metro2033", 2)}
     assert [r["stage"] for r in growth[:3]] == list(bench.STAGES)
     for r in growth:
         assert r["ismcts"] > 0 and r["playouts"] > 0

@@ -1,17 +1,24 @@
 # cython: language_level=3
-"""Metro 2033 (board game): the fast engine's state machine in C, in progress.
+"""Metro 2033 (board game): the fast engine, and the game on the contract.
 
-The whole game of the reference engine (``reference.py``, rules G1–G36) over flat C state: the
-same decisions, the same action ids, the same draws from the same splitmix64 stream, so that
-``tests/test_metro2033_fast.py`` can compare the two after every action. Card effects are
-compiled once into tables (``_Tables``) over the vocabulary of ``cards.py``. ``determinize``
-redeals exactly as the reference does. Not yet here: the contract's ``GameState`` (observation,
-JSON, observed actions at C level), so the game is not registered.
+``FastMetro2033``: the whole game of the reference engine (``reference.py``, rules G1–G36) over
+flat C state: the same decisions, the same action ids, the same draws from the same splitmix64
+stream, so that ``tests/test_metro2033_fast.py`` can compare the two after every action. Card
+effects are compiled once into tables (``_Tables``) over the vocabulary of ``cards.py``.
+``determinize`` redeals exactly as the reference does.
+
+``Metro2033Game`` / ``Metro2033State`` (registered as ``metro2033``, G37): the contract's C-level
+methods call ``FastMetro2033``'s ``nogil`` methods on the state's own ``FastMetro2033`` (a copy
+is a struct copy; the card tables are shared); the Python face adds the JSON layout (``_dump``,
+and ``_load``, which checks it), the observation, observed actions and the text view.
 """
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
 from metro_ai.engine.rng cimport rng_t, rng_bounded
+from metro_ai.engine.core cimport Game, GameState, rank_return, MAX_PLAYERS
+from metro_ai.engine.core import Option, as_seed
+from metro_ai.engine.errors import StateFormatError
 from metro_ai.engine.metro2033.rules cimport (M33Map, Metro2033Map, m33_army_targets, m33_hero_reach,
                                               M33_HANSA, M33_POLIS, M33_ABANDONED)
 from metro_ai.engine.metro2033.board import BOARD, RESOURCES
@@ -22,6 +29,7 @@ cdef enum:
     MAXQ = 128          # quests a player holds (every quest of a set, at most)
     MAXE = 8            # equipment a hero carries (at most 3, plus one over before a discard)
     MAXT = 512          # agenda tasks
+    MAX_LEGAL = 640     # >= num_distinct_actions (A_CARD + 3 * MAXC + 12): legal-action buffers
 
 cdef enum:
     S = 78
@@ -324,7 +332,7 @@ cdef class FastMetro2033:
         self._new(players, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
 
     # ---------------------------------------------------------------- setup
-    cdef void _shuffle(self, signed char* a, int n) noexcept:
+    cdef void _shuffle(self, signed char* a, int n) noexcept nogil:
         cdef int i, j
         cdef signed char x
         for i in range(n - 1, 0, -1):
@@ -333,7 +341,7 @@ cdef class FastMetro2033:
             a[i] = a[j]
             a[j] = x
 
-    cdef void _new(self, int n, uint64_t seed) noexcept:
+    cdef void _new(self, int n, uint64_t seed) noexcept nogil:
         cdef Tables* t = &self.tab.t
         cdef Data* d = &self.d
         cdef int k, i, c, p, ty
@@ -379,7 +387,7 @@ cdef class FastMetro2033:
             self._task(J_DRAFT_FACTION, p, 0, 0)
         self._advance()
 
-    cdef inline void _task(self, int name, int a, int b, int c) noexcept:
+    cdef inline void _task(self, int name, int a, int b, int c) noexcept nogil:
         """Put a task at the front of the agenda (push several in reverse order)."""
         cdef Task* x = &self.d.ag[self.d.ag_n]
         x.name = name
@@ -389,7 +397,7 @@ cdef class FastMetro2033:
         self.d.ag_n += 1
 
     # ---------------------------------------------------------------- decks
-    cdef int _pop(self, int key) noexcept:
+    cdef int _pop(self, int key) noexcept nogil:
         cdef Data* d = &self.d
         cdef int i, c
         if d.deck_n[key] == 0:
@@ -401,7 +409,7 @@ cdef class FastMetro2033:
         d.known[c] = 0
         return c
 
-    cdef int _draw(self, int key) noexcept:
+    cdef int _draw(self, int key) noexcept nogil:
         """G19: the top card; an empty deck takes its discard pile, sorted and shuffled."""
         cdef Data* d = &self.d
         cdef int i
@@ -414,13 +422,13 @@ cdef class FastMetro2033:
             self._shuffle(d.deck[key], d.deck_n[key])
         return self._pop(key)
 
-    cdef void _under(self, int key, int c, int mask) noexcept:
+    cdef void _under(self, int key, int c, int mask) noexcept nogil:
         self.d.deck[key][self.d.deck_n[key]] = c
         self.d.deck_n[key] += 1
         if mask:
             self.d.known[c] = mask
 
-    cdef void _on_top(self, int key, int c, int mask) noexcept:
+    cdef void _on_top(self, int key, int c, int mask) noexcept nogil:
         cdef int i
         for i in range(self.d.deck_n[key], 0, -1):
             self.d.deck[key][i] = self.d.deck[key][i - 1]
@@ -428,7 +436,7 @@ cdef class FastMetro2033:
         self.d.deck_n[key] += 1
         self.d.known[c] = mask
 
-    cdef void _discard(self, int c) noexcept:
+    cdef void _discard(self, int c) noexcept nogil:
         cdef Tables* t = &self.tab.t
         cdef Data* d = &self.d
         cdef int key
@@ -443,20 +451,20 @@ cdef class FastMetro2033:
         d.disc[key][d.disc_n[key]] = c
         d.disc_n[key] += 1
 
-    cdef inline int _tkey(self) noexcept:
+    cdef inline int _tkey(self) noexcept nogil:
         return K_THREAT1 if self.d.stage == 1 else K_THREAT2
 
-    cdef void _refill_market(self) noexcept:
+    cdef void _refill_market(self) noexcept nogil:
         cdef int i
         for i in range(4):
             if self.d.market[i] < 0:
                 self.d.market[i] = self._draw(K_EQUIPMENT)
 
     # ---------------------------------------------------------------- helpers
-    cdef inline int _order(self, int i) noexcept:
+    cdef inline int _order(self, int i) noexcept nogil:
         return (self.d.first + i) % self.d.n
 
-    cdef int _stations(self, int p, signed char* out) noexcept:
+    cdef int _stations(self, int p, signed char* out) noexcept nogil:
         cdef int s, k = 0
         for s in range(S):
             if self.d.owner[s] == p:
@@ -465,7 +473,7 @@ cdef class FastMetro2033:
                 k += 1
         return k
 
-    cdef unsigned int _closed(self) noexcept:
+    cdef unsigned int _closed(self) noexcept nogil:
         cdef int p
         cdef unsigned int chosen = 0, all_ = 0
         cdef int z
@@ -477,7 +485,7 @@ cdef class FastMetro2033:
             all_ |= 1u << self.tab.t.zone[self.tab.t.factions[z]]
         return all_ & ~chosen
 
-    cdef int _amount_fl(self, int p, int which, int default) noexcept:
+    cdef int _amount_fl(self, int p, int which, int default) noexcept nogil:
         """G35: the largest amount of the faction's and the law's effect (forage 0, upkeep 1)."""
         cdef int best = -1, v, c, i
         for i in range(2):
@@ -488,14 +496,14 @@ cdef class FastMetro2033:
                     best = v
         return best if best >= 0 else default
 
-    cdef int _win_vp(self, int p) noexcept:
+    cdef int _win_vp(self, int p) noexcept nogil:
         cdef int v = self.tab.t.win_vp[self.d.faction[p]]
         return v if v >= 0 else 10
 
-    cdef inline int _limit(self) noexcept:
+    cdef inline int _limit(self) noexcept nogil:
         return 2 if self.d.stage == 1 else 3
 
-    cdef int _speed(self, int p) noexcept:
+    cdef int _speed(self, int p) noexcept nogil:
         cdef Tables* t = &self.tab.t
         cdef int h = self.d.hero[p], v, i
         v = t.speed[h] + t.spd[h] + t.spd[self.d.faction[p]]
@@ -505,16 +513,16 @@ cdef class FastMetro2033:
             v += t.spd[self.d.equip[p][i]]
         return v if v > 0 else 0
 
-    cdef int _fl_bonus(self, int p, int who, int when) noexcept:
+    cdef int _fl_bonus(self, int p, int who, int when) noexcept nogil:
         cdef int v = self.tab.t.fb[self.d.faction[p]][who][when]
         if self.d.law >= 0:
             v += self.tab.t.fb[self.d.law][who][when]
         return v
 
-    cdef int _army_strength(self, int p, int when) noexcept:
+    cdef int _army_strength(self, int p, int when) noexcept nogil:
         return self.d.army[p] + self._fl_bonus(p, 0, when)
 
-    cdef int _hero_strength(self, int p, int when, int vs) noexcept:
+    cdef int _hero_strength(self, int p, int when, int vs) noexcept nogil:
         cdef Tables* t = &self.tab.t
         cdef int h = self.d.hero[p], v, i
         v = t.strength[h] + t.hb[h][when][vs]
@@ -522,7 +530,7 @@ cdef class FastMetro2033:
             v += t.hb[self.d.equip[p][i]][when][vs]
         return v + self._fl_bonus(p, 1, when)
 
-    cdef bint _wins_ties(self, int p, int who, int when) noexcept:
+    cdef bint _wins_ties(self, int p, int who, int when) noexcept nogil:
         cdef int bit = (1 if when == 1 else 2) << (2 * who)
         cdef int m = self.tab.t.ties[self.d.faction[p]]
         if self.d.law >= 0:
@@ -531,24 +539,24 @@ cdef class FastMetro2033:
             m |= self.tab.t.ties[self.d.hero[p]]
         return (m & bit) != 0
 
-    cdef inline int _outcome(self, int a, int b, bint at, bint bt) noexcept:
+    cdef inline int _outcome(self, int a, int b, bint at, bint bt) noexcept nogil:
         if a != b:
             return 1 if a > b else -1
         if at != bt:
             return 1 if at else -1
         return 0
 
-    cdef void _gain(self, int p, int c) noexcept:
+    cdef void _gain(self, int p, int c) noexcept nogil:
         cdef int r
         for r in range(3):
             self.d.res[p][r] = min(35, self.d.res[p][r] + self.tab.t.gain[c][r])
         self.d.army[p] = min(8, self.d.army[p] + self.tab.t.gain[c][3])
 
-    cdef void _capture(self, int p, int s) noexcept:
+    cdef void _capture(self, int p, int s) noexcept nogil:
         self.d.owner[s] = p
         self.d.vp[p] += 1
 
-    cdef int _free_options(self, int p, signed char* out) noexcept:
+    cdef int _free_options(self, int p, signed char* out) noexcept nogil:
         """G15, G28: the neutral producing stations of p's zone in play, else anywhere in play."""
         cdef unsigned int closed = self._closed()
         cdef int s, k = 0, kz = 0, zone = self.tab.t.zone[self.d.faction[p]]
@@ -569,14 +577,14 @@ cdef class FastMetro2033:
             out[s] = allst[s]
         return k
 
-    cdef void _lose(self, int p, int s) noexcept:
+    cdef void _lose(self, int p, int s) noexcept nogil:
         cdef signed char tmp[78]
         self.d.owner[s] = -1
         self.d.vp[p] -= 1
         if self._stations(p, NULL) == 2 and self._free_options(p, tmp) > 0:
             self._task(J_FREE_STATION, p, 0, 0)
 
-    cdef void _capture_cost(self, int taken, int* cost) noexcept:
+    cdef void _capture_cost(self, int taken, int* cost) noexcept nogil:
         cdef int r
         cost[0] = 0 if taken else 1
         cost[1] = 1
@@ -585,13 +593,13 @@ cdef class FastMetro2033:
             for r in range(3):
                 cost[r] += self.tab.t.capture_cost[self.d.law][r]
 
-    cdef void _offer_capture(self, int p, int s, int taken) noexcept:
+    cdef void _offer_capture(self, int p, int s, int taken) noexcept nogil:
         cdef int cost[3]
         self._capture_cost(taken, cost)
         if self.d.res[p][0] >= cost[0] and self.d.res[p][1] >= cost[1] and self.d.res[p][2] >= cost[2]:
             self._task(J_CAPTURE, p, s, taken)
 
-    cdef void _wound(self, int p) noexcept:
+    cdef void _wound(self, int p) noexcept nogil:
         """G25: to the first home station still held, else the first station held."""
         cdef int k, h, f = self.d.faction[p]
         cdef signed char held[78]
@@ -605,14 +613,14 @@ cdef class FastMetro2033:
         self.d.hero_at[p] = held[0] if nh else self.tab.t.home[f][0]
         self.d.wounded[p] = 1
 
-    cdef void _gain_equipment(self, int p, int c) noexcept:
+    cdef void _gain_equipment(self, int p, int c) noexcept nogil:
         self.d.equip[p][self.d.equip_n[p]] = c
         self.d.equip_n[p] += 1
         _sort(self.d.equip[p], self.d.equip_n[p])
         if self.d.equip_n[p] > self._limit():
             self._task(J_DISCARD_EQ, p, 0, 0)
 
-    cdef bint _quest_ok(self, int p, int c) noexcept:
+    cdef bint _quest_ok(self, int p, int c) noexcept nogil:
         cdef Tables* t = &self.tab.t
         cdef int i, k, count = t.cond_count[c], s
         cdef unsigned int zones = 0
@@ -638,12 +646,12 @@ cdef class FastMetro2033:
                 zones |= 1u << MAP.m.zone[s]
         return _popcount(zones) >= count
 
-    cdef void _set_phase(self, int phase, int p) noexcept:
+    cdef void _set_phase(self, int phase, int p) noexcept nogil:
         self.d.phase = phase
         self.d.decider = p
 
     # ---------------------------------------------------------------- legal actions
-    cdef int _legal(self, int* out) noexcept:
+    cdef int _legal(self, int* out) noexcept nogil:
         cdef Data* d = &self.d
         cdef Tables* t = &self.tab.t
         cdef int p = d.decider, ph = d.phase, k = 0, i, j, f, s, z
@@ -778,7 +786,7 @@ cdef class FastMetro2033:
             return k
         return 0
 
-    cdef int _declare_options(self, int p, int* out) noexcept:
+    cdef int _declare_options(self, int p, int* out) noexcept nogil:
         cdef int k = 0, s
         for s in range(S):
             if self.d.owner[s] == p:
@@ -790,7 +798,7 @@ cdef class FastMetro2033:
             k += 1
         return k
 
-    cdef int _attackable_heroes(self, int p, int by_hero, int* out) noexcept:
+    cdef int _attackable_heroes(self, int p, int by_hero, int* out) noexcept nogil:
         cdef int q, at, k = 0, i
         cdef bint near
         for q in range(self.d.n):
@@ -809,7 +817,7 @@ cdef class FastMetro2033:
                 k += 1
         return k
 
-    cdef int _quest_actions(self, int p, int* out) noexcept:
+    cdef int _quest_actions(self, int p, int* out) noexcept nogil:
         cdef int k = 0, i, c
         for i in range(self.d.quest_n[p]):
             c = self.d.quests[p][i]
@@ -826,7 +834,7 @@ cdef class FastMetro2033:
                     k += 1
         return k
 
-    cdef int _hero_actions(self, int p, int* out) noexcept:
+    cdef int _hero_actions(self, int p, int* out) noexcept nogil:
         cdef Data* d = &self.d
         cdef int k = 0, at = d.hero_at[p], key = self._tkey()
         out[k] = self.FIXED + PASS
@@ -852,7 +860,7 @@ cdef class FastMetro2033:
         return k
 
     # ---------------------------------------------------------------- applying
-    cdef void _do(self, int a) noexcept:
+    cdef void _do(self, int a) noexcept nogil:
         cdef Data* d = &self.d
         cdef Tables* t = &self.tab.t
         cdef int p = d.decider, ph = d.phase, c, other, i, r, q, k
@@ -974,7 +982,7 @@ cdef class FastMetro2033:
                     self._discard(d.pd_cards[i])
             self._gain_equipment(p, c)
 
-    cdef void _quest_do(self, int p, int a) noexcept:
+    cdef void _quest_do(self, int p, int a) noexcept nogil:
         cdef Data* d = &self.d
         cdef int c
         if a < self.USE:
@@ -994,7 +1002,7 @@ cdef class FastMetro2033:
                 d.used_n[p] += 1
             self._gain(p, c)
 
-    cdef void _army_do(self, int p, int a) noexcept:
+    cdef void _army_do(self, int p, int a) noexcept nogil:
         cdef Data* d = &self.d
         cdef int r, q
         if a >= self.COMPLETE:
@@ -1010,7 +1018,7 @@ cdef class FastMetro2033:
         else:
             self._attack_station(p, 0, a - A_STATION)
 
-    cdef void _start_combat(self, int kind, int att, int att_who, int q, int def_who, int s) noexcept:
+    cdef void _start_combat(self, int kind, int att, int att_who, int q, int def_who, int s) noexcept nogil:
         self.d.cx_kind = kind
         self.d.cx_side[0] = att
         self.d.cx_side[1] = q
@@ -1018,7 +1026,7 @@ cdef class FastMetro2033:
         self.d.cx_who[1] = def_who
         self.d.cx_station = s
 
-    cdef void _hero_do(self, int p, int a) noexcept:
+    cdef void _hero_do(self, int p, int a) noexcept nogil:
         cdef Data* d = &self.d
         cdef int x, y, q
         if a == self.FIXED + PASS:
@@ -1044,7 +1052,7 @@ cdef class FastMetro2033:
             self._start_combat(1, p, 1, q, 1, d.hero_at[q])
             self._task(J_COMBAT_DEAL, 0, 0, 0)
 
-    cdef void _pending_cards(self, int x, int y) noexcept:
+    cdef void _pending_cards(self, int x, int y) noexcept nogil:
         """The non-missing of two drawn cards, ascending, as the pending choice."""
         cdef Data* d = &self.d
         d.pd_ncards = 0
@@ -1058,7 +1066,7 @@ cdef class FastMetro2033:
             d.pd_cards[0] = y
             d.pd_cards[1] = x
 
-    cdef void _attack_station(self, int p, int who, int s) noexcept:
+    cdef void _attack_station(self, int p, int who, int s) noexcept nogil:
         cdef Data* d = &self.d
         cdef int q = d.owner[s], mine, res
         if q >= 0:
@@ -1074,7 +1082,7 @@ cdef class FastMetro2033:
         else:
             self._task(J_NEUTRAL_ATTACK, p, who, s)
 
-    cdef void _fight_threat(self, int p, int who, int s, int c) noexcept:
+    cdef void _fight_threat(self, int p, int who, int s, int c) noexcept nogil:
         cdef int mine, res
         if c < 0:
             self._after_neutral(p, who, s, 1, -1)
@@ -1084,7 +1092,7 @@ cdef class FastMetro2033:
         self._discard(c)
         self._after_neutral(p, who, s, res, c)
 
-    cdef void _after_neutral(self, int p, int who, int s, int res, int c) noexcept:
+    cdef void _after_neutral(self, int p, int who, int s, int res, int c) noexcept nogil:
         if res > 0:
             if c >= 0:
                 self._gain(p, c)
@@ -1095,7 +1103,7 @@ cdef class FastMetro2033:
             else:
                 self._wound(p)
 
-    cdef void _resolve_combat(self) noexcept:
+    cdef void _resolve_combat(self) noexcept nogil:
         cdef Data* d = &self.d
         cdef Tables* t = &self.tab.t
         cdef int att = d.cx_side[0], q = d.cx_side[1], ca = d.pick[0], cd = d.pick[1]
@@ -1139,7 +1147,7 @@ cdef class FastMetro2033:
             d.army[att] = max(1, d.army[att] - 1)
 
     # ---------------------------------------------------------------- the agenda
-    cdef void _advance(self) noexcept:
+    cdef void _advance(self) noexcept nogil:
         cdef Task x
         while self.d.phase == P_NONE:
             self.d.ag_n -= 1
@@ -1150,7 +1158,7 @@ cdef class FastMetro2033:
                 self.d.decider = -1
                 return
 
-    cdef void _start_vote(self, int c) noexcept:
+    cdef void _start_vote(self, int c) noexcept nogil:
         cdef int i
         self.d.vote_on = True
         self.d.vote_law = c
@@ -1159,7 +1167,7 @@ cdef class FastMetro2033:
         for i in range(self.d.n - 1, -1, -1):
             self._task(J_VOTE, self._order(i), 0, 0)
 
-    cdef void _run(self, int name, int a, int b, int c) noexcept:
+    cdef void _run(self, int name, int a, int b, int c) noexcept nogil:
         cdef Data* d = &self.d
         cdef Tables* t = &self.tab.t
         cdef int p, i, k, s, x, y, ev, key, r, keep, free, nst
@@ -1370,7 +1378,7 @@ cdef class FastMetro2033:
         elif name == J_END_ROUND:
             self._end_round()
 
-    cdef void _threat_fight(self, int p) noexcept:
+    cdef void _threat_fight(self, int p) noexcept nogil:
         cdef Data* d = &self.d
         cdef int s = d.decl_station[p], who = d.decl_hero[p], mine, res, c = d.threat_now
         if d.owner[s] != p:
@@ -1384,7 +1392,7 @@ cdef class FastMetro2033:
         elif res < 0:
             self._lose(p, s)
 
-    cdef void _end_round(self) noexcept:
+    cdef void _end_round(self) noexcept nogil:
         cdef Data* d = &self.d
         cdef Tables* t = &self.tab.t
         cdef int i, p, k, c, best
@@ -1445,12 +1453,12 @@ cdef class FastMetro2033:
         return bool(self.d.over)
 
     def legal_actions(self):
-        cdef int buf[512]
+        cdef int buf[MAX_LEGAL]
         cdef int k = self._legal(buf)
         return [buf[i] for i in range(k)]
 
     def apply(self, action):
-        cdef int buf[512]
+        cdef int buf[MAX_LEGAL]
         cdef int k = self._legal(buf), i
         if isinstance(action, bool) or not isinstance(action, int):
             raise ValueError(f"action must be an int, got {action!r}")
@@ -1481,7 +1489,7 @@ cdef class FastMetro2033:
         o.FIXED, o.COMPLETE, o.USE = self.FIXED, self.COMPLETE, self.USE
         return o
 
-    cdef int _gather(self, int pool, int player, signed char** pos) noexcept:
+    cdef int _gather(self, int pool, int player, signed char** pos) noexcept nogil:
         """The places of `pool` (a deck key, or 5: the combat cards) whose card `player` cannot
         see, in the reference's order: deck places not known to them, the others' quests and
         scouted threats, cards another player is choosing among, then the combat cards aside and
@@ -1527,7 +1535,7 @@ cdef class FastMetro2033:
                     k += 1
         return k
 
-    cdef void _determinize(self, int player, uint64_t seed) noexcept:
+    cdef void _determinize(self, int player, uint64_t seed) noexcept nogil:
         """The reference's ``determinize``: each pool's hidden cards sorted, shuffled and dealt
         back in place order (deck knowledge staying with the place), then the undisclosed threat
         declarations of the others redrawn (G32); the generator is the one drawn from `seed`."""
@@ -1589,7 +1597,7 @@ cdef class FastMetro2033:
         """Play uniformly random legal actions to the end, in C (splitmix64 from `seed`);
         returns the number of actions."""
         cdef rng_t r = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
-        cdef int buf[512]
+        cdef int buf[MAX_LEGAL]
         cdef int k, steps = 0
         while not self.d.over:
             k = self._legal(buf)
@@ -1648,7 +1656,7 @@ def _check_seed(seed):
 
 
 # ---------------------------------------------------------------- small C helpers
-cdef inline int _popcount(unsigned int x) noexcept:
+cdef inline int _popcount(unsigned int x) noexcept nogil:
     cdef int k = 0
     while x:
         x &= x - 1
@@ -1656,7 +1664,7 @@ cdef inline int _popcount(unsigned int x) noexcept:
     return k
 
 
-cdef void _sort(signed char* a, int n) noexcept:
+cdef void _sort(signed char* a, int n) noexcept nogil:
     cdef int i, j
     cdef signed char x
     for i in range(1, n):
@@ -1668,7 +1676,7 @@ cdef void _sort(signed char* a, int n) noexcept:
         a[j + 1] = x
 
 
-cdef void _isort(int* a, int n) noexcept:
+cdef void _isort(int* a, int n) noexcept nogil:
     cdef int i, j, x
     for i in range(1, n):
         x = a[i]
@@ -1679,7 +1687,7 @@ cdef void _isort(int* a, int n) noexcept:
         a[j + 1] = x
 
 
-cdef void _remove(signed char* a, int* n, int c) noexcept:
+cdef void _remove(signed char* a, int* n, int c) noexcept nogil:
     cdef int i, j
     for i in range(n[0]):
         if a[i] == c:
@@ -1689,7 +1697,7 @@ cdef void _remove(signed char* a, int* n, int c) noexcept:
             return
 
 
-cdef inline bint _has(const signed char* a, int n, int c) noexcept:
+cdef inline bint _has(const signed char* a, int n, int c) noexcept nogil:
     cdef int i
     for i in range(n):
         if a[i] == c:
@@ -1697,7 +1705,7 @@ cdef inline bint _has(const signed char* a, int n, int c) noexcept:
     return False
 
 
-cdef inline bint _chosen(Data* d, int f) noexcept:
+cdef inline bint _chosen(Data* d, int f) noexcept nogil:
     cdef int p
     for p in range(d.n):
         if d.faction[p] == f:
@@ -1705,9 +1713,708 @@ cdef inline bint _chosen(Data* d, int f) noexcept:
     return False
 
 
-cdef inline bint _hero_taken(Data* d, int h) noexcept:
+cdef inline bint _hero_taken(Data* d, int h) noexcept nogil:
     cdef int p
     for p in range(d.n):
         if d.hero[p] == h:
             return True
     return False
+
+
+# ================================================================ the contract: Game and GameState
+
+TASK_NAMES = ("draft_faction", "draft_hero", "setup", "place_hero", "round_start", "produce", "polis_res",
+              "law_event", "vote", "law_result", "declare", "threat_reveal", "threat_fight", "threat_done",
+              "mobilise", "army", "hero", "hero_act", "neutral_attack", "neutral_fight", "capture",
+              "free_station", "defender", "combat_deal", "combat_pick", "combat_resolve", "take_equipment",
+              "strip_equipment", "discard_equipment", "buy", "exchange_from", "exchange_to", "exchange_amount",
+              "stage2_equipment", "end_round")
+# The arguments of each task (J_* order): p a player, s a station, w army/hero (0/1), b 0/1, m a
+# resource mask 0..7, k an amount 1..2, r a resource 0..2; unused arguments are 0.
+_TASK_ARGS = ("p", "p", "", "p", "", "mk", "pmk", "", "p", "", "p", "", "p", "", "p", "p", "p", "p",
+              "pws", "pws", "psb", "p", "p", "", "b", "", "ppb", "ppb", "p", "pbb", "p", "pr", "prr", "p", "")
+_HIDDEN_PENDING = (P_LAW_PEEK, P_ARTYOM, P_QUEST_KEEP, P_STAGE2_EQ)
+DECK_KEYS = ("equipment", "quest", "law", "threat1", "threat2")
+
+cdef enum:
+    R_OVER = 1
+    R_RANGE = 2
+    R_NOT_NOW = 3
+
+_REASONS = {R_OVER: "the game is over", R_RANGE: "not an action of this game",
+            R_NOT_NOW: "not one of the legal actions of this decision"}
+
+
+cdef class Metro2033Game(Game):
+    """*Metro 2033*, the board game (2nd edition), 2-6 players (rules G1-G36 of
+    ``docs/rules/metro2033.md``), on the fast engine ``FastMetro2033``. Options: ``players``
+    (G1), ``round_limit`` (G30, an addition: a game without winner ends after that many rounds,
+    ranked by VP), ``strict_counts`` and ``cards`` (the card file; default: the shipped set, whose
+    cards are reconstructed where the rulebook does not fix them, see ``cards.py``)."""
+    name = "metro2033"
+    title = "Metro 2033, the board game (2nd edition)"
+    min_players = 2
+    max_players = 6
+    OPTIONS = (
+        Option.integer("players", 2, "number of players", low=2, high=6, rule="G1"),
+        Option.integer("round_limit", 40, "rounds after which a game without winner ends, ranked by VP "
+                       "(an addition to the rules)", low=1, high=1000, rule="G30"),
+        Option.boolean("strict_counts", True, "require the rulebook's card counts of a card file", rule="G3"),
+        Option.path("cards", None, "a card JSON file (schema in engine/metro2033/cards.py); default: the "
+                    "shipped set (reconstructed where the rulebook is silent)"),
+    )
+    search_defaults = {"rollout": "random", "rollout_depth": 60, "cutoff_scale": 1.0}
+    state_fields = ("rng_state", "decks", "known", "discards", "out", "market", "law", "owner", "faction",
+                    "hero", "hero_at", "wounded", "vp", "army", "res", "equipment", "quests", "done_quests",
+                    "quest_used", "scouted", "scouted_round", "declared", "threat_now", "vote", "last_vote",
+                    "last_threat", "round", "first", "stage", "over", "winner", "phase", "decider",
+                    "pending", "fight", "combat", "agenda")
+    benchmark_moves = {"opening": 0, "middle": 150, "end": 300}
+    reference = "metro_ai.engine.metro2033.reference:RefMetro2033Game"
+    features = "metro_ai.engine.metro2033.features:Metro2033Features"
+    svg = "metro_ai.engine.metro2033.svg:map_svg"
+    cdef readonly FastMetro2033 proto        # the deal of seed 0: the card tables, copied into states
+    cdef readonly object card_set            # cards.py's CardSet
+    cdef readonly tuple card_names           # by card id
+    cdef readonly tuple card_types
+    cdef readonly int C                      # cards in the set
+
+    def _configure(self):
+        o = self._options
+        self.proto = FastMetro2033(o["players"], o["cards"], o["strict_counts"], o["round_limit"], 0)
+        self.card_set = load_card_set(o["cards"], strict_counts=o["strict_counts"])
+        self.card_names = tuple(c["name"] for c in self.card_set.cards)
+        self.card_types = tuple(c["type"] for c in self.card_set.cards)
+        self.C = len(self.card_names)
+
+    def _reference_options(self):
+        return dict(self.options)
+
+    @property
+    def num_distinct_actions(self):
+        return self.proto.FIXED + 12
+
+    @property
+    def max_actions(self):
+        return self.proto.FIXED + 12
+
+    @property
+    def max_game_length(self):
+        """An upper bound: the drafts and placements, then per round and player the most
+        decisions the rules allow (every quest completed and used in the army and the hero phase,
+        a purchase per bullet held, fights with their follow-ups), plus the round's events."""
+        n, q = self.players, self.proto.tab.t.n_type[T_QUEST]
+        return 3 * n + self.options["round_limit"] * (n * (4 * q + 140) + 20)
+
+    cdef Metro2033State _blank(self):
+        cdef Metro2033State st = Metro2033State.__new__(Metro2033State)
+        st.game = self
+        st.f = self.proto._copy()
+        return st
+
+    def new_state(self, seed=0):
+        """A new game dealt from `seed` (any int), as the reference engine deals it."""
+        cdef uint64_t s = as_seed(seed)
+        cdef Metro2033State st = self._blank()
+        st.f._new(self.players, s)
+        return st
+
+    # ---- actions in text
+    def action_to_string(self, action):
+        """Human text of an action id (as the reference engine writes it); ValueError if it is
+        not one."""
+        cdef FastMetro2033 f = self.proto
+        cdef Tables* t = &f.tab.t
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < f.FIXED + 12:
+            raise ValueError(f"not a metro2033 action: {action!r} (actions are 0..{f.FIXED + 11})")
+        names = BOARD.names
+        if action < A_STATION_HERO:
+            return f"station {names[action]}"
+        if action < A_FACTION:
+            return f"hero defends {names[action - A_STATION_HERO]}"
+        if action < A_HERO:
+            return f"faction {self.card_names[t.factions[action - A_FACTION]]}"
+        if action < A_PLAYER:
+            i = action - A_HERO
+            return f"hero {self.card_names[t.heroes[i]]}" if i < t.nheroes else f"hero #{i}"
+        if action < A_RESOURCE:
+            return f"player {action - A_PLAYER}"
+        if action < A_COUNT:
+            return f"resource {RESOURCES[action - A_RESOURCE]}"
+        if action < A_CARD:
+            return f"count {action - A_COUNT}"
+        if action < f.FIXED:
+            block, c = divmod(action - A_CARD, self.C)
+            return f"{('card', 'complete', 'use')[block]} {self.card_names[c]}"
+        return _FIXED_NAMES[action - f.FIXED]
+
+    def string_to_action(self, text):
+        """The action id of a text written by ``action_to_string`` (case and spaces aside)."""
+        if isinstance(text, str):
+            want = " ".join(text.lower().split())
+            for a in range(self.num_distinct_actions):
+                if self.action_to_string(a).lower() == want:
+                    return a
+        raise ValueError(f"cannot read metro2033 action {text!r}: expected e.g. 'station Polyanka', "
+                         f"'card Shotgun', 'pass'")
+
+    # ---- loading
+    def _load_state(self, obj):
+        cdef Metro2033State st = self._blank()
+        _load(st.f, self, obj)
+        return st
+
+
+_FIXED_NAMES = ("yes", "no", "army", "hero", "buy", "quest", "exchange", "scout", "attack", "pass",
+                "refresh", "done")
+
+
+cdef class Metro2033State(GameState):
+    """A game of Metro 2033, hidden parts included (deck orders, quests in hand, scouted threats,
+    combat cards, undisclosed threat declarations). Make one with ``Metro2033Game.new_state``."""
+    cdef FastMetro2033 f
+
+    # ---- the C-level contract
+    cdef int c_num_players(self) noexcept nogil:
+        return self.f.d.n
+
+    cdef int c_max_actions(self) noexcept nogil:
+        return self.f.FIXED + 12
+
+    cdef int c_num_actions(self) noexcept nogil:
+        return self.f.FIXED + 12
+
+    cdef int c_current_player(self) noexcept nogil:
+        return -1 if self.f.d.over else self.f.d.decider
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.f.d.over
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        return self.f._legal(out)
+
+    cdef int c_check(self, int action) noexcept nogil:
+        cdef int buf[MAX_LEGAL]
+        cdef int k, i
+        if self.f.d.over:
+            return R_OVER
+        if action < 0 or action >= self.f.FIXED + 12:
+            return R_RANGE
+        k = self.f._legal(buf)
+        for i in range(k):
+            if buf[i] == action:
+                return 0
+        return R_NOT_NOW
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        self.f._do(action)
+        self.f._advance()
+
+    cdef void c_scores(self, double* out) noexcept nogil:
+        cdef int p
+        for p in range(self.f.d.n):
+            out[p] = self.f.d.vp[p]
+
+    cdef void c_returns(self, double* out) noexcept nogil:
+        """G2 winner first, the others by VP (G30 at the round limit); zeros before the end."""
+        cdef int p, n = self.f.d.n
+        cdef double key[MAX_PLAYERS]
+        for p in range(n):
+            key[p] = self.f.d.vp[p] + (1000.0 if p == self.f.d.winner else 0.0)
+        for p in range(n):
+            out[p] = rank_return(p, n, key) if self.f.d.over else 0.0
+
+    cdef void c_heuristic(self, double* out) noexcept nogil:
+        """Public information only: VP, the G2 win, and a little for army, resources, equipment
+        and completed-quest properties (the means to take stations)."""
+        cdef Data* d = &self.f.d
+        cdef int p
+        for p in range(d.n):
+            out[p] = (d.vp[p] + (100.0 if p == d.winner else 0.0) + 0.15 * d.army[p]
+                      + 0.03 * (d.res[p][0] + d.res[p][1] + d.res[p][2]) + 0.1 * d.equip_n[p])
+
+    cdef int c_observed_action(self, int action, int player) noexcept nogil:
+        """G32, as the reference's ``observed_action``: another player sees a threat declaration
+        as one at station 0, a combat-card pick as the first combat card, a kept quest as the
+        first quest card; every other move as it is."""
+        cdef Data* d = &self.f.d
+        cdef Tables* t = &self.f.tab.t
+        if d.over or player == d.decider:
+            return action
+        if d.phase == P_DECLARE:
+            return A_STATION
+        if d.phase == P_COMBAT_PICK:
+            return A_CARD + t.by_type[T_COMBAT][0]
+        if d.phase == P_QUEST_KEEP:
+            return A_CARD + t.by_type[T_QUEST][0]
+        return action
+
+    cdef void c_copy_from(self, GameState other) noexcept nogil:
+        self.f.d = (<Metro2033State>other).f.d
+
+    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
+        self.f.d = (<Metro2033State>source).f.d
+        self.f._determinize(player, seed)
+
+    cdef GameState c_new_blank(self):
+        return (<Metro2033Game>self.game)._blank()
+
+    # ---- Python face
+    def _reason(self, int code):
+        return _REASONS.get(code, f"reason code {code}")
+
+    def _summary(self):
+        cdef Data* d = &self.f.d
+        return (f"metro2033 {d.n} players, round {d.round}, stage {d.stage}, phase {self.phase}, "
+                + (f"player {d.decider} to move" if not d.over else "over") + f", VP {self.scores()}")
+
+    @property
+    def phase(self):
+        """The decision being taken (the reference's phase names), ``over`` at the end."""
+        return "over" if self.f.d.over else PHASES[self.f.d.phase]
+
+    @property
+    def round(self):
+        return self.f.d.round
+
+    @property
+    def stage(self):
+        return self.f.d.stage
+
+    @property
+    def winner(self):
+        """The G2 winner, or None (none yet, or the round limit ended the game: G30)."""
+        return None if self.f.d.winner < 0 else self.f.d.winner
+
+    def observed_action(self, action, player):
+        """How `player` sees `action` taken now by the player to move (G32)."""
+        self._check_player(player)
+        if not self.is_legal(action):
+            raise ValueError(f"action {action!r} is not legal now")
+        return self.c_observed_action(action, player)
+
+    def _state_fields(self):
+        return _dump(self.f)
+
+    def observation(self, player):
+        """What `player` sees, as a JSON-ready dict: the whole public state (board, tokens,
+        resources, heroes, equipment, law, completed quests, market, discards, the records, the
+        agenda); their own quests, scouted threat, combat cards and the deck places they know;
+        of the others only counts; the threat declarations only once the threat is revealed
+        (G32); of the decks their sizes and which places someone knows."""
+        cdef Data* d = &self.f.d
+        self._check_player(player)
+        full = _dump(self.f)
+        obs = {"game": self.game.name, "options": self.game.state_options, "player": player}
+        for k, v in full.items():
+            if k in ("rng_state", "decks", "known", "quests", "scouted", "declared", "pending", "combat"):
+                continue
+            obs[k] = v
+        known = full["known"]
+        obs["deck_sizes"] = {k: len(v) for k, v in full["decks"].items()}
+        obs["deck_known"] = {k: [[i, c] for i, c in enumerate(v) if player in known.get(str(c), ())]
+                             for k, v in full["decks"].items()}
+        obs["deck_known_by"] = {k: [[i, known[str(c)]] for i, c in enumerate(v) if str(c) in known]
+                                for k, v in full["decks"].items()}
+        obs["quests"] = full["quests"][player]
+        obs["quest_counts"] = [len(q) for q in full["quests"]]
+        obs["scouted"] = full["scouted"][player]
+        obs["scouting"] = [len(x) for x in full["scouted"]]
+        open_ = d.threat_now >= 0
+        obs["declared"] = [x if (open_ or q == player) else (x is not None) for q, x in enumerate(full["declared"])]
+        pending = dict(full["pending"])
+        if d.phase in _HIDDEN_PENDING and d.decider != player:
+            pending["cards"] = len(pending["cards"])
+        obs["pending"] = pending
+        cb = full["combat"]
+        if cb is not None:
+            cb = dict(cb)
+            cb["aside"] = len(cb["aside"])
+            for key in ("hands", "picks"):
+                cb[key] = [v if cb["side"][i] == player else len(v) for i, v in enumerate(cb[key])]
+        obs["combat"] = cb
+        obs["current_player"] = self.current_player
+        obs["scores"] = self.scores()
+        return obs
+
+    def render(self, player=None):
+        """A text view: the round, stage and decision; per player faction, hero (where, wounded),
+        VP, army, resources, stations, equipment and completed quests (quests in hand and a
+        scouted threat only for `player`, or for everyone when `player` is None); the market,
+        the law in force, the threat being fought and the deck sizes."""
+        if player is not None:
+            self._check_player(player)
+        g = self.game
+        cn = g.card_names
+        full = _dump(self.f)
+        names = BOARD.names
+
+        def card(c):
+            return "-" if c is None else cn[c]
+        lines = [f"Metro 2033, round {full['round']} (stage {full['stage']}), phase {self.phase}"
+                 + (f", P{self.current_player} to decide" if not self.is_terminal() else ", game over")]
+        for p in range(self.f.d.n):
+            st = [names[s] for s, o in enumerate(full["owner"]) if o == p]
+            hero = full["hero"][p]
+            at = full["hero_at"][p]
+            r = full["res"][p]
+            lines.append(f"P{p} {card(full['faction'][p])}: VP {full['vp'][p]}, army {full['army'][p]}, "
+                         f"pigs {r[0]} mushrooms {r[1]} bullets {r[2]}; hero {card(hero)}"
+                         + (f" at {names[at]}" if at is not None else "")
+                         + (" (wounded)" if full["wounded"][p] else ""))
+            lines.append("    stations: " + (", ".join(st) or "-"))
+            if full["equipment"][p]:
+                lines.append("    equipment: " + ", ".join(cn[c] for c in full["equipment"][p]))
+            if full["done_quests"][p]:
+                lines.append("    quests done: " + ", ".join(cn[c] for c in full["done_quests"][p]))
+            if player is None or player == p:
+                lines.append("    quests in hand: " + (", ".join(cn[c] for c in full["quests"][p]) or "-")
+                             + ("; scouted: " + cn[full["scouted"][p][0]] if full["scouted"][p] else ""))
+            else:
+                lines.append(f"    quests in hand: {len(full['quests'][p])}")
+        lines.append("market: " + ", ".join(card(c) for c in full["market"]))
+        lines.append(f"law: {card(full['law'])}; threat: {card(full['threat_now'])}; decks: "
+                     + ", ".join(f"{k} {len(v)}" for k, v in full["decks"].items()))
+        if self.is_terminal():
+            lines.append("winner: " + (f"P{full['winner']}" if full["winner"] is not None else
+                                       "none (round limit: ranked by VP)"))
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- JSON: dump and load
+
+def _opt(v):
+    return None if v < 0 else v
+
+
+def _dump(FastMetro2033 f):
+    """The full state (hidden parts included) as a JSON-ready dict: ``ref_data()``'s fields plus
+    the pending decision's parameters, the fight between players and the agenda."""
+    cdef Data* d = &f.d
+    obj = f.ref_data()
+    del obj["phase"], obj["decider"]
+    obj["rng_state"] = str(d.rng)
+    obj["phase"] = "over" if d.over else PHASES[d.phase]
+    obj["decider"] = -1 if d.over else d.decider
+    obj["pending"] = {
+        "cards": [d.pd_cards[i] for i in range(d.pd_ncards)] if d.phase in _HIDDEN_PENDING else [],
+        "votes": d.pd_votes, "max": d.pd_max, "side": d.pd_side, "who": d.pd_who, "station": d.pd_station,
+        "taken": d.pd_taken, "from": d.pd_from, "to": d.pd_to, "bought": d.pd_bought,
+        "refreshed": d.pd_refreshed, "forced": d.pd_forced, "amount": d.pd_amount, "resmask": d.pd_resmask}
+    # the fight being fought or the last one (who, by what, where); its combat cards once dealt
+    obj["fight"] = {"kind": d.cx_kind, "side": [d.cx_side[0], d.cx_side[1]], "who": [d.cx_who[0], d.cx_who[1]],
+                    "station": d.cx_station}
+    obj["combat"] = None if not d.combat_on else {
+        "side": [d.cx_side[0], d.cx_side[1]], "hands": [[d.hand[s][i] for i in range(d.hand_n[s])] for s in range(2)],
+        "aside": [d.aside[i] for i in range(d.aside_n)],
+        "picks": [[d.pick[s]] if d.pick[s] >= 0 else [] for s in range(2)]}
+    obj["agenda"] = [[TASK_NAMES[d.ag[i].name], d.ag[i].a, d.ag[i].b, d.ag[i].c] for i in range(d.ag_n)]
+    return obj
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _load(FastMetro2033 f, Metro2033Game game, dict obj):
+    """Fill `f` from `obj` (``_dump``'s layout), checking types, ranges and the invariants of the
+    rules; StateFormatError naming the field otherwise. `f` is a fresh copy: nothing half-built
+    is ever handed out."""
+    cdef Data* d = &f.d
+    cdef Tables* t = &f.tab.t
+    cdef int n = game.players, C = t.C, i, p, k, s
+    types = game.card_types
+
+    def bad(msg):
+        raise StateFormatError(f"metro2033 state: {msg}")
+
+    def num(v, where, lo, hi):
+        if not _is_int(v) or not lo <= v <= hi:
+            bad(f"{where}: expected an int in {lo}..{hi}, got {v!r}")
+        return v
+
+    def lst(v, where, size=None, most=None):
+        if not isinstance(v, list) or (size is not None and len(v) != size) or (most is not None and len(v) > most):
+            bad(f"{where}: expected a list" + (f" of {size} entries" if size is not None else "")
+                + (f" of at most {most} entries" if most is not None else "") + f", got {v!r}"[:200])
+        return v
+
+    def cards(v, where, kinds, most):
+        lst(v, where, most=most)
+        for c in v:
+            num(c, where, 0, C - 1)
+            if types[c] not in kinds:
+                bad(f"{where}: card {c} ({game.card_names[c]}) is a {types[c]} card, not {' or '.join(kinds)}")
+        return v
+
+    def opt_card(v, where, kinds):
+        return -1 if v is None else cards([v], where, kinds, 1)[0]
+
+    def opt_num(v, where, lo, hi):
+        return -1 if v is None else num(v, where, lo, hi)
+
+    def per_player(key):
+        return lst(obj[key], key, n)
+
+    memset(d, 0, sizeof(Data))
+    d.n = n
+    if not isinstance(obj["rng_state"], str) or not obj["rng_state"].isdigit() or int(obj["rng_state"]) >= 2 ** 64:
+        bad(f"rng_state: expected a 64-bit unsigned int as a decimal string, got {obj['rng_state']!r}")
+    d.rng = int(obj["rng_state"])
+    # the decks, the discard piles, the cards out of the game, the market, the law
+    decks = obj["decks"]
+    if not isinstance(decks, dict) or sorted(decks) != sorted(DECK_KEYS):
+        bad(f"decks: expected an object with keys {', '.join(DECK_KEYS)}")
+    deck_kinds = (("equipment",), ("quest",), ("law",), ("threat",), ("threat",))
+    for k, key in enumerate(DECK_KEYS):
+        cards(decks[key], f"decks.{key}", deck_kinds[k], MAXC)
+        for i, c in enumerate(decks[key]):
+            if k >= 3 and t.stage[c] != k - 2:
+                bad(f"decks.{key}: threat {game.card_names[c]} is of stage {t.stage[c]}")
+            d.deck[k][i] = c
+        d.deck_n[k] = len(decks[key])
+    disc = obj["discards"]
+    if not isinstance(disc, dict) or sorted(disc) != sorted(("equipment", "quest", "threat1", "threat2")):
+        bad("discards: expected an object with keys equipment, quest, threat1, threat2")
+    for k in (0, 1, 3, 4):
+        key = DECK_KEYS[k]
+        cards(disc[key], f"discards.{key}", deck_kinds[k], MAXC)
+        for i, c in enumerate(disc[key]):
+            if k >= 3 and t.stage[c] != k - 2:
+                bad(f"discards.{key}: threat {game.card_names[c]} is of stage {t.stage[c]}")
+            d.disc[k][i] = c
+        d.disc_n[k] = len(disc[key])
+    cards(obj["out"], "out", ("threat", "equipment", "quest"), MAXC)
+    for i, c in enumerate(obj["out"]):
+        d.out[i] = c
+    d.out_n = len(obj["out"])
+    lst(obj["market"], "market", 4)
+    for i in range(4):
+        d.market[i] = opt_card(obj["market"][i], "market", ("equipment",))
+    d.law = opt_card(obj["law"], "law", ("law",))
+    known = obj["known"]
+    if not isinstance(known, dict):
+        bad("known: expected an object card -> players")
+    in_decks = {c for v in decks.values() for c in v}
+    for key, who in known.items():
+        if not key.isdigit() or int(key) not in in_decks:
+            bad(f"known: {key!r} is not a card in a deck")
+        lst(who, f"known.{key}")
+        if not who or who != sorted(set(who)) or any(not _is_int(q) or not 0 <= q < n for q in who):
+            bad(f"known.{key}: expected ascending distinct players 0..{n - 1}, got {who!r}")
+        d.known[int(key)] = sum(1 << q for q in who)
+    # the board and the players
+    lst(obj["owner"], "owner", S)
+    for s in range(S):
+        d.owner[s] = opt_num(obj["owner"][s], "owner", 0, n - 1)
+    drafted_f = [opt_card(v, "faction", ("faction",)) for v in per_player("faction")]
+    drafted_h = [opt_card(v, "hero", ("hero",)) for v in per_player("hero")]
+    for name, got in (("faction", drafted_f), ("hero", drafted_h)):
+        real = [c for c in got if c >= 0]
+        if len(set(real)) != len(real):
+            bad(f"{name}: a card is drafted twice: {got!r}")
+    for p in range(n):
+        d.faction[p] = drafted_f[p]
+        d.hero[p] = drafted_h[p]
+        d.hero_at[p] = opt_num(per_player("hero_at")[p], "hero_at", 0, S - 1)
+        w = per_player("wounded")[p]
+        if not isinstance(w, bool):
+            bad(f"wounded: expected true or false, got {w!r}")
+        d.wounded[p] = w
+        d.vp[p] = num(per_player("vp")[p], "vp", 0, 200)
+        d.army[p] = num(per_player("army")[p], "army", 0, 8)
+        lst(per_player("res")[p], "res", 3)
+        for i in range(3):
+            d.res[p][i] = num(obj["res"][p][i], "res", 0, 35)
+        eq = cards(per_player("equipment")[p], "equipment", ("equipment",), 4)
+        for i, c in enumerate(eq):
+            d.equip[p][i] = c
+        d.equip_n[p] = len(eq)
+        for key, arr in (("quests", 0), ("done_quests", 1), ("quest_used", 2)):
+            v = cards(per_player(key)[p], key, ("quest",), MAXQ)
+            if v != sorted(v) and key != "done_quests" and key != "quest_used":
+                bad(f"{key}: player {p}'s quests must be in ascending order")
+            for i, c in enumerate(v):
+                if arr == 0:
+                    d.quests[p][i] = c
+                elif arr == 1:
+                    d.done[p][i] = c
+                else:
+                    d.used[p][i] = c
+            if arr == 0:
+                d.quest_n[p] = len(v)
+            elif arr == 1:
+                d.done_n[p] = len(v)
+            else:
+                d.used_n[p] = len(v)
+        if not set(obj["quest_used"][p]) <= set(obj["done_quests"][p]):
+            bad(f"quest_used: player {p} used a quest they have not completed")
+        sc = cards(per_player("scouted")[p], "scouted", ("threat",), 1)
+        d.scouted[p] = sc[0] if sc else -1
+        d.scouted_round[p] = num(per_player("scouted_round")[p], "scouted_round", 0, 1000)
+        x = per_player("declared")[p]
+        if x is None:
+            d.decl_station[p] = -1
+        else:
+            if not isinstance(x, list) or len(x) != 2 or x[1] not in ("army", "hero"):
+                bad(f"declared: player {p}: expected null or [station, 'army' or 'hero'], got {x!r}")
+            d.decl_station[p] = num(x[0], "declared", 0, S - 1)
+            d.decl_hero[p] = x[1] == "hero"
+    d.threat_now = opt_card(obj["threat_now"], "threat_now", ("threat",))
+    d.last_threat = opt_card(obj["last_threat"], "last_threat", ("threat",))
+    for key in ("vote", "last_vote"):
+        v = obj[key]
+        if v is None:
+            continue
+        if not isinstance(v, dict) or sorted(v) != ["against", "for", "law"]:
+            bad(f"{key}: expected null or an object with law, for, against")
+        c = opt_card(v["law"], f"{key}.law", ("law",))
+        if key == "vote":
+            d.vote_on, d.vote_law = True, c
+            d.vote_for, d.vote_against = num(v["for"], "vote.for", 0, 999), num(v["against"], "vote.against", 0, 999)
+        else:
+            d.last_vote_on = True
+            d.last_vote[0], d.last_vote[1], d.last_vote[2] = c, num(v["for"], key, 0, 999), num(v["against"], key, 0, 999)
+    d.round = num(obj["round"], "round", 0, game.options["round_limit"])
+    d.first = num(obj["first"], "first", 0, n - 1)
+    d.stage = num(obj["stage"], "stage", 1, 2)
+    if not isinstance(obj["over"], bool):
+        bad("over: expected true or false")
+    d.over = obj["over"]
+    d.winner = opt_num(obj["winner"], "winner", 0, n - 1)
+    if obj["phase"] not in PHASES or obj["phase"] == "over" and not d.over:
+        bad(f"phase: {obj['phase']!r} is not one of {', '.join(PHASES)}")
+    d.phase = P_OVER if d.over else PHASES.index(obj["phase"])
+    d.decider = num(obj["decider"], "decider", -1 if d.over else 0, -1 if d.over else n - 1)
+    # the pending decision
+    pd = obj["pending"]
+    want = ("amount", "bought", "cards", "forced", "from", "max", "refreshed", "resmask", "side", "station",
+            "taken", "to", "votes", "who")
+    if not isinstance(pd, dict) or tuple(sorted(pd)) != want:
+        bad(f"pending: expected an object with keys {', '.join(want)}")
+    pkinds = {P_LAW_PEEK: ("law",), P_ARTYOM: ("threat",), P_QUEST_KEEP: ("quest",), P_STAGE2_EQ: ("equipment",)}
+    pc = cards(pd["cards"], "pending.cards", pkinds.get(d.phase, ()), 2 if d.phase in pkinds else 0)
+    if d.phase in pkinds and (not pc or len(set(pc)) != len(pc) or (d.phase in (P_LAW_PEEK, P_ARTYOM) and len(pc) != 2)):
+        bad(f"pending.cards: expected the distinct cards being chosen among, got {pc!r}")
+    for i, c in enumerate(pc):
+        d.pd_cards[i] = c
+    d.pd_ncards = len(pc)
+    d.pd_votes = num(pd["votes"], "pending.votes", 0, 200)
+    d.pd_max = num(pd["max"], "pending.max", 0, 8)
+    d.pd_side = num(pd["side"], "pending.side", 0, 1)
+    d.pd_who = num(pd["who"], "pending.who", 0, 1)
+    d.pd_station = num(pd["station"], "pending.station", 0, S - 1)
+    d.pd_taken = num(pd["taken"], "pending.taken", 0, 1)
+    d.pd_from = num(pd["from"], "pending.from", 0, n - 1 if d.phase in (P_TAKE_EQ, P_STRIP_EQ, P_DISCARD_EQ) else 5)
+    d.pd_to = num(pd["to"], "pending.to", 0, 2)
+    d.pd_bought = num(pd["bought"], "pending.bought", 0, 1)
+    d.pd_refreshed = num(pd["refreshed"], "pending.refreshed", 0, 1)
+    d.pd_forced = num(pd["forced"], "pending.forced", 0, 1)
+    d.pd_amount = num(pd["amount"], "pending.amount", 0, 2)
+    d.pd_resmask = num(pd["resmask"], "pending.resmask", 0, 7)
+    if d.phase in (P_EX_TO, P_EX_AMOUNT) and d.pd_from > 2:
+        bad("pending.from: an exchange is from a resource 0..2")
+    # a fight between players
+    fight = obj["fight"]
+    if not isinstance(fight, dict) or tuple(sorted(fight)) != ("kind", "side", "station", "who"):
+        bad("fight: expected an object with keys kind, side, station, who")
+    d.cx_kind = num(fight["kind"], "fight.kind", 0, 1)
+    d.cx_station = num(fight["station"], "fight.station", 0, S - 1)
+    lst(fight["side"], "fight.side", 2)
+    lst(fight["who"], "fight.who", 2)
+    for s in range(2):
+        d.cx_side[s] = num(fight["side"][s], "fight.side", 0, n - 1)
+        d.cx_who[s] = num(fight["who"][s], "fight.who", 0, 1)
+    fighting = d.phase in (P_DEFENDER, P_COMBAT_PICK) or any(
+        task[0] in ("defender", "combat_deal", "combat_pick", "combat_resolve") for task in obj["agenda"]
+        if isinstance(task, list) and task)
+    if fighting and d.cx_side[0] == d.cx_side[1]:
+        bad("fight.side: a player does not fight themselves")
+    cb = obj["combat"]
+    if fighting and any(isinstance(task, list) and task and task[0] in ("combat_pick", "combat_resolve")
+                        for task in obj["agenda"]) and cb is None:
+        bad("combat: null while combat cards are to be picked")
+    if cb is not None:
+        want = ("aside", "hands", "picks", "side")
+        if not isinstance(cb, dict) or tuple(sorted(cb)) != want:
+            bad(f"combat: expected null or an object with keys {', '.join(want)}")
+        if cb["side"] != [d.cx_side[0], d.cx_side[1]]:
+            bad("combat.side: not the sides of the fight (field 'fight')")
+        d.combat_on = True
+        lst(cb["hands"], "combat.hands", 2)
+        lst(cb["picks"], "combat.picks", 2)
+        for s in range(2):
+            h = cards(cb["hands"][s], "combat.hands", ("combat",), 3)
+            if h != sorted(h):
+                bad("combat.hands: a hand is in ascending order")
+            for i, c in enumerate(h):
+                d.hand[s][i] = c
+            d.hand_n[s] = len(h)
+            pk = cards(cb["picks"][s], "combat.picks", ("combat",), 1)
+            d.pick[s] = pk[0] if pk else -1
+        a = cards(cb["aside"], "combat.aside", ("combat",), MAXC)
+        for i, c in enumerate(a):
+            d.aside[i] = c
+        d.aside_n = len(a)
+        allc = sorted(a + [c for s in range(2) for c in cb["hands"][s] + cb["picks"][s]])
+        if allc != sorted(i for i in range(C) if types[i] == "combat"):
+            bad("combat: the combat cards must each be in exactly one place during a fight")
+        if any(len(cb["hands"][s]) + len(cb["picks"][s]) != 3 for s in range(2)):
+            bad("combat: each side holds three combat cards, hand and pick together (G21)")
+    else:
+        d.pick[0] = d.pick[1] = -1
+    # the agenda
+    ag = lst(obj["agenda"], "agenda", most=MAXT - 64)
+    for i, task in enumerate(ag):
+        if not isinstance(task, list) or len(task) != 4 or task[0] not in TASK_NAMES:
+            bad(f"agenda: {task!r} is not a task [name, a, b, c] (names: {', '.join(TASK_NAMES)})")
+        j = TASK_NAMES.index(task[0])
+        kinds = _TASK_ARGS[j]
+        for x in range(3):
+            v = task[1 + x]
+            kind = kinds[x] if x < len(kinds) else ""
+            hi = {"": 0, "p": n - 1, "s": S - 1, "w": 1, "b": 1, "m": 7, "k": 2, "r": 2}[kind]
+            num(v, f"agenda: task {task!r}", 0, hi)
+        d.ag[i].name, d.ag[i].a, d.ag[i].b, d.ag[i].c = j, task[1], task[2], task[3]
+    d.ag_n = len(ag)
+    # invariants: every threat, equipment, quest and law card in exactly one place
+    places = [c for k in range(5) for c in decks[DECK_KEYS[k]]] + [c for v in disc.values() for c in v]
+    places += list(obj["out"]) + [c for c in obj["market"] if c is not None] + list(pc)
+    places += [c for c in (obj["law"], obj["threat_now"]) if c is not None]
+    if obj["vote"] is not None:
+        places.append(obj["vote"]["law"])
+    for p in range(n):
+        places += obj["equipment"][p] + obj["quests"][p] + obj["done_quests"][p] + obj["scouted"][p]
+    expected = sorted(c for c in range(C) if types[c] in ("threat", "equipment", "quest", "law"))
+    if sorted(places) != expected:
+        bad("the threat, equipment, quest and law cards must each be in exactly one place")
+    if any(task[0] == "setup" for task in ag):
+        # G7's setup still to come: nothing on the board or in the players' hands yet
+        if any(o is not None for o in obj["owner"] + obj["hero_at"]) or d.round or any(
+                obj[key][p] for key in ("vp", "army", "equipment", "quests", "done_quests", "quest_used", "scouted")
+                for p in range(n)) or any(x != [0, 0, 0] for x in obj["res"]):
+            bad("before the setup (agenda task 'setup'), no station is held and no player has anything")
+    else:
+        for p in range(n):
+            if d.faction[p] < 0 or d.hero[p] < 0:
+                bad(f"faction, hero: player {p} has not drafted both, yet the setup is done")
+            if d.vp[p] != sum(o == p for o in obj["owner"]) + d.done_n[p]:
+                bad(f"vp: player {p} has {d.vp[p]} VP, not their stations plus completed quests")
+    if d.phase == P_NONE:
+        bad("phase: 'none' is not a decision")
+    if not d.over:
+        # the decision must be one the rules can present: its parameters in range, some action
+        if d.phase not in (P_DRAFT_FACTION, P_DRAFT_HERO) and (d.faction[d.decider] < 0 or d.hero[d.decider] < 0):
+            bad(f"phase {obj['phase']!r}: player {d.decider} has no faction or hero yet")
+        if d.phase in (P_ARMY, P_HERO_MOVE, P_HERO_ACT, P_DECLARE) and d.hero_at[d.decider] < 0:
+            bad(f"phase {obj['phase']!r}: player {d.decider}'s hero is not on the map")
+        if d.phase == P_COMBAT_PICK and not d.combat_on:
+            bad("phase 'combat_pick' without a fight (field 'combat')")
+        if d.phase == P_VOTE and not d.vote_on:
+            bad("phase 'vote' without a vote (field 'vote')")
+        buf = f.legal_actions()
+        if not buf:
+            bad(f"phase {obj['phase']!r}: player {d.decider} has no legal action")
+    back = _dump(f)
+    if back != {key: obj[key] for key in back}:
+        bad("not in the engine's canonical form (a field disagrees with the rest once loaded)")

@@ -108,7 +108,19 @@ const cardLayout = {
   mark(svg, key) { return svg.querySelectorAll(`g.card[data-name="${CSS.escape(key)}"]`); },
   what: "a card",
 };
-const LAYOUTS = { metro: squareLayout, breakthrough: cardLayout };
+const stationLayout = {
+  // Metro 2033: an action on a station reads "station Polyanka" or "hero defends Polyanka"; the
+  // map's stations carry data-name.
+  selector: "g.station[data-name]",
+  key(node) { return node.dataset.name; },
+  keyOf(action) {
+    const m = /^(?:station|hero defends) (.+)$/.exec(action.text);
+    return m ? m[1] : null;
+  },
+  mark(svg, key) { return svg.querySelectorAll(`g.station[data-name="${CSS.escape(key)}"]`); },
+  what: "a station",
+};
+const LAYOUTS = { metro: squareLayout, breakthrough: cardLayout, metro2033: stationLayout };
 
 function layoutFor(name, svg) {
   if (LAYOUTS[name]) return LAYOUTS[name];

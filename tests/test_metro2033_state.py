@@ -1,0 +1,197 @@
+"""Metro 2033 (board game) on the contract: ``Metro2033Game`` / ``Metro2033State``
+(engine/metro2033/fast.pyx) against the reference engine through the contract's face (returns,
+action texts, observed actions, determinize), the loader's refusals, and the renderers. The
+generic checks (random play, JSON round trips, observation and determinize, C play-outs, bots)
+are the contract suite's (tests/contract)."""
+import json
+import random
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import metro_ai
+from metro_ai.engine.core import random_playouts
+from metro_ai.engine.metro2033.fast import FastMetro2033
+from metro_ai.engine.metro2033.reference import RefMetro2033Game
+
+
+def pair(players, seed):
+    return metro_ai.load_game("metro2033", players=players).new_state(seed), \
+        RefMetro2033Game(players=players).new_state(seed)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_contract_state_plays_as_the_reference(players):
+    """Same seeds and actions: the same legal actions and texts, the same observed actions for
+    every player (G32), the same returns; the contract's determinize equals the fast engine's,
+    which the fast engine's own test compares with the reference's."""
+    for seed in range(3):
+        s, r = pair(players, seed)
+        rng = random.Random(seed)
+        steps = 0
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            assert legal == r.legal_actions()
+            assert [s.action_to_string(a) for a in legal] == [r.action_to_string(a) for a in legal]
+            a = rng.choice(legal)
+            for p in range(players):
+                assert s.observed_action(a, p) == r.observed_action(a, p)
+            s.apply(a)
+            r.apply(a)
+            steps += 1
+        assert s.scores() == r.scores() and s.returns() == r.returns()
+        assert s.winner == r.winner and s.phase == "over"
+        assert steps > 100
+
+
+def test_determinize_is_the_fast_engines():
+    g = metro_ai.load_game("metro2033", players=3)
+    s = g.new_state(4)
+    f = FastMetro2033(players=3, seed=4)
+    rng = random.Random(4)
+    for step in range(400):
+        if s.is_terminal():
+            break
+        if step % 25 == 0:
+            for p in range(3):
+                want = f.determinize(p, 77).ref_data()
+                got = json.loads(s.determinize(p, 77).to_json())
+                assert all(got[k] == v for k, v in want.items() if k not in ("rng_state", "phase", "decider")), step
+                assert got["rng_state"] == str(want["rng_state"])
+        a = rng.choice(s.legal_actions())
+        s.apply(a)
+        f.apply(a)
+
+
+def test_returns_rank_the_g2_winner_first():
+    """G2/G30: the winner ranks first whatever the VP; at the round limit the VP rank."""
+    g = metro_ai.load_game("metro2033", players=3)
+    seen_winner = seen_limit = False
+    for seed in range(200):
+        s = g.new_state(seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            s.apply(rng.choice(s.legal_actions()))
+        r = s.returns()
+        if s.winner is not None:
+            seen_winner = True
+            assert r[s.winner] == 1.0
+        else:
+            seen_limit = True
+            assert s.round == g.options["round_limit"]
+            vp = s.scores()
+            assert r == [(sum(vp[q] < vp[p] for q in range(3)) + 0.5 * sum(vp[q] == vp[p] for q in range(3) if q != p))
+                         / 2 for p in range(3)]
+        if seen_winner and seen_limit:
+            break
+    assert seen_winner and seen_limit
+
+
+def test_loader_refuses_broken_states_and_names_the_field():
+    g = metro_ai.load_game("metro2033", players=3)
+    s = g.new_state(2)
+    rng = random.Random(2)
+    for _ in range(120):
+        s.apply(rng.choice(s.legal_actions()))
+    good = s.to_dict()
+
+    def broken(**changes):
+        d = json.loads(json.dumps(good))
+        for path, value in changes.items():
+            obj = d
+            keys = path.split("__")
+            for k in keys[:-1]:
+                obj = obj[int(k)] if isinstance(obj, list) else obj[k]
+            last = keys[-1]
+            if isinstance(obj, list):
+                obj[int(last)] = value
+            else:
+                obj[last] = value
+        return d
+    market = [c for c in good["market"] if c is not None]
+    cases = [
+        (broken(vp__0=good["vp"][0] + 1), "vp"),
+        (broken(army__1=9), "army"),
+        (broken(owner__5=7), "owner"),
+        (broken(decks__law=good["decks"]["law"] + [market[0]]), "decks.law"),
+        (broken(market__0=good["decks"]["equipment"][0] if good["decks"]["equipment"] else market[1]),
+         "exactly one place"),
+        (broken(agenda=good["agenda"] + [["no_such_task", 0, 0, 0]]), "agenda"),
+        (broken(agenda=good["agenda"] + [["army", 9, 0, 0]]), "agenda"),
+        (broken(phase="dance"), "phase"),
+        (broken(rng_state="-1"), "rng_state"),
+        (broken(res__0=[1, 2]), "res"),
+        (broken(pending__max=99), "pending.max"),
+    ]
+    for d, word in cases:
+        with pytest.raises(metro_ai.StateFormatError, match=word):
+            g.state_from_json(d)
+    assert g.state_from_json(good) == s
+    early = g.new_state(2).to_dict()                     # the faction draft: the setup to come
+    early["owner"][0] = 0
+    with pytest.raises(metro_ai.StateFormatError, match="before the setup"):
+        g.state_from_json(early)
+
+
+def test_render_svg_and_tensor_show_only_what_the_seat_sees():
+    g = metro_ai.load_game("metro2033", players=3)
+    s = g.new_state(6)
+    rng = random.Random(6)
+    while not any(s.observation(p)["quests"] for p in range(3)) and not s.is_terminal():
+        s.apply(rng.choice(s.legal_actions()))
+    holder = next(p for p in range(3) if s.observation(p)["quests"])
+    other = (holder + 1) % 3
+    quest = g.card_names[s.observation(holder)["quests"][0]]
+    assert quest in s.render(holder) and quest in s.render()
+    assert quest not in s.render(other)
+    text = s.render()
+    for p in range(3):
+        assert f"P{p} {g.card_names[s.observation(0)['faction'][p]]}" in text
+    root = ET.fromstring(s.svg(player=other))
+    stations = [e for e in root.iter() if e.get("class") == "station"]
+    obs = s.observation(other)
+    assert len(stations) == 78
+    assert [e.get("data-owner") for e in stations] == ["" if o is None else str(o) for o in obs["owner"]]
+    assert len([e for e in root.iter() if e.get("class") == "link"]) == 69 + 42
+    heroes = [e for e in root.iter() if e.get("class") == "hero"]
+    assert sorted((int(e.get("data-player")), int(e.get("data-station"))) for e in heroes) == \
+        sorted((p, at) for p, at in enumerate(obs["hero_at"]) if at is not None)
+    assert quest not in s.svg(player=other)
+    x = s.observation_tensor(other)
+    feats = g.observation_features()
+    assert x.shape == feats.shape and x.dtype == np.float32 and 0 <= x.min() and x.max() <= 1
+    twin = s.determinize(other, 3)
+    assert np.array_equal(twin.observation_tensor(other), x)
+
+
+def test_c_loop_matches_the_fast_engines_own_playout_count():
+    """random_playouts through the contract plays whole games: its returns sum to n/2 a game."""
+    g = metro_ai.load_game("metro2033", players=5)
+    total = random_playouts(g.new_state(3), 20, 8)
+    assert sum(total) == pytest.approx(20 * 5 / 2) and all(0 <= t <= 20 for t in total)
+
+
+def test_every_phase_round_trips_and_plays_on_identically():
+    """A saved state of each decision met in random play (the defender's choice before the combat
+    cards are dealt included) loads to the same state, which plays on as the original."""
+    g = metro_ai.load_game("metro2033", players=3)
+    seen = set()
+    for seed in range(12):
+        s = g.new_state(seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            if s.phase not in seen:
+                seen.add(s.phase)
+                back = g.state_from_json(s.to_json())
+                a, b = s.clone(), back
+                for _ in range(30):
+                    if a.is_terminal():
+                        break
+                    assert a.legal_actions() == b.legal_actions()
+                    move = rng.choice(a.legal_actions())
+                    a.apply(move)
+                    b.apply(move)
+                    assert a.to_json() == b.to_json()
+            s.apply(rng.choice(s.legal_actions()))
+    assert {"defender", "combat_pick", "declare", "vote", "hire", "army", "hero_move", "buy"} <= seen
