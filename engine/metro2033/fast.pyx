@@ -666,7 +666,7 @@ cdef class FastMetro2033:
                     chosen |= 1u << t.zone[d.faction[i]]
             for i in range(6):
                 f = t.factions[i]
-                if _chosen(d, f):
+                if _has(d.faction, d.n, f):
                     continue
                 if chosen == 0 or (t.border[t.zone[f]] & chosen):
                     out[k] = A_FACTION + i
@@ -674,7 +674,7 @@ cdef class FastMetro2033:
             return k
         if ph == P_DRAFT_HERO:
             for i in range(t.nheroes):
-                if not _hero_taken(d, t.heroes[i]):
+                if not _has(d.hero, d.n, t.heroes[i]):
                     out[k] = A_HERO + i
                     k += 1
             return k
@@ -1705,20 +1705,6 @@ cdef inline bint _has(const signed char* a, int n, int c) noexcept nogil:
     return False
 
 
-cdef inline bint _chosen(Data* d, int f) noexcept nogil:
-    cdef int p
-    for p in range(d.n):
-        if d.faction[p] == f:
-            return True
-    return False
-
-
-cdef inline bint _hero_taken(Data* d, int h) noexcept nogil:
-    cdef int p
-    for p in range(d.n):
-        if d.hero[p] == h:
-            return True
-    return False
 
 
 # ================================================================ the contract: Game and GameState

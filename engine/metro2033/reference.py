@@ -69,10 +69,11 @@ from __future__ import annotations
 
 import json
 
+from metro_ai.engine.splitmix import SplitMix64      # the engines' generator, shared by the references
+
 from .board import BOARD, FACTION_ZONES, RESOURCES
 from .cards import load_card_set
 
-MASK64 = (1 << 64) - 1
 S = BOARD.n
 N_FACTIONS = N_HEROES = MAX_PLAYERS = 6
 STATION, STATION_HERO, FACTION = 0, S, 2 * S
@@ -104,32 +105,6 @@ TASKS = {"draft_faction": 1, "draft_hero": 1, "setup": 0, "place_hero": 1, "roun
          "defender": 2, "combat_deal": 1, "combat_pick": 1, "combat_resolve": 0, "take_equipment": 2,
          "strip_equipment": 3, "discard_equipment": 1, "buy": 3, "exchange_from": 1, "exchange_to": 2,
          "exchange_amount": 3, "stage2_equipment": 1, "end_round": 0}
-
-
-class SplitMix64:
-    """splitmix64 with unbiased bounded draws by rejection (the engines' generator)."""
-
-    def __init__(self, seed: int):
-        self.state = seed & MASK64
-
-    def next(self) -> int:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def bounded(self, n: int) -> int:
-        rem = (1 << 64) % n
-        x = self.next()
-        while rem and x >= (1 << 64) - rem:
-            x = self.next()
-        return x % n
-
-    def shuffle(self, items: list) -> None:
-        for i in range(len(items) - 1, 0, -1):
-            j = self.bounded(i + 1)
-            items[i], items[j] = items[j], items[i]
 
 
 def track_space(round_no: int) -> tuple:
