@@ -11,6 +11,11 @@ more to go, its player chooses (``6465 + landmark id``, ``6481 + square``, C28);
 player is to move. The numbers (landmarks, points, VP pieces) come from ``data/cities.json``
 (RECONSTRUCTED) or the user's file (option ``city_data``).
 
+Why one module of about 1,100 lines: the five cities share one state layout, one set-up stream,
+one loader and the base game's placement hook; each city's rule is a short function over that
+shared state, and splitting them into files would split the layout and the loader that checks it
+from the rules that use them.
+
 * Set-up (C27): after the base game's deal, a splitmix64 stream seeded with
   ``seed ^ 0x4349544945533035`` deals the city. Paris, Stockholm, London: the 32 tourists (4 of
   each colour, listed by colour ascending) are shuffled (Fisher-Yates from the end) onto the 32

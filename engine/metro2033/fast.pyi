@@ -10,6 +10,7 @@ TASK_NAMES: tuple[str, ...]
 DECK_KEYS: tuple[str, ...]
 
 class FastMetro2033:
+    card_set: Any
     def __init__(self, players: int = ..., cards: Optional[Union[str, Path]] = ..., strict_counts: bool = ...,
                  round_limit: int = ..., seed: int = ...) -> None: ...
     @property

@@ -310,6 +310,7 @@ cdef class FastMetro2033:
     new game, the tables kept) and ``random_playout(seed)`` (a whole random game in C)."""
     cdef Data d
     cdef _Tables tab
+    cdef readonly object card_set            # cards.py's CardSet the tables were built from
     cdef int round_limit
     cdef int FIXED
     cdef int COMPLETE
@@ -321,7 +322,8 @@ cdef class FastMetro2033:
         if round_limit < 1:
             raise ValueError(f"round_limit must be >= 1, got {round_limit}")
         _check_seed(seed)
-        self.tab = _Tables(load_card_set(cards, strict_counts=strict_counts))
+        self.card_set = load_card_set(cards, strict_counts=strict_counts)
+        self.tab = _Tables(self.card_set)
         if self.tab.t.nheroes < players:
             raise ValueError(f"the card set has {self.tab.t.nheroes} heroes for {players} players")
         self.round_limit = round_limit
@@ -1768,7 +1770,7 @@ cdef class Metro2033Game(Game):
     def _configure(self):
         o = self._options
         self.proto = FastMetro2033(o["players"], o["cards"], o["strict_counts"], o["round_limit"], 0)
-        self.card_set = load_card_set(o["cards"], strict_counts=o["strict_counts"])
+        self.card_set = self.proto.card_set
         self.card_names = tuple(c["name"] for c in self.card_set.cards)
         self.card_types = tuple(c["type"] for c in self.card_set.cards)
         self.C = len(self.card_names)
