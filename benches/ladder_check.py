@@ -56,7 +56,8 @@ def main(argv=None):
         return
     b = out["budget"]
     for r in out["rows"]:
-        print(f"ismcts:elo={args.elo:g} ({b['iterations']} iterations, temperature {b['temperature']:g}) vs "
+        margin = "" if b.get("margin") is None else f", margin {b['margin']:g}"
+        print(f"ismcts:elo={args.elo:g} ({b['iterations']} iterations, temperature {b['temperature']:g}{margin}) vs "
               f"{r['opponent']} ({r['opponent_elo']:.0f}): {r['score']:.1%} ({r['low']:.1%}-{r['high']:.1%}, "
               f"{r['pairings']} pairings); the ratings expect {r['expected']:.1%}")
 

@@ -94,6 +94,9 @@ class SearchBot(Bot):
         Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
                       ("visits", "value")),
         Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
+        Option.number("margin", None, "play only actions whose mean value is within this much of the most "
+                      "visited action's (a weak level's guard against blunders)", low=0, high=1,
+                      none="no filter"),
         Option.integer("workers", 1, "independent root searches, merged by summing root statistics",
                        low=1, high=MAX_WORKERS),
         Option.choice("backend", "threads", "where workers run: threads (the search releases the GIL) "
@@ -186,6 +189,12 @@ class SearchBot(Bot):
 
     def _pick(self, merged, summaries, seed):
         visited = {a: v for a, v in merged.items() if v[0] > 0}
+        if self.margin is not None:
+            # Only the actions the search found nearly as good as its own choice (by mean value,
+            # the chance of finishing above, within `margin`) stay candidates.
+            top = max(sorted(visited), key=lambda a: (visited[a][0], visited[a][1] / visited[a][0]))
+            floor = visited[top][1] / visited[top][0] - self.margin
+            visited = {a: v for a, v in visited.items() if v[1] / v[0] >= floor - 1e-12}
         if self.temperature > 0:
             rng = random.Random(derive(seed, 0xC401CE))
             acts = sorted(visited)
@@ -317,8 +326,10 @@ class ISMCTSBot(SearchBot):
     actions and score the game's heuristic); ``cutoff_scale`` (0: rank the players by the
     heuristic at the cut-off; > 0: a logistic soft rank with this scale); these three default to
     the game's ``search_defaults``, else random to the end; ``final`` "visits" or "value";
-    ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``workers`` independent root
-    searches merged by summing root statistics; ``backend`` "threads" (the core releases the
+    ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``margin`` (None, or with a
+    temperature: sample only among the actions whose mean value is within this much of the most
+    visited action's, so a weak level plays worse moves rather than blunders); ``workers``
+    independent root searches merged by summing root statistics; ``backend`` "threads" (the core releases the
     GIL) or "processes" (joblib); ``max_nodes``.
     """
     name = "ismcts"

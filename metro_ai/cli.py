@@ -134,9 +134,11 @@ def _parser():
         "calibrate", help="measure a difficulty ladder in Elo (random = 0) for make_bot(..., elo=)",
         formatter_class=_Formatter,
         description=textwrap.dedent("""\
-            Measure a difficulty ladder: the levels (weakest first; default random, easy, ismcts at
-            150 iterations and temperature 0.5, medium, ismcts at 500, greedy, ismcts at 1,500, hard)
-            play a ladder tournament (each against the next two, --deals duplicate deals, seats
+            Measure a difficulty ladder: the levels (weakest first; default random, ismcts at 50
+            iterations without and with a margin, easy, medium, ismcts at 500 and temperature 0.1,
+            ismcts at 500, greedy, ismcts at 1,500, hard, the sampled ones keeping to moves within
+            0.03 of the best; Breakthrough bridges from random at 150 iterations, margins 0.1 and
+            0.07) play a ladder tournament (each against the next two, --deals duplicate deals, seats
             rotated), and every level gets an Elo rating with its 95% bootstrap interval, the first
             level (random) fixed at 0. The ladder also says, per level, how often it plays the
             strongest level's move on --positions positions, and which neighbours the results cannot
@@ -536,7 +538,7 @@ def _cmd_calibrate(args):
             raise ValueError(f"{path}: no such directory")
     progress = None if args.quiet else _StartedProgress()
     try:
-        ladder = lad.calibrate(name, players, options, levels=args.levels or lad.DEFAULT_LEVELS,
+        ladder = lad.calibrate(name, players, options, levels=args.levels or None,
                                deals=args.deals or lad.DEFAULT_DEALS, seed=args.seed if args.seed is not None else lad.DEFAULT_SEED,
                                jobs=args.jobs, db=args.db,
                                positions=args.positions if args.positions is not None else lad.DEFAULT_POSITIONS,

@@ -17,11 +17,15 @@ file.
 
 ``make_bot("ismcts", elo=1400)`` (or ``ismcts:elo=1400`` in a bot spec, the protocol or the
 command line) is an :class:`EloBot`: at its first search it reads the ladder of the game it
-plays and takes the iteration budget and the move-selection temperature that reach the rating
-(:func:`budget_for`: between the two measured ISMCTS levels that bracket it, the budget
-interpolated geometrically and the temperature linearly). A rating outside the measured ISMCTS
+plays and takes the iteration budget, the move-selection temperature and the margin that reach
+the rating (:func:`budget_for`: between the two measured ISMCTS levels that bracket it, the
+budget interpolated geometrically, the temperature and margin linearly). A rating outside the measured ISMCTS
 levels is a clear error. Weak levels stay plausible rather than random: they sample the root's
-moves by ``visits ** (1 / T)``, so a move the search found bad is rarely played.
+moves by ``visits ** (1 / T)`` among only those whose mean value the search found within a
+``margin`` (0.03) of its best move's, so they play worse moves, but not moves their search has
+seen lose. (Below a game's weakest plausible level, which in Metro already beats random nearly
+always, the rungs that reach down to random are weak by noise: too few iterations to tell the
+moves apart. The README's tables say which.)
 """
 from __future__ import annotations
 
@@ -43,12 +47,36 @@ LADDER_FORMAT = "metro-ai-ladder"
 LADDER_VERSION = 1
 DATA = Path(__file__).parent / "data"
 
-#: The levels of a calibration, weakest first (the presets easy, medium and hard among them; the
-#: order was set by short trial matches: greedy falls between ISMCTS at 500 and at 1,500
-#: iterations in Metro and Breakthrough). ``max`` (50,000 iterations on two threads) is left out
-#: of the default: its games alone would cost hours of a two-core machine; ``--levels`` adds it.
-DEFAULT_LEVELS = ("random", "easy", "ismcts:iterations=150,temperature=0.5", "medium", "ismcts:iterations=500",
+#: The levels of a calibration, weakest first: one family, ISMCTS whose sampled levels keep to
+#: the moves within 0.03 of the best, at growing budgets and falling temperatures (the presets
+#: easy, medium and hard among them), with greedy where it falls (short trial matches put it
+#: near ISMCTS at 500 iterations in Metro and Breakthrough). At the bottom, 50 iterations with
+#: no margin and then with one bridge the step from random, which every level with a margin
+#: beats nearly always in Metro (a step no game can measure leaves the scale's anchor loose);
+#: 500 at temperature 0.1 splits the step from medium to 500 at 0, which is wide in
+#: Breakthrough. ``max`` (50,000 iterations on two threads) is left out of the default: its games
+#: alone would cost hours of a two-core machine; ``--levels`` adds it.
+DEFAULT_LEVELS = ("random", "ismcts:iterations=50,temperature=1", "ismcts:iterations=50,temperature=1,margin=0.03",
+                  "easy", "medium",
+                  "ismcts:iterations=500,temperature=0.1,margin=0.03", "ismcts:iterations=500",
                   "greedy", "ismcts:iterations=1500", "hard")
+#: Where a game's steps need other bridges. Breakthrough: the root's values lie close together,
+#: so the margin is a steep dial there (at 150 iterations, 0.1 rates about 540, 0.05 about 1,150
+#: and 0.03 above, each sweeping the one before in a trial of 40 games), and at 50 iterations
+#: the noisy means make 0.03 filter harder than at 150 (it rated above easy): the bridges from
+#: random are 150 iterations at margins 0.1 and 0.07 instead.
+GAME_LEVELS = {
+    "breakthrough": ("random", "ismcts:iterations=50,temperature=1", "ismcts:iterations=150,temperature=1,margin=0.1",
+                     "ismcts:iterations=150,temperature=1,margin=0.07", "easy", "medium",
+                     "ismcts:iterations=500,temperature=0.1,margin=0.03", "ismcts:iterations=500",
+                     "greedy", "ismcts:iterations=1500", "hard"),
+}
+
+
+def default_levels(game: str) -> tuple[str, ...]:
+    """The levels a calibration of `game` plays unless told otherwise: :data:`GAME_LEVELS`'
+    for the game, else :data:`DEFAULT_LEVELS`."""
+    return GAME_LEVELS.get(game, DEFAULT_LEVELS)
 DEFAULT_DEALS = 50
 DEFAULT_SEED = 2026
 DEFAULT_POSITIONS = 200
@@ -65,9 +93,10 @@ class LadderError(MetroAIError, ValueError):
 # ---- levels ----
 
 def level_parameters(spec) -> dict | None:
-    """``{"iterations", "temperature"}`` of a level that is plain single-threaded ISMCTS (the
-    ``ismcts`` bot with an iteration budget and at most a temperature, or a preset that is one),
-    which :func:`budget_for` can interpolate between; None for any other level."""
+    """``{"iterations", "temperature", "margin"}`` of a level that is plain single-threaded
+    ISMCTS (the ``ismcts`` bot with an iteration budget and at most a temperature and a margin,
+    or a preset that is one), which :func:`budget_for` can interpolate between; None for any
+    other level. ``margin`` is None where the level has none."""
     from metro_ai.play.botspec import BotSpec
     from metro_ai.registry import PRESETS
     spec = BotSpec.parse(spec)
@@ -81,9 +110,11 @@ def level_parameters(spec) -> dict | None:
         options, iterations = dict(spec.options), spec.iterations or ISMCTSBot.default_limit.iterations
     else:
         return None
-    if set(options) - {"temperature"} or iterations is None:
+    if set(options) - {"temperature", "margin"} or iterations is None:
         return None
-    return {"iterations": int(iterations), "temperature": float(options.get("temperature", 0.0))}
+    margin = options.get("margin")
+    return {"iterations": int(iterations), "temperature": float(options.get("temperature", 0.0)),
+            "margin": None if margin is None else float(margin)}
 
 
 # ---- the ladder file ----
@@ -129,6 +160,10 @@ def check_ladder(obj: Any, source: str = "file") -> dict:
                 _fail(source, f"{where}.iterations must be a positive int or null, got {it!r}")
             if isinstance(temp, bool) or not isinstance(temp, (int, float)) or temp < 0:
                 _fail(source, f"{where}.temperature must be a number >= 0, got {temp!r}")
+            margin = level.get("margin")
+            if margin is not None and (isinstance(margin, bool) or not isinstance(margin, (int, float))
+                                       or not 0 <= margin <= 1):
+                _fail(source, f"{where}.margin must be a number in [0, 1] or null, got {margin!r}")
     return obj
 
 
@@ -175,7 +210,7 @@ def ladder_catalogue() -> dict:
     out = {}
     for path in sorted(DATA.glob("ladder-*.json")):
         ladder = check_ladder(json.loads(path.read_text(encoding="utf-8")), repr(path.name))
-        rated = rungs(ladder)
+        rated = chain(ladder)[0]
         out[path.name[len("ladder-"):-len(".json")]] = {
             "game": ladder["game"], "players": ladder["players"], "options": ladder["options"],
             "elo": {"min": rated[0]["elo"], "max": rated[-1]["elo"]} if rated and budgets_ordered(ladder) else None,
@@ -188,30 +223,65 @@ def rungs(ladder: dict) -> list[dict]:
     return sorted((lv for lv in ladder["levels"] if lv.get("iterations") is not None), key=lambda lv: lv["elo"])
 
 
+def _effective_margin(level: dict) -> float | None:
+    """A rung's margin as its choice uses it: None where it plays the best move (temperature 0:
+    a margin changes nothing), 1 where it samples with no margin (every mean lies in 0–1)."""
+    if level["temperature"] == 0:
+        return None
+    margin = level.get("margin")
+    return 1.0 if margin is None else float(margin)
+
+
+def _budget_key(level: dict) -> tuple:
+    """A rung's place in budget order: more iterations, or as many at a lower temperature, or
+    as many at the same temperature with a narrower margin, is more search."""
+    margin = _effective_margin(level)
+    return level["iterations"], -level["temperature"], -(1.0 if margin is None else margin)
+
+
+def chain(ladder: dict) -> tuple[list[dict], list[dict]]:
+    """``(kept, left_out)``: the longest run of the ladder's ISMCTS levels that climbs both in
+    budget and in rating (kept, by rating; the first such run where several are as long), and
+    the levels outside it, each rated at or below a level of smaller budget (near-equal levels
+    the games could not tell apart, or a budget that plays no better). :func:`budget_for`
+    interpolates along the kept ones."""
+    levels = sorted(rungs(ladder), key=lambda lv: (_budget_key(lv), lv["elo"]))
+    best: list[list[int]] = []
+    for i, lv in enumerate(levels):
+        before = [best[j] for j in range(i) if levels[j]["elo"] < lv["elo"] and _budget_key(levels[j]) < _budget_key(lv)]
+        best.append(max(before, key=len, default=[]) + [i])
+    run = max(best, key=len, default=[])
+    return [levels[i] for i in run], [lv for i, lv in enumerate(levels) if i not in run]
+
+
 def budgets_ordered(ladder: dict) -> bool:
-    """Whether the ladder's ISMCTS levels, by rating, climb in budget: more iterations, or as
-    many at a lower temperature. Only then does a rating name a budget (:func:`budget_for`)."""
-    levels = rungs(ladder)
-    return all((a["iterations"], -a["temperature"]) < (b["iterations"], -b["temperature"])
-               for a, b in zip(levels, levels[1:]))
+    """Whether the ladder's results rank its ISMCTS levels by budget well enough for a rating
+    to name a budget (:func:`budget_for`): all of them, or all but at most a third, climb in
+    budget and rating together (:func:`chain`). More left out means the games could not tell
+    the budgets apart (Leduc, whose hands the cards decide)."""
+    kept, left_out = chain(ladder)
+    return bool(kept) and 3 * len(left_out) <= len(kept) + len(left_out)
 
 
 def budget_for(ladder: dict, elo: float) -> dict:
-    """The ISMCTS budget and temperature that reach rating `elo` on `ladder`:
-    ``{"iterations", "temperature", "elo", "between": [level, level]}``. Between the two
-    measured ISMCTS levels that bracket `elo` (by rating), the budget is interpolated
-    geometrically and the temperature linearly in the rating; at a level's own rating, exactly
-    that level. LadderError when `elo` lies outside the measured ISMCTS levels, or when the
-    ladder does not rank them by budget (:func:`budgets_ordered`)."""
+    """The ISMCTS budget, temperature and margin that reach rating `elo` on `ladder`:
+    ``{"iterations", "temperature", "margin", "elo", "between": [level, level]}``. Between the
+    two measured ISMCTS levels that bracket `elo` (by rating), the budget is interpolated
+    geometrically and the temperature and margin linearly in the rating (a level that samples
+    without a margin counts as margin 1, which keeps every move; a level that plays the best
+    move takes its neighbour's margin, since it uses none); at a level's own rating, exactly
+    that level. Only the levels that climb in budget and rating together take part
+    (:func:`chain`). LadderError when `elo` lies outside them, or when the ladder does not rank
+    its levels by budget (:func:`budgets_ordered`)."""
     if isinstance(elo, bool) or not isinstance(elo, (int, float)) or not math.isfinite(elo):
         raise LadderError(f"elo must be a finite number, got {elo!r}")
-    levels = rungs(ladder)
+    levels = chain(ladder)[0]
     if len(levels) < 1:
         raise LadderError(f"the ladder of {ladder['game']} has no ISMCTS level to set a budget from")
     if not budgets_ordered(ladder):
         raise LadderError(f"the ladder of {ladder['game']} with {ladder['players']} players does not rank its ISMCTS "
                           "levels by budget (its games could not tell them apart: "
-                          + ", ".join(f"{lv['level']} {lv['elo']:.0f}" for lv in levels)
+                          + ", ".join(f"{lv['level']} {lv['elo']:.0f}" for lv in rungs(ladder))
                           + "), so no budget is known to reach a chosen rating; use a preset or a bot spec")
     lo, hi = levels[0], levels[-1]
     if not lo["elo"] - 1e-9 <= elo <= hi["elo"] + 1e-9:
@@ -230,7 +300,13 @@ def budget_for(ladder: dict, elo: float) -> dict:
         f = min(1.0, max(0.0, (elo - a["elo"]) / (b["elo"] - a["elo"])))
     iterations = round(math.exp((1 - f) * math.log(a["iterations"]) + f * math.log(b["iterations"])))
     temperature = (1 - f) * a["temperature"] + f * b["temperature"]
-    return {"iterations": max(1, int(iterations)), "temperature": round(temperature, 6), "elo": float(elo),
+    ma, mb = _effective_margin(a), _effective_margin(b)
+    ma, mb = (mb if ma is None else ma), (ma if mb is None else mb)
+    margin = None if ma is None or mb is None else (1 - f) * ma + f * mb
+    if margin is not None and (margin >= 1.0 - 1e-9 or temperature == 0):
+        margin = None                           # no filter: every mean lies within 1 of the best
+    return {"iterations": max(1, int(iterations)), "temperature": round(temperature, 6),
+            "margin": None if margin is None else round(margin, 6), "elo": float(elo),
             "between": [a["level"], b["level"]]}
 
 
@@ -239,15 +315,17 @@ def budget_for(ladder: dict, elo: float) -> dict:
 class EloBot(ISMCTSBot):
     """ISMCTS at a target rating: ``make_bot("ismcts", elo=1400)``. At its first search (or at
     once with ``game=``) it reads the ladder of the game it plays (:func:`load_ladder`; `ladder`:
-    a ladder file of one's own) and sets its iteration budget (``default_limit``) and
-    ``temperature`` from :func:`budget_for`; ``level`` then says what it chose. A budget given
-    to ``choose`` explicitly replaces the calibrated one (and the rating then no longer holds).
-    Other options as ``ismcts``; ``temperature`` is the ladder's to set."""
+    a ladder file of one's own) and sets its iteration budget (``default_limit``),
+    ``temperature`` and ``margin`` from :func:`budget_for`; ``level`` then says what it chose. A
+    budget given to ``choose`` explicitly replaces the calibrated one (and the rating then no
+    longer holds). Other options as ``ismcts``; ``temperature`` and ``margin`` are the ladder's
+    to set."""
     name = "ismcts"
 
     def __init__(self, seed=0, elo=None, ladder=None, game=None, **options):
-        if "temperature" in options:
-            raise ValueError("elo sets the temperature from the ladder: give elo or temperature, not both")
+        for key in ("temperature", "margin"):
+            if key in options:
+                raise ValueError(f"elo sets the {key} from the ladder: give elo or {key}, not both")
         if isinstance(elo, bool) or not isinstance(elo, (int, float)) or not math.isfinite(elo):
             raise ValueError(f"elo must be a finite number, got {elo!r}")
         super().__init__(seed, **options)
@@ -267,6 +345,7 @@ class EloBot(ISMCTSBot):
             ladder = load_ladder(game.name, game.num_players, _game_options(game), self.ladder)
             self.level = budget_for(ladder, self.elo)
             self.temperature = self.level["temperature"]
+            self.margin = self.level["margin"]
             self.default_limit = Limit(iterations=self.level["iterations"])
             self._for = key
         assert self.level is not None
@@ -376,12 +455,12 @@ def neighbours(levels: list[dict], head_to_head: list[dict]) -> list[dict]:
     return out
 
 
-def calibrate(game: str = "metro", players: int = 2, options: dict | None = None, levels=DEFAULT_LEVELS,
+def calibrate(game: str = "metro", players: int = 2, options: dict | None = None, levels=None,
               deals: int = DEFAULT_DEALS, seed: int = DEFAULT_SEED, jobs: int = 1, db=None,
               positions: int = DEFAULT_POSITIONS, bootstrap: int = 1000, progress=None, command: str | None = None) -> dict:
     """Measure a ladder (see the module docstring) and return it, JSON-ready.
 
-    `levels`: bot specs weakest first (default :data:`DEFAULT_LEVELS`; the first is the anchor,
+    `levels`: bot specs weakest first (default :func:`default_levels`; the first is the anchor,
     at 0: random unless you list another first); `deals`: duplicate deals per pairing; `db`: the
     tournament's SQLite file (resumable: an interrupted calibration goes on where it stopped);
     `positions`: positions for the agreement table; `jobs`, `progress`: as for tournaments."""
@@ -390,7 +469,7 @@ def calibrate(game: str = "metro", players: int = 2, options: dict | None = None
     options = dict(options or {})
     if players < 2:
         raise LadderError(f"an Elo ladder needs two or more players; {game} with {players} has no opponent to rate against")
-    levels = list(levels)
+    levels = list(default_levels(game) if levels is None else levels)
     if len(levels) < 2:
         raise LadderError(f"a ladder needs at least two levels, got {len(levels)}")
     try:
@@ -414,7 +493,8 @@ def calibrate(game: str = "metro", players: int = 2, options: dict | None = None
         rows.append({"level": spec.display, "spec": str(spec), "elo": shift(r["rating"]), "low": shift(r["low"]),
                      "high": shift(r["high"]), "interval": r["interval"],
                      "iterations": None if params is None else params["iterations"],
-                     "temperature": None if params is None else params["temperature"]})
+                     "temperature": None if params is None else params["temperature"],
+                     "margin": None if params is None else params["margin"]})
     h2h = _head_to_head(result.games, labels)
     picked = sorted({result.games[k * len(result.games) // positions]["id"] for k in range(positions)}) \
         if positions else []
@@ -459,9 +539,9 @@ def format_ladder(ladder: dict) -> str:
         return "–" if v is None else fmt.format(v)
     agree = {a["level"]: a for a in ladder.get("agreement", [])}
     lines = [f"{ladder['game']}, {ladder['players']} players ({ladder['anchor']}; {ladder.get('games', '?')} games)", "",
-             "| level | Elo | 95% interval | iterations | temperature | plays the strongest level's move | "
+             "| level | Elo | 95% interval | iterations | temperature | margin | plays the strongest level's move | "
              f"mean loss | blunders (loss ≥ {BLUNDER:g}) |",
-             "|---|---:|---|---:|---:|---|---:|---:|"]
+             "|---|---:|---|---:|---:|---:|---|---:|---:|"]
     for lv in sorted(ladder["levels"], key=lambda lv: lv["elo"]):
         kind = lv.get("interval")
         interval = ("anchor" if kind == "anchor" else f"{num(lv['low'])} … {num(lv['high'])}"
@@ -471,7 +551,13 @@ def format_ladder(ladder: dict) -> str:
         loss = "–" if a is None else num(a.get("loss"), "{:.3f}")
         blunders = "–" if a is None else num(a.get("blunders"), "{:.0%}")
         lines.append(f"| {lv['level']} | {num(lv['elo'])} | {interval} | {num(lv.get('iterations'), '{:d}')} | "
-                     f"{num(lv.get('temperature'), '{:g}')} | {agreed} | {loss} | {blunders} |")
+                     f"{num(lv.get('temperature'), '{:g}')} | {num(lv.get('margin'), '{:g}')} | {agreed} | {loss} | {blunders} |")
+    kept, left_out = chain(ladder)
+    if not budgets_ordered(ladder):
+        lines += ["", "`ismcts:elo=` refuses this ladder: its results do not rank its ISMCTS levels by budget."]
+    elif left_out:
+        lines += ["", "Left out of `ismcts:elo=` (rated at or below a level of smaller budget): "
+                  + ", ".join(f"{lv['level']} ({lv['elo']:.0f})" for lv in left_out) + "."]
     lines += ["", "| neighbours | gap | intervals apart | direct score of the upper (95%) |", "|---|---:|---|---|"]
     for nb in ladder.get("neighbours", []):
         score = "did not meet" if nb["score"] is None else \

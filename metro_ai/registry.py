@@ -82,10 +82,15 @@ BOTS = {
 }
 
 # Difficulty presets for people embedding opponents: an ISMCTS budget in iterations (so strength
-# does not depend on the machine) and a choice temperature (visits^(1/T); 0 = always the best).
+# does not depend on the machine), a choice temperature (visits^(1/T); 0 = always the best) and,
+# for the weak ones, a margin: they sample only among the moves the search found within 0.03 of
+# its best (by mean value), so they play worse moves, not blunders (issue #17; README, "Difficulty
+# in Elo").
 PRESETS: dict[str, tuple[dict[str, Any], Limit, str]] = {
-    "easy": (dict(temperature=1.0), Limit(iterations=50), "ismcts, 50 iterations, temperature 1"),
-    "medium": (dict(temperature=0.3), Limit(iterations=500), "ismcts, 500 iterations, temperature 0.3"),
+    "easy": (dict(temperature=1.0, margin=0.03), Limit(iterations=150),
+             "ismcts, 150 iterations, temperature 1 among the moves within 0.03 of the best"),
+    "medium": (dict(temperature=0.3, margin=0.03), Limit(iterations=500),
+               "ismcts, 500 iterations, temperature 0.3 among the moves within 0.03 of the best"),
     "hard": (dict(), Limit(iterations=5_000), "ismcts, 5,000 iterations, best action"),
     "max": (dict(workers=2), Limit(iterations=50_000), "ismcts, 50,000 iterations on 2 threads, best action"),
 }

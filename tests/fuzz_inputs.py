@@ -122,7 +122,9 @@ def fuzz_cards(data):
     doc = json.loads(CARDS_PATH.read_text(encoding="utf-8"))
     where = [p for p in paths(doc) if p]
     strings = sorted({v for p in where for v in [get(doc, p)] if isinstance(v, str)} | {"", "x"})
-    for _ in range(data.draw(st.integers(1, 3))):
+    # 0 mutations: the file as shipped, so the accepting path is always among the inputs (most
+    # mutations are refused; which few are accepted depends on the generator's stream).
+    for _ in range(data.draw(st.integers(0, 3))):
         path = data.draw(st.sampled_from(where))
         put(doc, path, data.draw(_replacements(get(doc, path), strings)))
         where = [p for p in paths(doc) if p]

@@ -118,9 +118,31 @@ def test_temperature_samples_by_visits_reproducibly():
     assert picks == again
 
 
+def test_a_margin_keeps_the_choice_among_near_best_moves():
+    """With a margin, a sampled move's mean value is within the margin of the most visited
+    move's; without one, sampling at a high temperature strays further (so the check can fail)."""
+    state = midgame(2)
+    limit = metro_ai.Limit(iterations=300)
+
+    def shortfalls(**options):
+        out = []
+        for s in range(20):
+            r = metro_ai.make_bot("ismcts", seed=s, temperature=5.0, **options).analyse(state, limit)
+            top = max(r.actions, key=lambda a: (a.visits, a.mean))
+            out.append(top.mean - next(a.mean for a in r.actions if a.action == r.chosen))
+        return out
+    assert max(shortfalls(margin=0.02)) <= 0.02 + 1e-12
+    assert max(shortfalls()) > 0.02
+    again = [metro_ai.make_bot("ismcts", seed=s, temperature=5.0, margin=0.02).choose(state, limit) for s in range(5)]
+    assert again == [metro_ai.make_bot("ismcts", seed=s, temperature=5.0, margin=0.02).choose(state, limit)
+                     for s in range(5)]
+    easy = metro_ai.make_bot("easy")
+    assert easy.margin == 0.03 and metro_ai.make_bot("hard").margin is None
+
+
 def test_options_and_errors():
     for bad in [dict(c=-1), dict(final="mean"), dict(workers=0), dict(backend="gpu"), dict(rollout="smart"),
-                dict(temperature=-0.5)]:
+                dict(temperature=-0.5), dict(margin=-0.1), dict(margin=1.5), dict(margin="0.1")]:
         with pytest.raises(ValueError):
             metro_ai.make_bot("ismcts", **bad)
     with pytest.raises(ValueError, match="unknown option 'colour' for bot 'ismcts'; options are backend, c, "):

@@ -62,9 +62,23 @@ def test_a_ladder_that_does_not_rank_its_levels_by_budget_names_no_budget():
         lad.budget_for(muddled, 300)
 
 
+def test_a_level_rated_below_a_smaller_budget_is_left_out_of_the_interpolation():
+    # 400 it at T 0.1 rated below 100 it at T 0.5: near-equal levels the games could not tell apart
+    swapped = _ladder(rungs=((100, 0.5, 200.0), (400, 0.1, 190.0), (1600, 0.0, 700.0), (6400, 0.0, 900.0)))
+    kept, left_out = lad.chain(swapped)
+    assert [lv["iterations"] for lv in kept] == [100, 1600, 6400] and [lv["iterations"] for lv in left_out] == [400]
+    assert lad.budgets_ordered(swapped)                # one of four left out: still a dial
+    assert lad.budget_for(swapped, 450)["between"] == ["ismcts:iterations=100", "ismcts:iterations=1600"]
+    assert "Left out of `ismcts:elo=`" in lad.format_ladder({**swapped, "neighbours": []}) \
+        and "ismcts:iterations=400 (190)" in lad.format_ladder({**swapped, "neighbours": []})
+    flat = _ladder(rungs=((100, 0.5, 200.0), (400, 0.1, 190.0), (1600, 0.0, 180.0), (6400, 0.0, 210.0)))
+    assert not lad.budgets_ordered(flat)               # half left out: the budgets are not told apart
+    assert "refuses this ladder" in lad.format_ladder({**flat, "neighbours": []})
+
+
 def test_budget_at_a_level_is_that_level_and_between_levels_is_interpolated():
     ladder = _ladder()
-    assert lad.budget_for(ladder, 400) == {"iterations": 400, "temperature": 0.1, "elo": 400.0,
+    assert lad.budget_for(ladder, 400) == {"iterations": 400, "temperature": 0.1, "margin": None, "elo": 400.0,
                                            "between": ["ismcts:iterations=100", "ismcts:iterations=400"]}
     mid = lad.budget_for(ladder, 300)                  # halfway between 100 it (T 0.5) and 400 it (T 0.1)
     assert mid["iterations"] == 200 and math.isclose(mid["temperature"], 0.3)
@@ -86,10 +100,46 @@ def test_a_rating_must_be_a_finite_number(elo):
         lad.budget_for(_ladder(), elo)
 
 
+def test_margins_are_interpolated_and_a_best_move_level_takes_its_neighbours():
+    ladder = _ladder()
+    ladder["levels"][2]["margin"] = 0.2                 # 100 it, T 0.5, margin 0.2
+    ladder["levels"][3]["margin"] = 0.1                 # 400 it, T 0.1, margin 0.1
+    assert math.isclose(lad.budget_for(ladder, 300)["margin"], 0.15)
+    assert math.isclose(lad.budget_for(ladder, 550)["margin"], 0.1)   # toward 1,600 it at T 0: no margin of its own
+    assert lad.budget_for(ladder, 700)["margin"] is None               # at T 0 a margin changes nothing
+    del ladder["levels"][3]["margin"]                  # sampling with no margin counts as margin 1 (keeps every move)
+    assert math.isclose(lad.budget_for(ladder, 250)["margin"], 0.2 + 0.25 * 0.8)
+    assert lad.budget_for(ladder, 400)["margin"] is None
+    same = _ladder(rungs=((100, 0.5, 200.0), (100, 0.5, 300.0)))
+    same["levels"][3]["margin"] = 0.05                 # the same budget and temperature, a narrower margin: ordered
+    assert lad.budgets_ordered(same)
+    same["levels"][2]["margin"], same["levels"][3]["margin"] = 0.05, 0.5
+    assert not lad.budgets_ordered(same)
+
+
+def test_an_elo_bot_takes_the_ladders_margin_and_refuses_one_of_its_own(tmp_path):
+    ladder = _ladder()
+    for lv in ladder["levels"][2:4]:
+        lv["margin"] = 0.05
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(ladder))
+    game = metro_ai.load_game("metro", players=2)
+    bot = metro_ai.make_bot("ismcts", elo=300, ladder=str(path), game=game)
+    assert math.isclose(bot.margin, 0.05) and bot.level["margin"] == 0.05
+    with pytest.raises(ValueError, match="give elo or margin, not both"):
+        metro_ai.make_bot("ismcts", elo=300, margin=0.1)
+    ladder["levels"][2]["margin"] = 2
+    path.write_text(json.dumps(ladder))
+    with pytest.raises(lad.LadderError, match=r"levels\[2\]\.margin must be a number in \[0, 1\]"):
+        metro_ai.make_bot("ismcts", elo=300, ladder=str(path), game=game)
+
+
 def test_level_parameters_read_presets_and_plain_ismcts_only():
-    assert lad.level_parameters("easy") == {"iterations": 50, "temperature": 1.0}
-    assert lad.level_parameters("hard") == {"iterations": 5000, "temperature": 0.0}
-    assert lad.level_parameters("ismcts:iterations=150,temperature=0.5") == {"iterations": 150, "temperature": 0.5}
+    assert lad.level_parameters("easy") == {"iterations": 150, "temperature": 1.0, "margin": 0.03}
+    assert lad.level_parameters("hard") == {"iterations": 5000, "temperature": 0.0, "margin": None}
+    assert lad.level_parameters("ismcts:iterations=150,temperature=0.5") == {"iterations": 150, "temperature": 0.5,
+                                                                             "margin": None}
+    assert lad.level_parameters("ismcts:iterations=50,temperature=1,margin=0.03")["margin"] == 0.03
     for other in ("max", "greedy", "random", "pimc:iterations=100", "ismcts:c=1.0,iterations=100", "ismcts:time=0.1"):
         assert lad.level_parameters(other) is None, other
 
@@ -283,7 +333,7 @@ def test_a_shipped_ladder_is_whole_and_consistent(path):
                                                          TournamentConfig.from_dict(ladder["tournament"]).bots]
     assert lad.neighbours(ladder["levels"], ladder["head_to_head"]) == ladder["neighbours"]
     assert len(ladder["agreement"]) == len(ladder["levels"]) and ladder["agreement"][0]["positions"] > 0
-    rungs = lad.rungs(ladder)
+    rungs = lad.chain(ladder)[0]
     game = metro_ai.load_game(ladder["game"], players=ladder["players"])
     if not lad.budgets_ordered(ladder):
         with pytest.raises(ValueError, match="does not rank its ISMCTS levels by budget"):
@@ -301,3 +351,13 @@ def test_the_readme_shows_the_shipped_ladders():
         ladder = json.loads(path.read_text())
         table = lad.format_ladder(ladder)
         assert table in readme, f"README's table for {path.name} is not the file's: regenerate it"
+
+
+@pytest.mark.parametrize("path", [p for p in SHIPPED if p.name.startswith("ladder-metro-")], ids=lambda p: p.name)
+def test_metros_weak_levels_blunder_less_than_random_in_the_shipped_ladders(path):
+    """What the README says of the weak levels, as the shipped measurements have it: easy plays
+    the strongest level's move more often than random and blunders less, as medium does."""
+    rows = {a["level"]: a for a in json.loads(path.read_text())["agreement"]}
+    for level in ("easy", "medium"):
+        assert rows[level]["blunders"] < rows["random"]["blunders"] / 1.5, level
+        assert rows[level]["agree"] > rows["random"]["agree"], level

@@ -182,3 +182,41 @@ def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path
         assert img.size[0] >= 1000 and img.size[1] >= 700
         colours = img.convert("RGB").getcolors(maxcolors=1 << 20)
         assert colours is not None and len(colours) > 50      # a drawn page, not a blank one
+
+
+def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
+    """The Elo dial: where a shipped ladder covers the game as set up, a seat may be ISMCTS at a
+    rating within the ladder's range; the bot then plays as ``ismcts:elo=R``. Out of range is
+    an error that starts no game; other options (no ladder) take the choice away."""
+    from metro_ai.ladder import ladder_catalogue
+    ladder = ladder_catalogue()["metro-2p"]["elo"]
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    Select(browser.find_element(By.ID, "game")).select_by_value("metro")
+    players = browser.find_element(By.ID, "opt-players")
+    players.clear()
+    players.send_keys("2")
+    browser.find_element(By.ID, "seed").click()              # leaves the field: its change event
+    seat = Select(browser.find_element(By.ID, "seat-1"))
+    seat.select_by_value("@elo")
+    dial = browser.find_element(By.ID, "seat-1-elo")
+    assert int(dial.get_attribute("min")) >= ladder["min"] and int(dial.get_attribute("max")) <= ladder["max"]
+    rating = round((ladder["min"] + ladder["max"]) / 2)
+    dial.clear()
+    dial.send_keys(str(int(ladder["max"]) + 500))
+    browser.find_element(By.ID, "new-game").click()
+    WebDriverWait(browser, WAIT).until(lambda d: "a rating from" in _errors(d))
+    assert _body(browser, "turn") == "setup"                 # no game was started
+    dial.clear()
+    dial.send_keys(str(rating))
+    Select(browser.find_element(By.ID, "seat-0")).select_by_value("")
+    browser.find_element(By.ID, "new-game").click()
+    _wait_for_turn(browser)
+    _move(browser, random.Random(3))
+    WebDriverWait(browser, WAIT).until(
+        lambda d: f"ismcts:elo={rating}) played" in d.find_element(By.ID, "thinking").text)
+    assert not _errors(browser), _errors(browser)
+    orientation = browser.find_element(By.ID, "opt-orientation")
+    orientation.click()                                      # M9: no ladder for it, so no rating to choose
+    values = [o.get_attribute("value") for o in Select(browser.find_element(By.ID, "seat-1")).options]
+    assert "@elo" not in values and browser.find_elements(By.ID, "seat-1-elo") == []

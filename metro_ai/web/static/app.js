@@ -137,11 +137,49 @@ function botChoices() {
   return out;
 }
 
-function fillBotSelect(select, value, withPerson) {
+function fillBotSelect(select, value, withPerson, ladder) {
   select.replaceChildren();
   if (withPerson) select.append(el("option", { value: "", text: "you" }));
+  if (ladder) select.append(el("option", { value: ELO, text: `ismcts at a rating (Elo ${ladder.elo.min}–${ladder.elo.max})` }));
   for (const [name, label] of botChoices()) select.append(el("option", { value: name, text: label.slice(0, 60) }));
   select.value = value;
+  if (select.value !== value) select.value = withPerson ? "" : select.options[0].value;   // (a rating no ladder offers now)
+}
+
+// ---- the Elo dial: ismcts:elo=R where a shipped ladder covers the game as set up ----
+const ELO = "@elo";
+
+function nonDefaultOptions() {
+  // The options besides players that differ from their defaults, as a ladder records them.
+  const info = HELLO.games[$("game").value];
+  const out = {};
+  for (const [name, value] of Object.entries(chosenOptions())) {
+    if (name !== "players" && JSON.stringify(value) !== JSON.stringify(info.options[name].default)) out[name] = value;
+  }
+  return out;
+}
+
+function sortedJSON(obj) {
+  return JSON.stringify(Object.keys(obj).sort().map((k) => [k, obj[k]]));
+}
+
+function currentLadder() {
+  // The shipped ladder for the chosen game, player count and options, if it names a budget.
+  const game = $("game").value, players = playersChosen(), options = sortedJSON(nonDefaultOptions());
+  for (const ladder of Object.values(HELLO.ladders || {})) {
+    if (ladder.game === game && ladder.players === players && ladder.elo && sortedJSON(ladder.options) === options) {
+      return { ...ladder, elo: { min: Math.ceil(ladder.elo.min), max: Math.floor(ladder.elo.max) } };
+    }
+  }
+  return null;
+}
+
+function eloInput(i, ladder, value) {
+  const mid = Math.min(ladder.elo.max, Math.max(ladder.elo.min, Math.round((ladder.elo.min + ladder.elo.max) / 100) * 50));
+  const input = el("input", { type: "number", id: `seat-${i}-elo`, min: ladder.elo.min, max: ladder.elo.max, step: 50,
+                              value: value !== undefined ? value : mid });
+  input.title = `Elo on the ${ladder.game} ladder for ${ladder.players} players (random = 0), ${ladder.elo.min} to ${ladder.elo.max}`;
+  return input;
 }
 
 function defaultBot() {
@@ -172,10 +210,10 @@ function renderOptions() {
     }
     input.dataset.option = name;
     input.dataset.kind = o.kind;
+    input.addEventListener("change", () => renderSeats());       // a ladder is for one option set
     const label = el("label", { class: o.kind === "bool" ? "check" : "", title: `${o.help} (${o.rule})` },
                      o.kind === "bool" ? input : `${name} `, o.kind === "bool" ? ` ${name}` : input);
     box.append(label, el("div", { class: "help", text: o.help }));
-    if (name === "players") input.addEventListener("change", renderSeats);
   }
   renderSeats();
 }
@@ -201,16 +239,38 @@ function renderSeats(count) {
   const n = typeof count === "number" ? count : playersChosen();
   const box = $("seats");
   const old = [...box.querySelectorAll("select")].map((s) => s.value);
+  const oldElo = [...box.querySelectorAll("select")].map((s) => {
+    const input = $(`${s.id}-elo`);
+    return input ? input.value : undefined;
+  });
+  const ladder = currentLadder();
   box.replaceChildren();
   for (let i = 0; i < n; i++) {
     const select = el("select", { id: `seat-${i}` });
-    fillBotSelect(select, i < old.length ? old[i] : (i === 0 ? "" : defaultBot()), true);
-    box.append(el("label", {}, `P${i} `, select));
+    fillBotSelect(select, i < old.length ? old[i] : (i === 0 ? "" : defaultBot()), true, ladder);
+    const label = el("label", {}, `P${i} `, select);
+    const dial = () => {
+      const input = $(`seat-${i}-elo`);
+      if (select.value === ELO && !input) label.append(" Elo ", eloInput(i, ladder, oldElo[i]));
+      if (select.value !== ELO && input) { input.previousSibling.remove(); input.remove(); }
+    };
+    select.addEventListener("change", dial);
+    box.append(label);
+    dial();
   }
 }
 
 function seatsChosen() {
-  return [...$("seats").querySelectorAll("select")].map((s) => s.value || null);
+  // A seat's bot spec (null: a person); a rating becomes ismcts:elo=R, kept within the ladder.
+  return [...$("seats").querySelectorAll("select")].map((s, i) => {
+    if (s.value !== ELO) return s.value || null;
+    const input = $(`${s.id}-elo`);
+    const r = Math.round(Number(input.value));
+    if (input.value === "" || !Number.isFinite(r) || r < Number(input.min) || r > Number(input.max)) {
+      throw new Error(`P${i}: a rating from ${input.min} to ${input.max} (Elo, random = 0), got ${input.value || "nothing"}`);
+    }
+    return `ismcts:elo=${r}`;
+  });
 }
 
 // ---- playing ----
@@ -226,9 +286,10 @@ async function startGame() {
   const game = $("game").value;
   const options = chosenOptions();
   const seed = Math.trunc(Number($("seed").value) || 0);
+  const seats = seatsChosen();                  // (a bad rating stops here, before the old game is left)
   await leaveGame();
   const summary = await rpc.call("new_game", { game, options, seed });
-  G.seats = seatsChosen();
+  G.seats = seats;
   await enterGame(summary, `new ${game} game, seed ${seed}`);
 }
 
