@@ -337,7 +337,7 @@ class EloBot(ISMCTSBot):
             self.calibrate_for(game)
 
     def calibrate_for(self, game) -> dict:
-        """Read `game`'s ladder and set the budget and temperature for this bot's rating
+        """Read `game`'s ladder and set the budget, temperature and margin for this bot's rating
         (once per game kind); returns ``level``. LadderError if the game has no ladder or the
         rating is out of its range."""
         key = (game.name, game.num_players, json.dumps(_game_options(game), sort_keys=True))

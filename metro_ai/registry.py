@@ -115,7 +115,7 @@ def make_bot(name, seed=0, **options) -> Bot:
     values out of range, raise ValueError (checked against the bot class's ``options``; see
     `metro_ai.engine.options.Option`).
 
-    ``make_bot("ismcts", elo=1400)`` is ISMCTS at that Elo rating: the budget and temperature
+    ``make_bot("ismcts", elo=1400)`` is ISMCTS at that Elo rating: the budget, temperature and margin
     come from the game's calibrated ladder (`metro_ai.ladder`: the package's, or
     ``ladder="file.json"``), read at its first search, or at once with ``game=`` (a loaded game);
     a game without a ladder, or a rating outside it, raises ValueError."""
@@ -128,7 +128,7 @@ def make_bot(name, seed=0, **options) -> Bot:
         return bot
     if "elo" in options or "ladder" in options:
         if name != "ismcts":
-            raise ValueError(f"elo= sets the budget and temperature of ismcts from a calibrated ladder; bot {name!r} "
+            raise ValueError(f"elo= sets the budget, temperature and margin of ismcts from a calibrated ladder; bot {name!r} "
                              "has no ladder (use ismcts:elo=...)")
         if "elo" not in options:
             raise ValueError("ladder= names the ladder file for elo=; give elo too")

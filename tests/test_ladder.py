@@ -177,8 +177,8 @@ def test_ladder_files_that_do_not_fit_the_game_are_refused(tmp_path, ladder_file
     (tmp_path / "text.json").write_text("{not json")
     with pytest.raises(lad.LadderError, match="not readable JSON"):
         lad.load_ladder("metro", 2, path=tmp_path / "text.json")
-    with pytest.raises(lad.LadderError, match="no Elo ladder for metro with 6 players.*metro-ai calibrate"):
-        lad.load_ladder("metro", 6)
+    with pytest.raises(lad.LadderError, match="no Elo ladder for breakthrough with 5 players.*metro-ai calibrate"):
+        lad.load_ladder("breakthrough", 5)
 
 
 # ---- ISMCTS at a rating ----
@@ -221,8 +221,8 @@ def test_elo_errors_are_clear(ladder_file):
         metro_ai.make_bot("ismcts", elo=300, colour="red")
     with pytest.raises(BotSpecError, match="elo sets the budget .* takes no iterations"):
         metro_ai.make_bot(f"ismcts:elo=300,ladder={ladder_file},iterations=50")
-    with pytest.raises(ValueError, match="no Elo ladder for metro with 6 players"):
-        play_match("metro", ["ismcts:elo=300"] + ["random"] * 5, seed=1)
+    with pytest.raises(ValueError, match="no Elo ladder for breakthrough with 5 players"):
+        play_match("breakthrough", ["ismcts:elo=300"] + ["random"] * 4, seed=1)
     with pytest.raises(TournamentError, match="out of range"):
         TournamentConfig("metro", {"players": 2}, [f"ismcts:elo=9000,ladder={ladder_file}", "random"])
 

@@ -14,7 +14,7 @@ reserved keys:
 - ``label=TEXT``: the name shown in tables (default: the spec's canonical text).
 
 ``ismcts:elo=R`` is ISMCTS at Elo rating R on the game's calibrated ladder (:mod:`metro_ai.ladder`),
-which sets its budget and temperature (so it takes no ``iterations``/``time``);
+which sets its budget, temperature and margin (so it takes no ``iterations``/``time``);
 ``ladder=FILE`` names a ladder file of one's own.
 
 Values are read as int, float, ``true``/``false``, ``none``, or else text. A spec without a
