@@ -94,9 +94,9 @@ class SearchBot(Bot):
         Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
                       ("visits", "value")),
         Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
-        Option.number("margin", None, "play only actions whose mean value is within this much of the most "
-                      "visited action's (a weak level's guard against blunders)", low=0, high=1,
-                      none="no filter"),
+        Option.number("margin", None, "with a temperature, sample only among the actions whose mean value is "
+                      "within this much of the most visited action's (a weak level's guard against blunders)",
+                      low=0, high=1, none="no filter"),
         Option.integer("workers", 1, "independent root searches, merged by summing root statistics",
                        low=1, high=MAX_WORKERS),
         Option.choice("backend", "threads", "where workers run: threads (the search releases the GIL) "
@@ -329,8 +329,8 @@ class ISMCTSBot(SearchBot):
     ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``margin`` (None, or with a
     temperature: sample only among the actions whose mean value is within this much of the most
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``
-    independent root searches merged by summing root statistics; ``backend`` "threads" (the core releases the
-    GIL) or "processes" (joblib); ``max_nodes``.
+    independent root searches merged by summing root statistics; ``backend`` "threads" (the
+    core releases the GIL) or "processes" (joblib); ``max_nodes``.
     """
     name = "ismcts"
     preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset
