@@ -259,7 +259,11 @@ def budgets_ordered(ladder: dict) -> bool:
     to name a budget (:func:`budget_for`): all of them, or all but at most a third, climb in
     budget and rating together (:func:`chain`). More left out means the games could not tell
     the budgets apart (Leduc, whose hands the cards decide)."""
-    kept, left_out = chain(ladder)
+    return _ordered(*chain(ladder))
+
+
+def _ordered(kept: list, left_out: list) -> bool:
+    """:func:`budgets_ordered` from the ladder's :func:`chain`."""
     return bool(kept) and 3 * len(left_out) <= len(kept) + len(left_out)
 
 
@@ -275,10 +279,10 @@ def budget_for(ladder: dict, elo: float) -> dict:
     its levels by budget (:func:`budgets_ordered`)."""
     if isinstance(elo, bool) or not isinstance(elo, (int, float)) or not math.isfinite(elo):
         raise LadderError(f"elo must be a finite number, got {elo!r}")
-    levels = chain(ladder)[0]
+    levels, left_out = chain(ladder)
     if len(levels) < 1:
         raise LadderError(f"the ladder of {ladder['game']} has no ISMCTS level to set a budget from")
-    if not budgets_ordered(ladder):
+    if not _ordered(levels, left_out):
         raise LadderError(f"the ladder of {ladder['game']} with {ladder['players']} players does not rank its ISMCTS "
                           "levels by budget (its games could not tell them apart: "
                           + ", ".join(f"{lv['level']} {lv['elo']:.0f}" for lv in rungs(ladder))
@@ -553,7 +557,7 @@ def format_ladder(ladder: dict) -> str:
         lines.append(f"| {lv['level']} | {num(lv['elo'])} | {interval} | {num(lv.get('iterations'), '{:d}')} | "
                      f"{num(lv.get('temperature'), '{:g}')} | {num(lv.get('margin'), '{:g}')} | {agreed} | {loss} | {blunders} |")
     kept, left_out = chain(ladder)
-    if not budgets_ordered(ladder):
+    if not _ordered(kept, left_out):
         lines += ["", "`ismcts:elo=` refuses this ladder: its results do not rank its ISMCTS levels by budget."]
     elif left_out:
         lines += ["", "Left out of `ismcts:elo=` (rated at or below a level of smaller budget): "
