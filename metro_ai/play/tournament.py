@@ -26,6 +26,7 @@ import itertools
 import json
 import os
 import sqlite3
+import stat
 import sys
 import time
 from dataclasses import dataclass, field
@@ -195,12 +196,20 @@ class TournamentDB:
     creation time) and table ``games``, one row per scheduled game, written up front with status
     ``pending`` and updated to ``done`` (scores, returns, seconds, full match record) or
     ``failed`` (error) in its own transaction as each game finishes. A game is stored once: the
-    update only applies to a row that is not done. ``path=None`` keeps it in memory."""
+    update only applies to a row that is not done. ``path=None`` keeps it in memory.
 
-    def __init__(self, path=None):
+    ``readonly=True`` opens an existing file for reading only, creating and writing nothing (no
+    schema, no journal mode, no ``-shm`` file where the folder cannot take one), so that a
+    tournament on read-only media or someone else's file can be reported."""
+
+    def __init__(self, path=None, readonly=False):
         self.path = None if path is None or str(path) == ":memory:" else Path(path)
+        self.readonly = readonly and self.path is not None
         if self.path is not None:
             _check_folder(self.path)
+        if self.readonly:
+            self.conn = _connect_readonly(self.path)
+            return
         try:
             self.conn = sqlite3.connect(":memory:" if self.path is None else str(self.path), timeout=60)
         except sqlite3.Error as exc:
@@ -304,6 +313,30 @@ class TournamentDB:
         return None if row is None else json.loads(row[0])
 
 
+def _connect_readonly(path):
+    """A read-only SQLite connection to the file at `path`. A file in WAL mode needs a ``-shm``
+    file beside it even to be read; where the folder cannot take one (read-only media, a folder
+    of someone else's), the file is opened as immutable: no other process may be writing it then,
+    since nothing can be written there at all."""
+    from urllib.parse import quote
+    uri = "file:" + quote(str(Path(path).resolve()))
+    last = None
+    for extra in ("?mode=ro", "?mode=ro&immutable=1"):
+        conn = None
+        try:
+            conn = sqlite3.connect(uri + extra, uri=True, timeout=60)
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.DatabaseError as exc:
+            last = exc
+            if conn is not None:
+                conn.close()
+            if not isinstance(exc, sqlite3.OperationalError):
+                break                               # not an SQLite file: immutable would not help
+    raise TournamentError(f"{str(path)!r} is not a metro-ai tournament file, or cannot be read "
+                          f"(SQLite says: {last})")
+
+
 def _check_folder(path):
     """TournamentError unless the folder that holds (or will hold) `path` exists."""
     folder = Path(path).parent
@@ -329,10 +362,7 @@ class RunLock:
 
     def acquire(self):
         while True:
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                raise TournamentError(f"cannot lock the tournament file {str(self.db)!r}: {exc}") from None
+            fd = self._open()
             if not _try_lock(fd):
                 holder = _read_pid(fd)
                 os.close(fd)
@@ -351,6 +381,26 @@ class RunLock:
         os.fsync(fd)
         self.fd = fd
         return self
+
+    def _open(self):
+        """The lock file, opened for writing: never through a symbolic link (``O_NOFOLLOW``), and
+        only if it is a regular file of one link (a FIFO cannot block the open: ``O_NONBLOCK``),
+        so that the truncation in :meth:`acquire` can never reach another file."""
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+            raise TournamentError(f"cannot lock the tournament file {str(self.db)!r}: its lock file "
+                                  f"{str(self.path)!r} cannot be opened ({why}); remove it if no run is going on") \
+                from None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            os.close(fd)
+            what = "not a regular file" if not stat.S_ISREG(st.st_mode) else "a file with other names (hard links)"
+            raise TournamentError(f"cannot lock the tournament file {str(self.db)!r}: its lock file "
+                                  f"{str(self.path)!r} is {what}; remove it if no run is going on")
+        return fd
 
     def release(self):
         if self.fd is None:
@@ -490,7 +540,7 @@ class Tournament:
             return _Borrowed(self._memory)
         if not self.path.exists():
             raise TournamentError(f"no tournament file {str(self.path)!r}")
-        store = TournamentDB(self.path)
+        store = TournamentDB(self.path, readonly=True)
         try:
             stored = store.config()
         except sqlite3.DatabaseError as exc:
@@ -530,6 +580,12 @@ class Tournament:
         pending). Ctrl-C (KeyboardInterrupt) stops the run; every game finished before is kept,
         and the exception propagates.
         """
+        if not overwrite and self.path is not None and self.path.exists():
+            finished = self._nothing_to_play(max_games)
+            if finished is not None:                # read only: no lock, nothing written
+                if progress is not None:
+                    progress(len(finished.games), finished.total, finished)
+                return finished
         lock = None
         if self.path is not None:
             _check_folder(self.path)
@@ -568,6 +624,23 @@ class Tournament:
                 store.close()
             if lock is not None:
                 lock.release()
+
+    def _nothing_to_play(self, max_games):
+        """The stored result, read without writing anything, when this run would play no game
+        (all done, or `max_games` 0); None when there is something to play or the file is not
+        this tournament (then :meth:`run` goes on and says why)."""
+        try:
+            with self._read() as store:
+                stored = store.config()
+                if self._config is not None and stored != self._config:
+                    return None
+                counts = store.counts()
+                if max_games != 0 and counts["pending"] + counts["failed"]:
+                    return None
+                self._config = stored
+                return TournamentResult(stored, store.results(), store.failures(), counts["total"], str(self.path))
+        except (TournamentError, sqlite3.DatabaseError):
+            return None
 
     def resume(self, jobs=1, dask=None, progress=None, max_games=None):
         """Continue the tournament: play the games not yet done (failed ones again), never
