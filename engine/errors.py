@@ -14,4 +14,7 @@ class StateFormatError(MetroAIError, ValueError):
 
 
 class DataError(MetroAIError, ValueError):
-    """A game data file (tiles, stations, charts, card set) that is malformed."""
+    """A game data file (tiles, stations, charts, card set) that is malformed or cannot be read.
+
+    Files are read by ``metro_ai.engine.datafile``; the message names the file as given, the line
+    and the column or field, and never quotes the file's contents."""

@@ -41,6 +41,7 @@ from typing import Any
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.mcts import ISMCTSBot
 from metro_ai.bots.seeding import derive
+from metro_ai.engine.datafile import read_json, with_path
 from metro_ai.engine.errors import MetroAIError
 
 LADDER_FORMAT = "metro-ai-ladder"
@@ -124,46 +125,55 @@ def ladder_path(game: str, players: int) -> Path:
     return DATA / f"ladder-{game}-{players}p.json"
 
 
-def _fail(source, what):
-    raise LadderError(f"ladder {source}: {what}")
+def _fail(source, what, at=()):
+    """A LadderError about `source`, carrying the JSON path of the value at fault (for the line)."""
+    raise with_path(LadderError(what if source is None else f"ladder {source}: {what}"), at)
 
 
-def check_ladder(obj: Any, source: str = "file") -> dict:
-    """`obj` if it is a well-formed ladder; LadderError naming the field otherwise."""
+def _kind_of(v) -> str:
+    """What a value is, without quoting it (errors about a file never quote it)."""
+    return {bool: "true or false", type(None): "null", int: "an integer", float: "a number", str: "text",
+            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+
+
+def check_ladder(obj: Any, source: str | None = "file") -> dict:
+    """`obj` if it is a well-formed ladder; LadderError naming the field (and carrying its JSON path,
+    ``at``) otherwise, never quoting a value. `source` names the ladder (None: the message starts
+    with the field)."""
     if not isinstance(obj, dict):
         _fail(source, f"expected a JSON object, got {type(obj).__name__}")
     if obj.get("format") != LADDER_FORMAT:
-        _fail(source, f"format must be {LADDER_FORMAT!r}, got {obj.get('format')!r}")
+        _fail(source, f"format must be {LADDER_FORMAT!r}", ("format",))
     if obj.get("version") != LADDER_VERSION:
-        _fail(source, f"version must be {LADDER_VERSION}, got {obj.get('version')!r}")
+        _fail(source, f"version must be {LADDER_VERSION}", ("version",))
     for key, kind in (("game", str), ("players", int), ("options", dict), ("levels", list)):
         if not isinstance(obj.get(key), kind) or isinstance(obj.get(key), bool):
-            _fail(source, f"field {key!r} must be a {kind.__name__}, got {obj.get(key)!r}")
+            _fail(source, f"field {key!r} must be a {kind.__name__}, got {_kind_of(obj.get(key))}", (key,))
     if len(obj["levels"]) < 2:
-        _fail(source, "a ladder needs at least two levels")
+        _fail(source, "a ladder needs at least two levels", ("levels",))
     for i, level in enumerate(obj["levels"]):
         where = f"levels[{i}]"
         if not isinstance(level, dict):
-            _fail(source, f"{where} must be an object")
+            _fail(source, f"{where} must be an object", ("levels", i))
         for key in ("level", "spec"):
             if not isinstance(level.get(key), str) or not level[key]:
-                _fail(source, f"{where}.{key} must be non-empty text, got {level.get(key)!r}")
+                _fail(source, f"{where}.{key} must be non-empty text", ("levels", i, key))
         for key in ("elo", "low", "high"):
             v = level.get(key)
             if key == "elo" and v is None:
-                _fail(source, f"{where}.elo is missing")
+                _fail(source, f"{where}.elo is missing", ("levels", i))
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
-                _fail(source, f"{where}.{key} must be a finite number or null, got {v!r}")
+                _fail(source, f"{where}.{key} must be a finite number or null", ("levels", i, key))
         if level.get("iterations") is not None:
             it, temp = level.get("iterations"), level.get("temperature")
             if isinstance(it, bool) or not isinstance(it, int) or it < 1:
-                _fail(source, f"{where}.iterations must be a positive int or null, got {it!r}")
+                _fail(source, f"{where}.iterations must be a positive int or null", ("levels", i, "iterations"))
             if isinstance(temp, bool) or not isinstance(temp, (int, float)) or temp < 0:
-                _fail(source, f"{where}.temperature must be a number >= 0, got {temp!r}")
+                _fail(source, f"{where}.temperature must be a number >= 0", ("levels", i, "temperature"))
             margin = level.get("margin")
             if margin is not None and (isinstance(margin, bool) or not isinstance(margin, (int, float))
                                        or not 0 <= margin <= 1):
-                _fail(source, f"{where}.margin must be a number in [0, 1] or null, got {margin!r}")
+                _fail(source, f"{where}.margin must be a number in [0, 1] or null", ("levels", i, "margin"))
     return obj
 
 
@@ -173,23 +183,22 @@ def load_ladder(game: str, players: int, options: dict | None = None, path=None)
     must be those asked for (`options`: the game's options besides ``players`` that differ from
     their defaults, compared with the ladder's; None: not compared). LadderError says what is missing or wrong."""
     source = Path(path) if path is not None else ladder_path(game, players)
-    if not source.is_file():
-        if path is not None:
-            raise LadderError(f"ladder file {str(source)!r} does not exist")
+    if path is None and not source.is_file():
         have = sorted(p.name[len("ladder-"):-len(".json")] for p in DATA.glob("ladder-*.json"))
         raise LadderError(f"no Elo ladder for {game} with {players} players (ladders: {', '.join(have) or 'none'}); "
                           f"make one with: metro-ai calibrate --game {game} --players {players} --out FILE, "
                           "then pass ladder=FILE")
+    f = read_json(source, what="ladder", error=LadderError)
+    obj = f.data
     try:
-        obj = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LadderError(f"ladder {str(source)!r} is not readable JSON: {exc}") from None
-    check_ladder(obj, repr(str(source)))
-    if obj["game"] != game or obj["players"] != players:
-        raise LadderError(f"ladder {str(source)!r} is for {obj['game']} with {obj['players']} players, "
-                          f"not {game} with {players}")
+        check_ladder(obj, None)
+    except LadderError as exc:
+        raise f.error(exc) from None
+    if obj["game"] != game or obj["players"] != players:       # the file's values are not quoted
+        raise f.error(("is for another game" if obj["game"] != game else f"is for {obj['players']} players")
+                      + f", not {game} with {players}", ("game",))
     if options is not None and options != obj["options"]:
-        raise LadderError(f"ladder {str(source)!r} was measured with options {obj['options']}, not {options}; "
+        raise LadderError(f"{f.where} was measured with other options (its field 'options'), not {options}; "
                           f"make one with: metro-ai calibrate --game {game} --players {players} "
                           + " ".join(f"--option {k}={json.dumps(v)}" for k, v in sorted(options.items()))
                           + " --out FILE")
@@ -209,7 +218,7 @@ def ladder_catalogue() -> dict:
     {level: elo}}}``."""
     out = {}
     for path in sorted(DATA.glob("ladder-*.json")):
-        ladder = check_ladder(json.loads(path.read_text(encoding="utf-8")), repr(path.name))
+        ladder = check_ladder(read_json(path, what="ladder", error=LadderError).data, repr(path.name))
         rated = chain(ladder)[0]
         out[path.name[len("ladder-"):-len(".json")]] = {
             "game": ladder["game"], "players": ladder["players"], "options": ladder["options"],

@@ -23,7 +23,7 @@ def test_numbers_past_what_a_card_may_print_are_refused(tmp_path):
         doc = _doc()
         i = next(i for i, c in enumerate(doc["cards"]) if "cost" in c)
         doc["cards"][i]["cost"] = value
-        with pytest.raises(CardSetError, match=f"field 'cost': value {value} is above {CARD_INT_MAX}"):
+        with pytest.raises(CardSetError, match=f"field 'cost': above {CARD_INT_MAX}"):
             metro_ai.load_game("breakthrough", card_set=_write(tmp_path, doc))
 
 

@@ -167,15 +167,15 @@ def test_a_malformed_ladder_file_names_what_is_wrong(tmp_path, change, message):
 
 
 def test_ladder_files_that_do_not_fit_the_game_are_refused(tmp_path, ladder_file):
-    with pytest.raises(lad.LadderError, match="is for metro with 2 players, not metro with 3"):
+    with pytest.raises(lad.LadderError, match="is for 2 players, not metro with 3"):
         lad.load_ladder("metro", 3, path=ladder_file)
-    with pytest.raises(lad.LadderError, match=r"measured with options \{\}, not \{'companies': True\}.*"
+    with pytest.raises(lad.LadderError, match=r"measured with other options .*, not \{'companies': True\}.*"
                                               r"--option companies=true"):
         lad.load_ladder("metro", 2, {"companies": True}, path=ladder_file)
-    with pytest.raises(lad.LadderError, match="does not exist"):
+    with pytest.raises(lad.LadderError, match="no such file"):
         lad.load_ladder("metro", 2, path=tmp_path / "none.json")
     (tmp_path / "text.json").write_text("{not json")
-    with pytest.raises(lad.LadderError, match="not readable JSON"):
+    with pytest.raises(lad.LadderError, match="not valid JSON"):
         lad.load_ladder("metro", 2, path=tmp_path / "text.json")
     with pytest.raises(lad.LadderError, match="no Elo ladder for breakthrough with 5 players.*metro-ai calibrate"):
         lad.load_ladder("breakthrough", 5)

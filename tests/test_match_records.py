@@ -111,11 +111,11 @@ def test_replay_refuses_corrupt_records():
     rec = metro_ai.play_match(game, ["random", "random"], seed=3)
     bad = json.loads(json.dumps(rec))
     bad["actions"][5]["action"] = 99999
-    with pytest.raises(RecordError, match="action 5: 99999 .* is not legal"):
+    with pytest.raises(RecordError, match="action 5: not legal for player"):
         metro_ai.replay(bad)
     bad = json.loads(json.dumps(rec))
     bad["actions"][2]["player"] = 1 - bad["actions"][2]["player"]
-    with pytest.raises(RecordError, match="action 2 .* recorded for player"):
+    with pytest.raises(RecordError, match="action 2: recorded for another player"):
         metro_ai.replay(bad)
     bad = json.loads(json.dumps(rec))
     bad["scores"] = [0, 0]
@@ -156,5 +156,5 @@ def test_load_state_from_text_and_path(tmp_path):
         metro_ai.load_state("{}")
     with pytest.raises(metro_ai.StateFormatError, match="unknown game"):
         metro_ai.load_state(json.dumps({**json.loads(text), "game": "chess"}))
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(metro_ai.StateFormatError, match="no such file"):
         metro_ai.load_state(str(tmp_path / "missing.json"))

@@ -409,7 +409,7 @@ def test_malformed_city_data_names_the_field(tmp_path, change, field):
 def test_city_data_file_that_is_not_json_or_missing(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(DataError, match="not JSON"):
+    with pytest.raises(DataError, match="not valid JSON"):
         metro_ai.load_game("metro", city="london", city_data=str(bad))
     with pytest.raises(DataError, match="no such file"):
         metro_ai.load_game("metro", city="london", city_data=str(tmp_path / "none.json"))

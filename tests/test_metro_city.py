@@ -218,9 +218,9 @@ def test_malformed_layout_file_is_a_data_error(tmp_path):
     """C13: a layout file with a bad pairing, an odd-odd track, a missing piece or no file is a
     DataError naming the file and the fault."""
     cases = {"pair.csv": ("piece,exits\n" + "".join(f"CT{i},54761032\n" for i in range(1, 8)) + "CT8,55761032\n",
-                          "pair.csv line 9: exits '55761032' is not a pairing"),
+                          "pair.csv': line 9, column 'exits': not a pairing"),
              "parity.csv": ("piece,exits\nCT1,10325476\nCT2,21034567\n", "every track must join an even and an odd"),
-             "short.csv": ("piece,exits\nCT1,54761032\n", "short.csv: pieces"),
+             "short.csv": ("piece,exits\nCT1,54761032\n", "short.csv': pieces"),
              "name.csv": ("piece,exits\nCT9,54761032\n", "not one of CT1..CT8")}
     for name, (text, match) in cases.items():
         f = tmp_path / name

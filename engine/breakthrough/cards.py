@@ -113,7 +113,6 @@ How the shipped set was reconstructed
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -276,9 +275,20 @@ class CardSet:
         return out
 
 
-def _err(i: int | None, name: Any, field: str, msg: str) -> CardSetError:
-    where = "card set" if i is None else f"card {i} ({name!r})"
-    return CardSetError(f"{where}: field {field!r}: {msg}")
+def _err(i: int | None, name: Any, field: str, msg: str, at: tuple | None = None) -> CardSetError:
+    """The error about `field` of card `i` (None: of the document), carrying the JSON path of the
+    value (``at``, default: the field's) so that the loader can give its line. It names the card
+    by its index, never by `name` (the file's text), and quotes no value."""
+    where = "card set" if i is None else f"card {i}"
+    exc = CardSetError(f"{where}: field {field!r}: {msg}")
+    exc.at = at if at is not None else ((field,) if i is None else ("cards", i, field))  # type: ignore[attr-defined]
+    return exc
+
+
+def _kind_of(v: Any) -> str:
+    """What a value is, without quoting it."""
+    return {bool: "true or false", type(None): "null", int: "an integer", float: "a number", str: "text",
+            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
 
 
 #: The largest number a card may print (costs, quantities, values, counts): the engine keeps them
@@ -289,12 +299,12 @@ CARD_INT_MAX = 100
 def _int(d: dict, i: int, name: Any, field: str, minimum: int) -> int:
     v = d[field]
     if isinstance(v, bool) or not isinstance(v, int):
-        raise _err(i, name, field, f"expected an integer, got {v!r}")
+        raise _err(i, name, field, f"expected an integer, got {_kind_of(v)}")
     if v < minimum:
         what = "negative" if minimum == 0 else f"below {minimum}"
-        raise _err(i, name, field, f"{what} value {v}")
+        raise _err(i, name, field, f"{what} value")
     if v > CARD_INT_MAX:
-        raise _err(i, name, field, f"value {v} is above {CARD_INT_MAX}, the most a card may print")
+        raise _err(i, name, field, f"above {CARD_INT_MAX}, the most a card may print")
     return v
 
 
@@ -304,9 +314,9 @@ _FIELD = object()    # _enum: read the value from the field (a given value may i
 def _enum(d: dict, i: int, name: Any, field: str, allowed: tuple[str, ...], v: Any = _FIELD) -> str:
     v = d[field] if v is _FIELD else v
     if not isinstance(v, str):
-        raise _err(i, name, field, f"expected a string, got {v!r}")
+        raise _err(i, name, field, f"expected a string, got {_kind_of(v)}")
     if v not in allowed:
-        raise _err(i, name, field, f"unknown value {v!r} (allowed: {', '.join(allowed)})")
+        raise _err(i, name, field, f"not one of the allowed values ({', '.join(allowed)})")
     return v
 
 
@@ -314,23 +324,23 @@ def _enum_list(d: dict, i: int, name: Any, field: str, allowed: tuple[str, ...],
                nonempty: bool) -> tuple[str, ...]:
     v = d[field]
     if not isinstance(v, list):
-        raise _err(i, name, field, f"expected a list, got {v!r}")
+        raise _err(i, name, field, f"expected a list, got {_kind_of(v)}")
     if nonempty and not v:
         raise _err(i, name, field, "must not be empty")
     out = tuple(_enum(d, i, name, field, allowed, x) for x in v)
     if len(set(out)) != len(out):
-        raise _err(i, name, field, f"repeated value in {v!r}")
+        raise _err(i, name, field, "a value is repeated")
     return out
 
 
 def _quest(d: dict, i: int, name: Any) -> Quest:
     q = d["quest"]
     if not isinstance(q, dict) or set(q) != {"class", "amount"}:
-        raise _err(i, name, "quest", f"expected an object with keys 'class' and 'amount', got {q!r}")
+        raise _err(i, name, "quest", "expected an object with keys 'class' and 'amount'")
     cls = _enum(q, i, name, "quest", QUEST_CLASSES, q["class"])
     amount = q["amount"]
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= CARD_INT_MAX:
-        raise _err(i, name, "quest", f"amount must be an integer from 1 to {CARD_INT_MAX}, got {amount!r}")
+        raise _err(i, name, "quest", f"amount must be an integer from 1 to {CARD_INT_MAX}")
     return Quest(cls, amount)
 
 
@@ -357,7 +367,7 @@ def _protection(d: dict, i: int, name: Any) -> tuple[tuple[str, ...], int | None
 
 def _kind(d: Any, i: int) -> CardKind:
     if not isinstance(d, dict):
-        raise _err(i, None, "(card)", f"expected an object, got {type(d).__name__}")
+        raise _err(i, None, "(card)", f"expected an object, got {type(d).__name__}", ("cards", i))
     name = d.get("name")
     for f in _COMMON:
         if f not in d:
@@ -371,12 +381,12 @@ def _kind(d: Any, i: int) -> CardKind:
     allowed = set(_COMMON) | set(_FIELDS[ctype]) | {"notes"}
     for f in d:
         if f not in allowed:
-            raise _err(i, name, f, f"unknown field for type {ctype!r}")
+            raise _err(i, name, "(card)", f"an unknown field for type {ctype!r}", ("cards", i, f))
     count = _int(d, i, name, "count", 1)
     source = _enum(d, i, name, "source", SOURCES)
     notes = d.get("notes")
     if notes is not None and not isinstance(notes, str):
-        raise _err(i, name, "notes", f"expected a string, got {notes!r}")
+        raise _err(i, name, "notes", f"expected a string, got {_kind_of(notes)}")
     kw: dict[str, Any] = dict(index=i, type=ctype, name=name, count=count, source=source,
                               notes=notes)
     if ctype == "resource":
@@ -395,7 +405,7 @@ def _kind(d: Any, i: int) -> CardKind:
         kw["quest"] = _quest(d, i, name)
         kw["reward_types"], kw["reward_class"] = _reward(d, i, name)
         if not isinstance(d["extra_token"], bool):
-            raise _err(i, name, "extra_token", f"expected true or false, got {d['extra_token']!r}")
+            raise _err(i, name, "extra_token", f"expected true or false, got {_kind_of(d['extra_token'])}")
         kw["extra_token"] = d["extra_token"]
     elif ctype == "threat":
         kw["value"] = _int(d, i, name, "value", 0)
@@ -428,10 +438,10 @@ def parse_card_set(data: Any, *, strict_counts: bool = True) -> CardSet:
             raise _err(None, None, f, "missing top-level field")
     for f in data:
         if f not in required:
-            raise _err(None, None, f, "unknown top-level field")
+            raise _err(None, None, "(document)", "an unknown top-level field", (f,))
     if data["schema_version"] != SCHEMA_VERSION or isinstance(data["schema_version"], bool):
         raise _err(None, None, "schema_version",
-                   f"unsupported version {data['schema_version']!r} (expected {SCHEMA_VERSION})")
+                   f"unsupported version (expected {SCHEMA_VERSION})")
     for f in ("name", "provenance"):
         if not isinstance(data[f], str) or not data[f].strip():
             raise _err(None, None, f, "expected a non-empty string")
@@ -468,19 +478,9 @@ def parse_card_set(data: Any, *, strict_counts: bool = True) -> CardSet:
 
 def load_card_set(path: str | Path | None = None, *, strict_counts: bool = True) -> CardSet:
     """Load and validate a card-set file (default: the shipped reconstructed set)."""
-    p = DEFAULT_PATH if path is None else Path(path)
+    from metro_ai.engine.datafile import read_json     # here: this module also loads on its own
+    f = read_json(DEFAULT_PATH if path is None else Path(path), what="card set", error=CardSetError)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise CardSetError(f"card set {str(p)!r}: cannot read: {e}") from e
-    except UnicodeDecodeError as e:
-        raise CardSetError(f"card set {str(p)!r}: not UTF-8 text (byte {e.start})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CardSetError(f"card set {str(p)!r}: not valid JSON: {e}") from e
-    except RecursionError:
-        raise CardSetError(f"card set {str(p)!r}: not valid JSON here: nested too deeply") from None
-    except ValueError as e:           # e.g. an integer of more than 4,300 digits
-        raise CardSetError(f"card set {str(p)!r}: not valid JSON here: {e}") from None
-    return parse_card_set(data, strict_counts=strict_counts)
+        return parse_card_set(f.data, strict_counts=strict_counts)
+    except CardSetError as exc:
+        raise f.error(str(exc).removeprefix("card set: "), getattr(exc, "at", None)) from None

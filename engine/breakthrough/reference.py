@@ -222,6 +222,7 @@ import itertools
 import json
 from pathlib import Path
 
+from metro_ai.engine.datafile import read_text
 from metro_ai.engine.splitmix import SplitMix64      # the engines' generator, shared by the references
 
 DEFAULT_CARDS = Path(__file__).resolve().parent / "data" / "breakthrough_cards.json"
@@ -252,8 +253,7 @@ SURVIVAL_OPTIONS = ("full_protection_required", "failed_defence_tokens_down",
 # ---------------------------------------------------------------------------------------------
 def read_cards(path=None) -> list[dict]:
     """Read a card file and expand it: a list of dicts, one per physical card, with ``id``."""
-    with open(path or DEFAULT_CARDS, encoding="utf-8") as f:
-        doc = json.load(f)
+    doc = json.loads(read_text(path or DEFAULT_CARDS, what="card set"))   # the library's one reader
     cards = []
     for kind_index, kind in enumerate(doc["cards"]):
         for _ in range(kind["count"]):

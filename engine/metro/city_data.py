@@ -3,15 +3,16 @@ file, ``data/cities.json``, labelled ``"source": "reconstructed"`` (seed 004 giv
 and turn rules but no printed values and no final scoring), or a user's file of the same form
 (option ``city_data``).
 
-`load_city_data` checks every field and raises `DataError` naming the file and the field
-(``paris.landmarks[3].spaces[1]``) and what is wrong; it returns the file with colour names
+`load_city_data` reads the file through `metro_ai.engine.datafile`, checks every field and raises
+`DataError` naming the file, the line and column and the field (``paris.landmarks[3].spaces[1]``)
+and what is wrong, never quoting a value; it returns the file with colour names
 replaced by their indices (0..7, the order of ``colours``).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from metro_ai.engine.datafile import read_json, with_path
 from metro_ai.engine.errors import DataError
 
 CITY_DATA = Path(__file__).resolve().parent / "data" / "cities.json"
@@ -26,23 +27,31 @@ SECTIONS = ("paris", "stockholm", "london", "new_york", "berlin")
 
 def load_city_data(path=None) -> dict:
     """The checked city data from `path` (None: the shipped, reconstructed file)."""
-    p = Path(path) if path is not None else CITY_DATA
-    where = f"city data {str(p)!r}"
-    if not p.is_file():
-        raise DataError(f"{where}: no such file")
+    f = read_json(Path(path) if path is not None else CITY_DATA, what="city data")
     try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{where}: not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{where}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    return check_city_data(raw, where)
+        return check_city_data(f.data, None)
+    except DataError as exc:
+        raise f.error(exc) from None
+
+
+def _path(field: str) -> tuple:
+    """``"paris.landmarks[3].spaces"`` as a JSON path: ``("paris", "landmarks", 3, "spaces")``."""
+    out: list = []
+    for part in filter(None, field.split(".")):
+        name, *indices = part.split("[")
+        if name:
+            out.append(name)
+        out.extend(int(i.rstrip("]")) for i in indices)
+    return tuple(out)
 
 
 def check_city_data(raw, where="city data") -> dict:
-    """`raw` (the parsed file) checked and with colours as indices; DataError naming the field."""
-    def bad(field, msg):
-        raise DataError(f"{where}: field {field!r}: {msg}")
+    """`raw` (the parsed file) checked and with colours as indices; DataError naming the field
+    (and carrying its JSON path, ``at``), never quoting a value. `where` (None: nothing) starts
+    the message."""
+    def bad(field, msg, at=None):
+        prefix = "" if where is None else f"{where}: "
+        raise with_path(DataError(f"{prefix}field {field!r}: {msg}"), _path(field) if at is None else at)
 
     def obj(v, field, keys, optional=("note", "name")):
         if not isinstance(v, dict):
@@ -50,19 +59,19 @@ def check_city_data(raw, where="city data") -> dict:
         missing = [k for k in keys if k not in v]
         extra = [k for k in v if k not in keys and k not in optional]
         if missing:
-            bad(f"{field}.{missing[0]}" if field else missing[0], "missing")
+            bad(f"{field}.{missing[0]}" if field else missing[0], "missing", _path(field))
         if extra:
-            bad(f"{field}.{extra[0]}" if field else extra[0], f"unknown field (expected {', '.join(keys)})")
+            bad(field or "(document)", f"an unknown key (expected {', '.join(keys)})", _path(field) + (extra[0],))
         return v
 
     def integer(v, field, lo, hi):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            bad(field, f"must be an integer in {lo}..{hi}, got {v!r}")
+            bad(field, f"must be an integer in {lo}..{hi}")
         return v
 
     def array(v, field, lo, hi):
         if not isinstance(v, list) or not lo <= len(v) <= hi:
-            bad(field, f"must be a list of {lo}..{hi} entries, got {v!r}")
+            bad(field, f"must be a list of {lo}..{hi} entries")
         return v
 
     obj(raw, "", ("source", "colours") + SECTIONS)
@@ -70,11 +79,11 @@ def check_city_data(raw, where="city data") -> dict:
         bad("source", "must say where the numbers come from (the shipped file: \"reconstructed\")")
     colours = array(raw["colours"], "colours", NUM_COLOURS, NUM_COLOURS)
     if any(not isinstance(c, str) or not c.strip() for c in colours) or len(set(colours)) != NUM_COLOURS:
-        bad("colours", f"must be {NUM_COLOURS} distinct colour names, got {colours!r}")
+        bad("colours", f"must be {NUM_COLOURS} distinct colour names")
 
     def colour(v, field):
         if v not in colours:
-            bad(field, f"unknown colour {v!r} (colours are {', '.join(colours)})")
+            bad(field, "not one of the colours named in 'colours'")
         return colours.index(v)
 
     out = {"source": raw["source"], "colours": list(colours)}

@@ -2,17 +2,17 @@
 
 The files are public facts about the game: the 24 tile kinds and their counts
 (`metro_tiles.csv`), the 32 edge stations (`metro_stations.csv`) and which stations each colour
-owns for 2-6 players (`metro_lines.csv`). Every check that fails raises `DataError` naming the
-file, the line and what is wrong.
+owns for 2-6 players (`metro_lines.csv`). Every file is read by `metro_ai.engine.datafile`; every
+check that fails raises `DataError` naming the file, the line and the column and what is wrong,
+never quoting the file's contents.
 """
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from metro_ai.engine.errors import DataError
+from metro_ai.engine.datafile import read_csv
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 TOTAL_TILES = 60
@@ -44,51 +44,60 @@ class MetroData:
     charts: dict       # players -> tuple of (colour, tuple of station numbers), seat order
 
 
-def _rows(path: Path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read {path}: {exc}") from None
-    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.startswith("#")]
-    if not lines:
-        raise DataError(f"{path.name}: no data rows")
-    reader = csv.DictReader([ln for _, ln in lines])
-    for (lineno, _), row in zip(lines[1:], reader):
-        if None in row or None in row.values():
-            raise DataError(f"{path.name} line {lineno}: wrong number of fields")
-        yield lineno, row
+def _rows(path: Path, what: str = "data file"):
+    """The rows of the CSV file `path` as ``(line, row)``, and the file (for its errors)."""
+    f = read_csv(path, what=what)
+    return f.rows, f
 
 
-def _int(path, lineno, row, field, lo, hi):
+def _int(f, lineno, row, field, lo, hi):
     try:
         value = int(row[field])
     except (KeyError, ValueError):
-        raise DataError(f"{path.name} line {lineno}: field {field!r} must be an integer, got {row.get(field)!r}") from None
+        raise f.error("not an integer", lineno, field) from None
     if not lo <= value <= hi:
-        raise DataError(f"{path.name} line {lineno}: field {field!r} = {value} is outside {lo}..{hi}")
+        raise f.error(f"outside {lo}..{hi}", lineno, field)
     return value
+
+
+def _ints(f, lineno, row, field):
+    try:
+        return tuple(int(x) for x in row[field].split())
+    except (KeyError, ValueError):
+        raise f.error("must be integers separated by spaces", lineno, field) from None
+
+
+def _exits(f, lineno, row, field):
+    """Eight port digits pairing the ports 0-7, every track joining an even and an odd port."""
+    text = (row.get(field) or "").strip()
+    if len(text) != 8 or not text.isdigit() or not text.isascii():
+        raise f.error("must be 8 port digits", lineno, field)
+    exits = tuple(int(c) for c in text)
+    if sorted(exits) != list(range(8)) or any(exits[exits[q]] != q for q in range(8)):
+        raise f.error("not a pairing of ports 0-7", lineno, field)
+    if any((exits[q] - q) % 2 == 0 for q in range(8)):
+        raise f.error("every track must join an even and an odd port", lineno, field)
+    return exits
+
+
+def _columns(f, names):
+    if set(f.columns) != set(names) or len(f.columns) != len(names):
+        raise f.error(f"the columns must be {','.join(names)}", f.header_line)
 
 
 def load_tiles(path: Path) -> tuple:
     tiles = []
-    for lineno, row in _rows(path):
-        exits_text = row.get("exits", "")
-        if len(exits_text) != 8 or not exits_text.isdigit():
-            raise DataError(f"{path.name} line {lineno}: exits {exits_text!r} must be 8 port digits")
-        exits = tuple(int(c) for c in exits_text)
-        for p, q in enumerate(exits):
-            if q > 7 or q == p or exits[q] != p:
-                raise DataError(f"{path.name} line {lineno}: exits {exits_text!r} is not a pairing of ports 0-7")
-            if (p + q) % 2 != 1:
-                raise DataError(f"{path.name} line {lineno}: track {p}-{q} must join an even and an odd port")
-        count = _int(path, lineno, row, "count", 1, TOTAL_TILES)
+    rows, f = _rows(path, "tile file")
+    for lineno, row in rows:
+        exits = _exits(f, lineno, row, "exits")
+        count = _int(f, lineno, row, "count", 1, TOTAL_TILES)
         tiles.append(TileKind(row["kind"], exits, count))
     ids = [t.id for t in tiles]
     if len(set(ids)) != len(ids):
-        raise DataError(f"{path.name}: duplicate tile kinds")
+        raise f.error("duplicate tile kinds")
     total = sum(t.count for t in tiles)
     if total != TOTAL_TILES:
-        raise DataError(f"{path.name}: {total} tiles in all, expected {TOTAL_TILES} (M2)")
+        raise f.error(f"{total} tiles in all, expected {TOTAL_TILES} (M2)")
     return tuple(tiles)
 
 
@@ -99,44 +108,42 @@ def _on_boundary(row: int, col: int, port: int) -> bool:
 
 def load_stations(path: Path) -> tuple:
     stations = {}
-    for lineno, row in _rows(path):
-        number = _int(path, lineno, row, "station", 1, NUM_STATIONS)
-        st = Station(number, *(_int(path, lineno, row, f, 0, 7) for f in ("row", "col", "depart_port", "arrive_port")))
+    rows, f = _rows(path, "station file")
+    for lineno, row in rows:
+        number = _int(f, lineno, row, "station", 1, NUM_STATIONS)
+        st = Station(number, *(_int(f, lineno, row, c, 0, 7) for c in ("row", "col", "depart_port", "arrive_port")))
         if number in stations:
-            raise DataError(f"{path.name} line {lineno}: station {number} listed twice")
+            raise f.error(f"station {number} listed twice", lineno, "station")
         if st.depart_port % 2 != 0 or st.arrive_port % 2 != 1 or st.depart_port // 2 != st.arrive_port // 2:
-            raise DataError(f"{path.name} line {lineno}: station {number} needs an even departure and odd arrival port on one side")
+            raise f.error(f"station {number} needs an even departure and odd arrival port on one side", lineno)
         if not _on_boundary(st.row, st.col, st.depart_port):
-            raise DataError(f"{path.name} line {lineno}: station {number} ports do not face the board edge")
+            raise f.error(f"station {number} ports do not face the board edge", lineno)
         stations[number] = st
     if sorted(stations) != list(range(1, NUM_STATIONS + 1)):
-        raise DataError(f"{path.name}: expected stations 1..{NUM_STATIONS}, got {len(stations)}")
+        raise f.error(f"expected stations 1..{NUM_STATIONS}, got {len(stations)}")
     sides = {(s.row, s.col, s.depart_port // 2) for s in stations.values()}
     if len(sides) != NUM_STATIONS:
-        raise DataError(f"{path.name}: two stations share one square side")
+        raise f.error("two stations share one square side")
     return tuple(stations[n] for n in range(1, NUM_STATIONS + 1))
 
 
 def load_charts(path: Path) -> dict:
     charts: dict = {}
-    for lineno, row in _rows(path):
-        players = _int(path, lineno, row, "players", 2, 6)
-        try:
-            numbers = tuple(int(x) for x in row["stations"].split())
-        except ValueError:
-            raise DataError(f"{path.name} line {lineno}: stations must be integers") from None
-        charts.setdefault(players, []).append((row["colour"], numbers))
+    rows, f = _rows(path, "line chart")
+    for lineno, row in rows:
+        players = _int(f, lineno, row, "players", 2, 6)
+        charts.setdefault(players, []).append((row["colour"], _ints(f, lineno, row, "stations")))
     for players in range(2, 7):
         seats = charts.get(players)
         if seats is None or len(seats) != players:
-            raise DataError(f"{path.name}: need {players} colours for {players} players")
+            raise f.error(f"need {players} colours for {players} players")
         owned = [n for _, nums in seats for n in nums]
         expected = set(range(1, NUM_STATIONS + 1))
         if players in (3, 5, 6):
             expected -= set(UNUSED_WITH_ODD_CHARTS)
         if len(owned) != len(set(owned)) or set(owned) != expected:
-            raise DataError(f"{path.name}: the chart for {players} players is not a partition of stations {sorted(expected)[0]}..{NUM_STATIONS}"
-                            + (" without 16 and 17" if players in (3, 5, 6) else ""))
+            raise f.error(f"the chart for {players} players is not a partition of stations {sorted(expected)[0]}..{NUM_STATIONS}"
+                          + (" without 16 and 17" if players in (3, 5, 6) else ""))
     return {p: tuple((c, nums) for c, nums in seats) for p, seats in charts.items()}
 
 
@@ -166,40 +173,28 @@ def load_company_chart(path=None) -> tuple:
     ``company`` (0-7) and ``stations`` (4 numbers 1-32, space-separated); '#' lines are comments.
     Every company appears once and every station is owned once. Anything else raises DataError
     naming the file, the line and what is wrong."""
-    p = Path(path) if path is not None else COMPANY_CHART
-    if not p.is_file():
-        raise DataError(f"companies chart {str(p)!r}: no such file")
-    try:
-        rows = list(_rows(p))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"companies chart {str(p)!r}: not UTF-8 text (byte {exc.start})") from None
-    except csv.Error as exc:
-        raise DataError(f"companies chart {str(p)!r}: not CSV ({exc})") from None
+    rows, f = _rows(Path(path) if path is not None else COMPANY_CHART, "companies chart")
+    _columns(f, ("company", "stations"))
     chart: dict = {}
     owner: dict = {}
     for lineno, row in rows:
-        if set(row) != {"company", "stations"}:
-            raise DataError(f"{p.name} line {lineno}: the columns must be company,stations, got {','.join(map(str, row))}")
-        company = _int(p, lineno, row, "company", 0, NUM_COMPANIES - 1)
+        company = _int(f, lineno, row, "company", 0, NUM_COMPANIES - 1)
         if company in chart:
-            raise DataError(f"{p.name} line {lineno}: company {company} listed twice")
-        try:
-            numbers = tuple(int(x) for x in row["stations"].split())
-        except ValueError:
-            raise DataError(f"{p.name} line {lineno}: stations must be integers, got {row['stations']!r}") from None
+            raise f.error(f"company {company} listed twice", lineno, "company")
+        numbers = _ints(f, lineno, row, "stations")
         if len(numbers) != STATIONS_PER_COMPANY:
-            raise DataError(f"{p.name} line {lineno}: company {company} needs {STATIONS_PER_COMPANY} stations, "
-                            f"got {len(numbers)}")
-        for n in numbers:
+            raise f.error(f"company {company} needs {STATIONS_PER_COMPANY} stations, got {len(numbers)}",
+                          lineno, "stations")
+        for k, n in enumerate(numbers):
             if not 1 <= n <= NUM_STATIONS:
-                raise DataError(f"{p.name} line {lineno}: station {n} is outside 1..{NUM_STATIONS}")
+                raise f.error(f"station {k + 1} of the list is outside 1..{NUM_STATIONS}", lineno, "stations")
             if n in owner:
-                raise DataError(f"{p.name} line {lineno}: station {n} is already owned by company {owner[n]}")
+                raise f.error(f"station {k + 1} of the list is already owned by company {owner[n]}", lineno, "stations")
             owner[n] = company
         chart[company] = tuple(sorted(numbers))
     if sorted(chart) != list(range(NUM_COMPANIES)):
         missing = sorted(set(range(NUM_COMPANIES)) - set(chart))
-        raise DataError(f"{p.name}: companies {missing} are missing; the chart lists all {NUM_COMPANIES} (M11)")
+        raise f.error(f"companies {missing} are missing; the chart lists all {NUM_COMPANIES} (M11)")
     return tuple(chart[k] for k in range(NUM_COMPANIES))
 
 
@@ -210,17 +205,6 @@ NUM_CENTRAL_TRACKS = 8
 CITY_FRAMES = DATA_DIR / "city_frames.csv"
 
 
-def _read_rows(p: Path, what: str):
-    if not p.is_file():
-        raise DataError(f"{what} {str(p)!r}: no such file")
-    try:
-        return list(_rows(p))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{what} {str(p)!r}: not UTF-8 text (byte {exc.start})") from None
-    except csv.Error as exc:
-        raise DataError(f"{what} {str(p)!r}: not CSV ({exc})") from None
-
-
 def load_central_tracks(path=None) -> tuple:
     """The 8 central-track pieces' layouts (C3, C13) from `path` (None: the shipped,
     reconstructed file): a tuple, index = piece (CT1 first), of 8-tuples of exits in the tile
@@ -228,31 +212,21 @@ def load_central_tracks(path=None) -> tuple:
     ``exits`` (8 port digits, a pairing of the ports 0-7 in which every track joins an even and
     an odd port); '#' lines are comments. Anything else raises DataError naming the file, the
     line and what is wrong."""
-    p = Path(path) if path is not None else CENTRAL_TRACKS
-    rows = _read_rows(p, "central-track layouts")
+    rows, f = _rows(Path(path) if path is not None else CENTRAL_TRACKS, "central-track layouts")
+    _columns(f, ("piece", "exits"))
+    ids = [f"CT{i + 1}" for i in range(NUM_CENTRAL_TRACKS)]
     pieces: dict = {}
     for lineno, row in rows:
-        if set(row) != {"piece", "exits"}:
-            raise DataError(f"{p.name} line {lineno}: the columns must be piece,exits, got {','.join(map(str, row))}")
         name = row["piece"].strip()
-        ids = [f"CT{i + 1}" for i in range(NUM_CENTRAL_TRACKS)]
         if name not in ids:
-            raise DataError(f"{p.name} line {lineno}: piece {name!r} is not one of CT1..CT{NUM_CENTRAL_TRACKS}")
+            raise f.error(f"not one of CT1..CT{NUM_CENTRAL_TRACKS}", lineno, "piece")
         if name in pieces:
-            raise DataError(f"{p.name} line {lineno}: piece {name} listed twice")
-        text = row["exits"].strip()
-        if len(text) != 8 or not text.isdigit():
-            raise DataError(f"{p.name} line {lineno}: exits {text!r} must be 8 port digits")
-        exits = tuple(int(ch) for ch in text)
-        if sorted(exits) != list(range(8)) or any(exits[exits[q]] != q for q in range(8)):
-            raise DataError(f"{p.name} line {lineno}: exits {text!r} is not a pairing of ports 0-7")
-        if any((exits[q] - q) % 2 == 0 for q in range(8)):
-            raise DataError(f"{p.name} line {lineno}: exits {text!r}: every track must join an even and an odd port")
-        pieces[name] = exits
+            raise f.error(f"piece {name} listed twice", lineno, "piece")
+        pieces[name] = _exits(f, lineno, row, "exits")
     if len(pieces) != NUM_CENTRAL_TRACKS:
-        missing = [f"CT{i + 1}" for i in range(NUM_CENTRAL_TRACKS) if f"CT{i + 1}" not in pieces]
-        raise DataError(f"{p.name}: pieces {missing} are missing; the file lists all {NUM_CENTRAL_TRACKS} (C3)")
-    return tuple(pieces[f"CT{i + 1}"] for i in range(NUM_CENTRAL_TRACKS))
+        missing = [i for i in ids if i not in pieces]
+        raise f.error(f"pieces {missing} are missing; the file lists all {NUM_CENTRAL_TRACKS} (C3)")
+    return tuple(pieces[i] for i in ids)
 
 
 @lru_cache(maxsize=None)
@@ -260,23 +234,18 @@ def load_city_frames(path: str = str(CITY_FRAMES)) -> dict:
     """The City Edition's setup frames (C1, reconstructed): players (2-6) -> tuple of (colour,
     station numbers) in seat order. Frames 2, 4 and 6 come from the file; 3 and 5 players use
     the first 3 (5) colours of frame 4 (6). DataError for a malformed file."""
-    p = Path(path)
+    rows, f = _rows(Path(path), "city frames")
+    _columns(f, ("frame", "colour", "stations"))
     frames: dict = {}
-    for lineno, row in _read_rows(p, "city frames"):
-        if set(row) != {"frame", "colour", "stations"}:
-            raise DataError(f"{p.name} line {lineno}: the columns must be frame,colour,stations")
-        frame = _int(p, lineno, row, "frame", 2, 6)
+    for lineno, row in rows:
+        frame = _int(f, lineno, row, "frame", 2, 6)
         if frame not in (2, 4, 6):
-            raise DataError(f"{p.name} line {lineno}: frames are for 2, 4 or 6 players (C1), got {frame}")
-        try:
-            numbers = tuple(int(x) for x in row["stations"].split())
-        except ValueError:
-            raise DataError(f"{p.name} line {lineno}: stations must be integers") from None
-        frames.setdefault(frame, []).append((row["colour"], numbers))
+            raise f.error("frames are for 2, 4 or 6 players (C1)", lineno, "frame")
+        frames.setdefault(frame, []).append((row["colour"], _ints(f, lineno, row, "stations")))
     for frame in (2, 4, 6):
         seats = frames.get(frame, [])
         owned = [n for _, ns in seats for n in ns]
         if len(seats) != frame or len(owned) != len(set(owned)) or any(not 1 <= n <= NUM_STATIONS for n in owned):
-            raise DataError(f"{p.name}: frame {frame} needs {frame} colours with distinct stations 1..{NUM_STATIONS}")
+            raise f.error(f"frame {frame} needs {frame} colours with distinct stations 1..{NUM_STATIONS}")
     return {players: tuple(frames[2 if players == 2 else 4 if players <= 4 else 6][:players])
             for players in range(2, 7)}

@@ -43,6 +43,7 @@ import os
 import random
 from pathlib import Path
 
+from metro_ai.engine.datafile import read_text
 from metro_ai.engine.splitmix import SplitMix64      # the engines' generator, shared by the references
 
 # --------------------------------------------------------------------------------------------
@@ -135,8 +136,8 @@ def data_dir():
 
 def _read_csv(path):
     """Rows of a CSV file as dicts, skipping blank lines and '#' comment lines."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        lines = [ln for ln in handle if ln.strip() and not ln.lstrip().startswith("#")]
+    text = read_text(path)                   # the library's one reader: a regular file, capped in size
+    lines = [ln for ln in text.splitlines(keepends=True) if ln.strip() and not ln.lstrip().startswith("#")]
     return [{k.strip(): v.strip() for k, v in row.items()} for row in csv.DictReader(lines)]
 
 

@@ -42,6 +42,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from metro_ai.engine.datafile import read_text
+
 from .reference import CENTRAL_SQUARES, ENTRY_PORT, STATIONS, SplitMix64, neighbour, square_of
 from .reference_city import city_game
 
@@ -67,7 +69,7 @@ class RefCitiesGame:
         self.companies = companies
         self.owners = 8 if companies else players      # New York's boards: the companies' with them
         self.base = city_game(players=players, companies=companies, **options)
-        raw = json.loads(Path(city_data or DATA).read_text(encoding="utf-8"))
+        raw = json.loads(read_text(city_data or DATA, what="city data"))
         self.colours = raw["colours"]
         self.spec = raw[city]
         self.sides = berlin_sides

@@ -30,6 +30,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from metro_ai.engine.datafile import read_text
+
 from .reference import (ARRIVAL_AT, CENTRAL_SQUARES, ENTRY_PORT, ROTATED_EXITS, STATIONS, RefMetroGame,
                         RefMetroState, SplitMix64, candidate_squares, is_one_tile_violation, neighbour,
                         place_action, rotate_exits, square_of)
@@ -44,8 +46,8 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def _rows(path):
-    with open(path, newline="", encoding="utf-8") as handle:
-        lines = [ln for ln in handle if ln.strip() and not ln.lstrip().startswith("#")]
+    text = read_text(path)                   # the library's one reader: a regular file, capped in size
+    lines = [ln for ln in text.splitlines(keepends=True) if ln.strip() and not ln.lstrip().startswith("#")]
     return [{k.strip(): v.strip() for k, v in row.items()} for row in csv.DictReader(lines)]
 
 

@@ -4,7 +4,7 @@ Written from the rule text (the English rules' "Expansion module 1: Metro compan
 project's readings in ``docs/rules/metro.md`` (M11-M14, decisions M15-M19), on top of the base
 reference engine beside it (``reference.py``), which it extends: the board, tiles, lines and turn
 are the base game's; lines belong to companies instead of players. Like ``reference.py`` it
-imports nothing from ``metro_ai`` and uses plain Python values; clarity beats speed. The fast
+imports nothing from ``metro_ai``'s engines (only its file reader) and uses plain Python values; clarity beats speed. The fast
 engine (``companies.pyx``) is differentially tested against it.
 
 Rules as implemented here
@@ -43,6 +43,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from metro_ai.engine.datafile import read_text
+
 from .reference import DRAW, RefMetroGame, RefMetroState, SplitMix64, TILE_COUNTS, NUM_KINDS
 
 COMPANIES = 8
@@ -63,8 +65,8 @@ def read_chart(path=None):
     """Company -> list of its 4 stations, from a CSV with columns company,stations ('#' lines
     are comments); default: the shipped chart beside this module."""
     path = Path(path) if path is not None else Path(__file__).resolve().parent / "data" / "companies_chart.csv"
-    with open(path, newline="", encoding="utf-8") as handle:
-        lines = [ln for ln in handle if ln.strip() and not ln.lstrip().startswith("#")]
+    text = read_text(path)                   # the library's one reader: a regular file, capped in size
+    lines = [ln for ln in text.splitlines(keepends=True) if ln.strip() and not ln.lstrip().startswith("#")]
     chart = {}
     for row in csv.DictReader(lines):
         chart[int(row["company"])] = [int(x) for x in row["stations"].split()]

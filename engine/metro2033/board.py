@@ -13,9 +13,10 @@ zone out of play are closed too).
 """
 from __future__ import annotations
 
-import csv
 from collections import deque
 from pathlib import Path
+
+from metro_ai.engine.datafile import read_csv
 
 __all__ = ["Board", "BOARD", "RESOURCES", "FACTION_ZONES"]
 
@@ -26,8 +27,7 @@ FACTION_ZONES = ("confederation_1905", "fourth_reich", "red_line", "bauman_allia
 
 
 def _rows(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return [row for _, row in read_csv(path, what="map").rows]
 
 
 class Board:

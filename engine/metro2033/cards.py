@@ -63,12 +63,10 @@ of each stage); ``strict_counts=False`` lifts that for experimental sets, which 
 six factions, 2 to 6 heroes, at least 7 combat cards (G21 deals 3 each side and one aside), one
 card of every other type, and of each threat stage.
 
-Errors name the card (index and name) and the field: :class:`CardSetError`.
+Errors name the card (its index) and the field, and never quote the file: :class:`CardSetError`.
 """
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
@@ -163,43 +161,56 @@ class CardSet:
 
 
 def _zones_and_kinds() -> dict[str, tuple[str, str]]:
-    with open(DATA / "metro2033_stations.csv", encoding="utf-8") as f:
-        rows = csv.DictReader(line for line in f if not line.startswith("#"))
-        return {r["station"]: (r["zone"], r["kind"]) for r in rows}
+    from metro_ai.engine.datafile import read_csv
+    return {r["station"]: (r["zone"], r["kind"]) for _, r in read_csv(DATA / "metro2033_stations.csv", what="map").rows}
 
 
-def _err(i, name, field, msg) -> CardSetError:
-    return CardSetError(f"card {i} ({name!r}): field {field!r}: {msg}")
+def _err(i, name, field, msg, at=None) -> CardSetError:
+    """The error about `field` of card `i`, carrying the JSON path of the value (``at``, default:
+    the field's) so that the loader can give its line. It names the card by its index, never by
+    `name` (the file's text), and quotes no value."""
+    return _at(CardSetError(f"card {i}: field {field!r}: {msg}"), ("cards", i, field) if at is None else at)
+
+
+def _at(exc, at):
+    exc.at = tuple(at)
+    return exc
+
+
+def _kind_of(v) -> str:
+    """What a value is, without quoting it."""
+    return {bool: "true or false", type(None): "null", int: "an integer", float: "a number", str: "text",
+            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
 
 
 def _int(v, where, lo, hi=INT_MAX):
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise where(f"expected an integer from {lo} to {hi}, got {v!r}")
+        raise where(f"expected an integer from {lo} to {hi}")
     return v
 
 
 def _choice(v, where, allowed):
     if not isinstance(v, str) or v not in allowed:
-        raise where(f"unknown value {v!r} (allowed: {', '.join(allowed)})")
+        raise where(f"not one of the allowed values ({', '.join(allowed)})")
     return v
 
 
 def _effects(v, where, allowed, card_type):
     if not isinstance(v, list):
-        raise where(f"expected a list of effects, got {v!r}")
+        raise where(f"expected a list of effects, got {_kind_of(v)}")
     out = []
     for j, e in enumerate(v):
         at = lambda msg, j=j: where(f"effect {j}: {msg}")   # noqa: E731
         if not isinstance(e, dict) or not isinstance(e.get("effect"), str):
-            raise at(f"expected an object with an 'effect' name, got {e!r}")
+            raise at("expected an object with an 'effect' name")
         name = e["effect"]
         if name not in allowed:
-            raise at(f"effect {name!r} not allowed here (allowed: {', '.join(allowed)})")
+            raise at(f"an effect not allowed here (allowed: {', '.join(allowed)})")
         req, opt = _EFFECTS[name]
         keys = set(e) - {"effect"}
         if not set(req) <= keys or not keys <= set(req) | set(opt):
             raise at(f"{name!r} takes keys {', '.join(req) or 'none'}"
-                     + (f" (optional {', '.join(opt)})" if opt else "") + f", got {sorted(keys)}")
+                     + (f" (optional {', '.join(opt)})" if opt else "") + ", got others")
         if "amount" in e:
             lo = {"strength": -INT_MAX, "speed": -INT_MAX, "upkeep_free": 0}.get(name, 1)
             _int(e["amount"], at, lo, 8 if name == "upkeep_free" else INT_MAX)
@@ -217,11 +228,11 @@ def _effects(v, where, allowed, card_type):
 
 def _condition(v, where):
     if not isinstance(v, dict) or v.get("condition") not in _CONDITIONS:
-        raise where(f"expected an object with 'condition' one of {', '.join(_CONDITIONS)}, got {v!r}")
+        raise where(f"expected an object with 'condition' one of {', '.join(_CONDITIONS)}")
     keys = set(v) - {"condition"}
     need = set(_CONDITIONS[v["condition"]])
     if keys != need:
-        raise where(f"condition {v['condition']!r} takes keys {sorted(need)}, got {sorted(keys)}")
+        raise where(f"condition {v['condition']!r} takes keys {sorted(need)}, got others")
     _int(v["count"], where, 1)
     if "resource" in v:
         _choice(v["resource"], where, RESOURCES)
@@ -230,20 +241,20 @@ def _condition(v, where):
 
 def _kind(i: int, d: Any, stations) -> dict:
     if not isinstance(d, dict):
-        raise CardSetError(f"card {i}: expected an object, got {d!r}")
+        raise _at(CardSetError(f"card {i}: expected an object, got {_kind_of(d)}"), ("cards", i))
     name = d.get("name")
     if not isinstance(name, str) or not name.strip():
         raise _err(i, name, "name", "expected a non-empty string")
     card_type = d.get("type")
     if card_type not in CARD_TYPES:
-        raise _err(i, name, "type", f"unknown value {card_type!r} (allowed: {', '.join(CARD_TYPES)})")
+        raise _err(i, name, "type", f"not one of the allowed values ({', '.join(CARD_TYPES)})")
     fields = ("type", "name", "count", "source") + _TYPE_FIELDS[card_type]
     for f in fields:
         if f not in d:
             raise _err(i, name, f, "missing")
     extra = sorted(set(d) - set(fields) - {"notes"})
     if extra:
-        raise _err(i, name, extra[0], f"unknown field for a {card_type} card")
+        raise _err(i, name, "(card)", f"an unknown field for a {card_type} card", ("cards", i, extra[0]))
 
     def at(field):
         return lambda msg: _err(i, name, field, msg)
@@ -251,7 +262,7 @@ def _kind(i: int, d: Any, stations) -> dict:
            "source": _choice(d["source"], at("source"), SOURCES)}
     if "notes" in d:
         if not isinstance(d["notes"], str):
-            raise _err(i, name, "notes", f"expected a string, got {d['notes']!r}")
+            raise _err(i, name, "notes", f"expected a string, got {_kind_of(d['notes'])}")
         out["notes"] = d["notes"]
     if card_type == "faction":
         zones = sorted({z for z, _ in stations.values()} - {"polis"})
@@ -259,9 +270,9 @@ def _kind(i: int, d: Any, stations) -> dict:
         home = d["home"]
         if (not isinstance(home, list) or len(home) != 3 or len(set(home)) != 3
                 or any(h not in stations or stations[h][0] != zone for h in home)):
-            raise _err(i, name, "home", f"expected 3 distinct stations of zone {zone!r}, got {home!r}")
+            raise _err(i, name, "home", f"expected 3 distinct stations of zone {zone!r}")
         if sorted(stations[h][1] for h in home) != sorted(RESOURCES):
-            raise _err(i, name, "home", f"the 3 home stations must produce one of each resource (G3), got {home!r}")
+            raise _err(i, name, "home", "the 3 home stations must produce one of each resource (G3)")
         out["home"] = list(home)
         out["start_bonus"] = _effects(d["start_bonus"], at("start_bonus"), ALLOWED_EFFECTS["faction_bonus"], card_type)
         if out["count"] != 1:
@@ -286,17 +297,21 @@ def _kind(i: int, d: Any, stations) -> dict:
 def parse_card_set(doc: Any, strict_counts: bool = True) -> CardSet:
     """Validate a decoded card file (see the module docstring); CardSetError names what is wrong."""
     if not isinstance(doc, dict):
-        raise CardSetError(f"card set: expected a JSON object, got {type(doc).__name__}")
+        raise _at(CardSetError(f"card set: expected a JSON object, got {type(doc).__name__}"), ())
     keys = {"schema_version", "name", "provenance", "cards"}
     if set(doc) != keys:
-        raise CardSetError(f"card set: expected exactly the keys {sorted(keys)}, got {sorted(doc)}")
+        missing, extra = sorted(keys - set(doc)), sorted(set(doc) - keys, key=list(doc).index)
+        if missing:
+            raise _at(CardSetError(f"card set: field {missing[0]!r}: missing"), ())
+        raise _at(CardSetError(f"card set: an unknown top-level key (expected exactly {', '.join(sorted(keys))})"),
+                  (extra[0],))
     if doc["schema_version"] != SCHEMA_VERSION:
-        raise CardSetError(f"card set: field 'schema_version': expected {SCHEMA_VERSION}, got {doc['schema_version']!r}")
+        raise _at(CardSetError(f"card set: field 'schema_version': expected {SCHEMA_VERSION}"), ("schema_version",))
     for f in ("name", "provenance"):
         if not isinstance(doc[f], str):
-            raise CardSetError(f"card set: field {f!r}: expected a string")
+            raise _at(CardSetError(f"card set: field {f!r}: expected a string"), (f,))
     if not isinstance(doc["cards"], list):
-        raise CardSetError("card set: field 'cards': expected a list")
+        raise _at(CardSetError("card set: field 'cards': expected a list"), ("cards",))
     stations = _zones_and_kinds()
     kinds = [_kind(i, d, stations) for i, d in enumerate(doc["cards"])]
     seen: dict[str, int] = {}
@@ -331,13 +346,9 @@ def parse_card_set(doc: Any, strict_counts: bool = True) -> CardSet:
 
 def load_card_set(path: str | Path | None = None, strict_counts: bool = True) -> CardSet:
     """Read and validate a card file (default: the shipped, reconstructed set)."""
-    path = Path(path) if path is not None else DEFAULT_PATH
+    from metro_ai.engine.datafile import read_json     # here: this module also loads on its own
+    f = read_json(Path(path) if path is not None else DEFAULT_PATH, what="card set", error=CardSetError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise CardSetError(f"card set {str(path)!r}: cannot read it: {e}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CardSetError(f"card set {str(path)!r}: not JSON: {e}") from None
-    return parse_card_set(doc, strict_counts=strict_counts)
+        return parse_card_set(f.data, strict_counts=strict_counts)
+    except CardSetError as exc:
+        raise f.error(str(exc).removeprefix("card set: "), getattr(exc, "at", None)) from None

@@ -2,15 +2,13 @@
 from it), loading a saved state."""
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
-from pathlib import Path
 
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
-from metro_ai.engine.core import load_json
+from metro_ai.engine.datafile import describe, parse_json, read_json, read_text, with_path
 from metro_ai.engine.errors import MetroAIError, StateFormatError
 from metro_ai.play.botspec import BotSpec
 from metro_ai.play.loop import play_game
@@ -142,51 +140,57 @@ def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, b
 
 def replay(record):
     """Every state of a recorded game, from the deal to the end: a list of ``len(actions) + 1``
-    states. `record` is a record dict (from :func:`play_match`) or its JSON text.
+    states. `record` is a record dict (from :func:`play_match`), its JSON text, or the path of a
+    record file (a ``pathlib.Path`` or other ``os.PathLike``; read by :func:`read_record`).
 
     Checks that each recorded action was the recorded player's to make and legal there, that its
     text matches, and that the replay ends in the recorded scores and returns; raises
     :class:`RecordError` saying where a corrupt record goes wrong.
     """
-    if isinstance(record, (str, bytes)):
+    if isinstance(record, os.PathLike):
+        f = _record_file(record)
         try:
-            record = json.loads(record)
-        except ValueError as exc:
-            raise RecordError(f"a match record must be JSON: {exc}") from None
+            return replay(f.data)
+        except RecordError as exc:               # named with the file, and the line of the action
+            raise f.error(exc) from None
+    if isinstance(record, (str, bytes)):
+        record = parse_json(record, lambda msg: _raise(RecordError(f"a match record must be JSON: {msg}")))
     if not isinstance(record, dict):
         raise RecordError(f"a match record must be a JSON object, got {type(record).__name__}")
     missing = [k for k in ("game", "options", "seed", "actions") if k not in record]
     if missing:
         raise RecordError(f"match record lacks {', '.join(missing)}")
+    if not isinstance(record["actions"], list):
+        raise with_path(RecordError("match record: field 'actions' must be a list"), ("actions",))
     from metro_ai.registry import load_game
     try:
         game = load_game(record["game"], **(record["options"] or {}))
         state = game.new_state(record["seed"])
     except (ValueError, TypeError) as exc:
-        raise RecordError(f"match record: cannot set up {record['game']!r} with options {record['options']!r} "
-                          f"and seed {record['seed']!r}: {exc}") from None
+        raise RecordError("match record: cannot set up its game from its fields 'game', 'options' and 'seed'"
+                          ) from None
     states = [state.clone()]
     for i, move in enumerate(record["actions"]):
         if not isinstance(move, dict) or "action" not in move:
-            raise RecordError(f"action {i}: expected an object with 'action', got {move!r}")
+            raise with_path(RecordError(f"action {i}: expected an object with 'action'"), ("actions", i))
         action = move["action"]
         if state.is_terminal():
-            raise RecordError(f"action {i} ({move.get('text', action)!r}): the game was already over")
+            raise with_path(RecordError(f"action {i}: the game was already over"), ("actions", i))
         if "player" in move and move["player"] != state.current_player:
-            raise RecordError(f"action {i} ({move.get('text', action)!r}): recorded for player {move['player']} "
-                              f"but player {state.current_player} is to move")
+            raise with_path(RecordError(f"action {i}: recorded for another player, but player {state.current_player} "
+                                        "is to move"), ("actions", i))
         if isinstance(action, bool) or not isinstance(action, int) or action not in state.legal_actions():
-            raise RecordError(f"action {i}: {action!r} ({move.get('text', '?')!r}) is not legal for player "
-                              f"{state.current_player} here")
+            raise with_path(RecordError(f"action {i}: not legal for player {state.current_player} here"), ("actions", i))
         text = state.action_to_string(action)
         if "text" in move and move["text"] != text:
-            raise RecordError(f"action {i}: recorded text {move['text']!r} but action {action} is {text!r} here")
+            raise with_path(RecordError(f"action {i}: its recorded text is not that of action {action} here ({text!r})"),
+                            ("actions", i))
         state.apply(action)
         states.append(state.clone())
     if "scores" in record and record["scores"] != state.scores():
-        raise RecordError(f"replay ends with scores {state.scores()} but the record says {record['scores']}")
+        raise RecordError(f"replay ends with scores {state.scores()}, not those the record says")
     if "returns" in record and [round(x, 9) for x in record["returns"]] != [round(x, 9) for x in state.returns()]:
-        raise RecordError(f"replay ends with returns {state.returns()} but the record says {record['returns']}")
+        raise RecordError(f"replay ends with returns {state.returns()}, not those the record says")
     if "scores" in record and not state.is_terminal():
         raise RecordError(f"the record ends after {len(record['actions'])} actions but the game is not over")
     return states
@@ -194,6 +198,20 @@ def replay(record):
 
 def _raise(exc):
     raise exc
+
+
+def read_record(path):
+    """The match record in the file `path` (a dict, not yet replayed), read by
+    :mod:`metro_ai.engine.datafile` (a regular file of at most 4 MiB, UTF-8 JSON). RecordError
+    names the file and the line and column, never quoting the file."""
+    return _record_file(path).data
+
+
+def _record_file(path):
+    f = read_json(path, what="match record", error=RecordError)
+    if not isinstance(f.data, dict):
+        raise f.error("a match record must be a JSON object", ())
+    return f
 
 
 def is_record(data):
@@ -218,22 +236,20 @@ def record_position(record, move=None):
 
 
 def load_state(text_or_path):
-    """A state from the JSON of ``state.to_json()`` (text, or the path of a file holding it).
+    """A state from the JSON of ``state.to_json()`` (text, or the path of a file holding it, read
+    by :mod:`metro_ai.engine.datafile`: a regular file of at most 4 MiB).
 
     The game and its options are read from the JSON's "game" and "options" fields. Raises
-    StateFormatError (or OSError for a missing file) saying what is wrong.
+    StateFormatError saying what is wrong (a missing or unreadable file included).
     """
     where = "a saved state"
     if isinstance(text_or_path, os.PathLike) or (isinstance(text_or_path, str)
                                                  and not text_or_path.lstrip().startswith("{")):
-        where = str(text_or_path)
-        try:
-            text = Path(text_or_path).read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise StateFormatError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+        where = describe(text_or_path, "saved state")
+        text = read_text(text_or_path, what="saved state", error=StateFormatError)
     else:
         text = text_or_path
-    data = load_json(text, lambda msg: _raise(StateFormatError(f"{where}: {msg}; it must be the JSON of "
+    data = parse_json(text, lambda msg: _raise(StateFormatError(f"{where}: {msg}; it must be the JSON of "
                                                                 "state.to_json()")))
     if is_record(data):
         raise StateFormatError("this is a match record (metro-ai match --save), not a saved state: rebuild its "
@@ -245,5 +261,12 @@ def load_state(text_or_path):
     try:
         game = load_game(data["game"], **(data.get("options") or {}))
     except (ValueError, TypeError) as exc:
+        if where != "a saved state":             # a file: its values are not quoted
+            raise StateFormatError(f"{where}: its fields 'game' and 'options' name no game metro-ai can set up") from None
         raise StateFormatError(f"saved state: {exc}") from None
-    return game.state_from_json(text)
+    if where == "a saved state":
+        return game.state_from_json(text)
+    try:
+        return game.state_from_json(text)
+    except StateFormatError as exc:
+        raise StateFormatError(f"{where}: {exc}") from None

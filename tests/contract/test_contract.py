@@ -549,7 +549,7 @@ def test_malformed_state_text_is_a_state_format_error(name):
 def test_load_state_names_the_file_it_cannot_read(name, tmp_path):
     bad = tmp_path / "state.json"
     bad.write_bytes(b"\xff\xfe not utf-8")
-    with pytest.raises(metro_ai.StateFormatError, match="state.json: not UTF-8"):
+    with pytest.raises(metro_ai.StateFormatError, match="state.json': not UTF-8"):
         metro_ai.load_state(bad)
     bad.write_text("[" * 100_000)
     with pytest.raises(metro_ai.StateFormatError, match="nested too deeply"):
