@@ -558,9 +558,10 @@ def _cmd_calibrate(args):
 
 def _analysis_position(args):
     """The state to analyse, and the record's move number (None for a saved state)."""
+    from metro_ai.engine.datafile import read_text
+    from metro_ai.engine.errors import StateFormatError
     from metro_ai.play.match import is_record, record_position
-    with open(args.state) as fh:
-        text = fh.read()
+    text = read_text(args.state, what="saved state or match record", error=StateFormatError)
     try:
         data = json.loads(text)
     except ValueError:

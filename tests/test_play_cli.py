@@ -98,7 +98,7 @@ def test_analyse_a_saved_position(tmp_path, capsys):
 
 @pytest.mark.parametrize("make,err", [
     (lambda p: p, "does not search"),
-    (lambda p: p + ".missing", "No such file"),
+    (lambda p: p + ".missing", "no such file"),
     (lambda p: (open(p, "w").write("{broken"), p)[1], "state.json': not valid JSON"),
 ])
 def test_analyse_errors(make, err, tmp_path, capsys):
