@@ -630,8 +630,15 @@ class Session:
             raise ProtocolError(INVALID_PARAMS, f"{method}: {exc}") from None
         self._room_to_search(method)
         budget = limit if limit is not None else spec.limit
+        start = lambda: bot.start(state, budget, analyse=analyse)      # noqa: E731
+        handle: Optional[SearchHandle] = None
+        if not names:                                   # no file to read: it starts at once
+            try:
+                handle = start()
+            except (ValueError, TypeError, OverflowError) as exc:
+                raise ProtocolError(INVALID_PARAMS, f"{method}: {exc}") from None
         starting = _Starting()
-        entry.search = starting                         # busy from now on
+        entry.search = handle if handle is not None else starting       # busy from now on
         entry.search_request = p.request_id
         self.searching += 1
         self.server.searches += 1
@@ -639,13 +646,14 @@ class Session:
 
         async def run() -> dict[str, Any]:
             try:
-                start = lambda: bot.start(state, budget, analyse=analyse)      # noqa: E731
-                handle = await self._reading(start, names, resolved, INVALID_PARAMS, method)
-                if starting.stopped:
-                    handle.request_stop()
-                search = _Search(entry, handle, None, spec.display, analyse, apply, progress, top, state,
+                started = handle
+                if started is None:                     # its files are read in a thread
+                    started = await self._reading(start, names, resolved, INVALID_PARAMS, method)
+                    if starting.stopped:
+                        started.request_stop()
+                    entry.search = started
+                search = _Search(entry, started, None, spec.display, analyse, apply, progress, top, state,
                                  state.current_player, t0)
-                entry.search = handle
                 return await self._run_search(search)
             finally:
                 self.searching -= 1
