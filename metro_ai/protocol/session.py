@@ -167,7 +167,7 @@ class _Game:
     names: dict = field(default_factory=dict)   # file options as the client named them (not the real paths)
     moves: list = field(default_factory=list)
     redo: list = field(default_factory=list)
-    search: Optional[SearchHandle] = None
+    search: Union[SearchHandle, "_Starting", None] = None
     search_task: Optional[asyncio.Future] = None
     search_request: Id = None
 
@@ -407,7 +407,7 @@ class Session:
                 "limits": {**self.limits.to_dict(), "progress_per_second": round(1 / self.progress_interval, 3)},
                 "data_dir": self.server.data_dir is not None}
 
-    def _new_game(self, p: _Params) -> dict[str, Any]:
+    def _new_game(self, p: _Params) -> Awaitable[dict[str, Any]]:
         name = p.get("game", "str")
         options = p.get("options", "object", {})
         seed = p.get("seed", "int", 0)
@@ -461,7 +461,7 @@ class Session:
                 text = text.replace(str(self.server.data_dir.root), "<data-dir>")
             raise ProtocolError(code, f"{method}: {text}") from None
 
-    def _load_state(self, p: _Params) -> dict[str, Any]:
+    def _load_state(self, p: _Params) -> Awaitable[dict[str, Any]]:
         given = p.get("state", "state")
         p.done()
         data = given
@@ -590,10 +590,11 @@ class Session:
             if getattr(bot, "workers", 1) > 1 and getattr(bot, "backend", "threads") != "threads":
                 raise ProtocolError(OVER_LIMIT, f"{method}: this server runs searches on threads only "
                                     "(backend=threads)", {"limit": "backend", "max": "threads"})
+            nodes = getattr(bot, "max_nodes", 0)
             if "max_nodes" in spec.options:
-                self._within(method, "max_nodes", bot.max_nodes, "max_nodes")
-            if getattr(bot, "max_nodes", 0) > self.limits.max_nodes:
-                bot.max_nodes = self.limits.max_nodes     # the bot's own default: lowered to the server's
+                self._within(method, "max_nodes", nodes, "max_nodes")
+            if nodes > self.limits.max_nodes:
+                setattr(bot, "max_nodes", self.limits.max_nodes)   # the bot's own default, lowered to the server's
         return bot, {k: spec.options[k] for k in keys}, {k: options[k] for k in keys}
 
     def _room_to_search(self, method: str) -> None:
