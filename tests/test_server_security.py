@@ -252,6 +252,28 @@ def test_files_outside_or_not_regular_are_refused_quickly_and_alike(data_dir):
     run(go())
 
 
+def test_every_file_option_of_every_game_is_held_to_the_data_dir(data_dir):
+    """The file options are found from the games' declared options (kind "path"), for new_game and
+    load_state alike."""
+    from metro_ai.protocol.files import game_file_options
+    from metro_ai.registry import game_class, list_games
+    found = {name: game_file_options(game_class(name)) for name in list_games()}
+    assert {"company_chart", "central_track_layouts", "city_data", "card_set", "cards"} <= \
+        {o for opts in found.values() for o in opts}
+
+    async def go():
+        c = Client(server=Server(Limits(), data_dir))
+        for game, options in found.items():
+            for option in options:
+                for bad in ("fifo.csv", "/dev/zero", "../secret.csv", "out.csv", "/etc/passwd"):
+                    t0 = time.perf_counter()
+                    message = await c.error("new_game", S.FILE_REFUSED, game=game, options={option: bad})
+                    assert option in message and time.perf_counter() - t0 < 1.0, message
+                    message = await c.error("load_state", S.FILE_REFUSED, state={"game": game, "options": {option: bad}})
+                    assert "SECRET" not in message and "root:" not in message
+    run(go())
+
+
 def test_a_file_inside_the_data_dir_plays_and_round_trips_by_its_name(data_dir):
     async def go():
         c = Client(server=Server(Limits(), data_dir))
