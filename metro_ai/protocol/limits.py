@@ -53,7 +53,7 @@ class Limits:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
                 words = "an integer >= 1"
             if not ok:
-                raise ValueError(f"{f.name.replace('_', '-')} must be {words}, got {value!r}")
+                raise ValueError(f"{f.name} (--{f.name.replace('_', '-')}) must be {words}, got {value!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
