@@ -197,10 +197,7 @@ def _parser():
             analyse, undo, redo, save, close; searches send progress notifications.
             The specification is docs/protocol.md."""))
     sv.add_argument("--ws", metavar="HOST:PORT", help="serve WebSocket clients on HOST:PORT instead of stdio")
-    sv.add_argument("--max-message-bytes", type=int, default=None, metavar="N",
-                    help="the longest message accepted (default: 1 MiB)")
-    sv.add_argument("--max-games", type=int, default=None, metavar="N",
-                    help="open games per session (client) at most (default: 256)")
+    _add_server_args(sv)
 
     we = sub.add_parser(
         "web", help="play in the browser: a local page that plays every game against the bots",
@@ -214,10 +211,7 @@ def _parser():
     we.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     we.add_argument("--port", type=int, default=8000, help="the port (default: 8000; 0 picks a free one)")
     we.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
-    we.add_argument("--max-message-bytes", type=int, default=None, metavar="N",
-                    help="the longest protocol message accepted (default: 1 MiB)")
-    we.add_argument("--max-games", type=int, default=None, metavar="N",
-                    help="open games per page (connection) at most (default: 256)")
+    _add_server_args(we)
 
     be = sub.add_parser("bench", help="speed, memory and strength benchmarks: a Markdown table and JSON",
                         description=bench.__doc__.split("\n\n", 1)[1].replace("``", ""),
@@ -639,28 +633,70 @@ def _cmd_play(args, read=None, write=None):
     return 0
 
 
-def _limits(args):
-    """The protocol's limits from --max-message-bytes and --max-games (serve, web)."""
-    from metro_ai.protocol.session import MAX_GAMES, MAX_MESSAGE_BYTES
-    limits = {"max_message_bytes": MAX_MESSAGE_BYTES if args.max_message_bytes is None else args.max_message_bytes,
-              "max_games": MAX_GAMES if args.max_games is None else args.max_games}
-    for key, value in limits.items():
-        if value < 1:
-            raise ValueError(f"--{key.replace('_', '-')} must be >= 1, got {value}")
-    return limits
+_LIMIT_HELP = {
+    "max_message_bytes": "the longest message accepted",
+    "max_games": "open games per connection",
+    "max_connections": "WebSocket connections at once",
+    "max_searches": "searches (go, analyse) running at once, all connections together",
+    "max_searches_per_connection": "searches running at once on one connection",
+    "max_workers": "the bot option workers (threads of one search)",
+    "max_nodes": "the bot option max_nodes (tree nodes of one search, ~40 bytes each)",
+    "max_search_seconds": "seconds of one search: a longer time limit is refused, a longer search stops",
+    "max_file_bytes": "the largest data file read from --data-dir",
+}
+
+
+def _add_server_args(parser):
+    """The options of a protocol server (serve, web): limits, data directory, access."""
+    from metro_ai.protocol.limits import Limits
+    defaults = Limits()
+    lim = parser.add_argument_group("limits (a client cannot exceed them; hello reports them; docs/security.md)")
+    for key, words in _LIMIT_HELP.items():
+        default = getattr(defaults, key)
+        lim.add_argument("--" + key.replace("_", "-"), type=float if isinstance(default, float) else int,
+                         default=None, metavar="S" if isinstance(default, float) else "N",
+                         help=f"{words} (default: {default:g})")
+    acc = parser.add_argument_group("files and access (docs/security.md)")
+    acc.add_argument("--data-dir", metavar="DIR", default=None,
+                     help="the folder whose files clients may name in file options (company_chart, cards, "
+                          "ladder=, ...), by relative name; without it clients name no files")
+    acc.add_argument("--token", default=None, metavar="TOKEN",
+                     help="the token a WebSocket client without an Origin (a program, not a page) presents as "
+                          "?token=TOKEN (default: $METRO_AI_TOKEN, else a fresh random one, printed)")
+    acc.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                     help="also let web pages of ORIGIN (e.g. http://localhost:3000) connect; repeatable")
+    acc.add_argument("--allow-no-origin", action="store_true",
+                     help="let any WebSocket client without an Origin connect, without the token")
+    acc.add_argument("--allow-remote", action="store_true",
+                     help="allow listening on an address other machines can reach (prints a warning)")
+
+
+def _server(args):
+    """The `Server` (limits, data directory) of serve or web from the command line."""
+    from metro_ai.protocol.limits import Limits, Server
+    given = {key: getattr(args, key) for key in _LIMIT_HELP if getattr(args, key) is not None}
+    limits = Limits(**given)
+    return Server(limits, args.data_dir)
+
+
+def _access(args):
+    import os
+    return dict(token=args.token if args.token is not None else os.environ.get("METRO_AI_TOKEN") or None,
+                allow_origins=tuple(args.allow_origin), allow_no_origin=args.allow_no_origin,
+                allow_remote=args.allow_remote)
 
 
 def _cmd_serve(args):
     from metro_ai.protocol import run_websocket, serve_stdio
-    limits = _limits(args)
+    server = _server(args)
     if args.ws:
-        return run_websocket(args.ws, **limits)
-    return serve_stdio(**limits)
+        return run_websocket(args.ws, server, **_access(args))
+    return serve_stdio(server)
 
 
 def _cmd_web(args):
     from metro_ai.web import run_web
-    return run_web(args.host, args.port, open_browser=not args.no_browser, **_limits(args))
+    return run_web(args.host, args.port, not args.no_browser, _server(args), **_access(args))
 
 
 def _cmd_bench(args):

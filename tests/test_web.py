@@ -48,7 +48,8 @@ def test_the_page_and_the_protocol_share_one_port(web_server):
     assert status == 426 and b"WebSocket" in body
 
     methods = {1: "hello", 2: "new_game", 3: "svg"}
-    with connect(web_server.replace("http://", "ws://") + "ws") as ws:
+    origin = web_server.rstrip("/")                            # the page's own origin, as a browser sends it
+    with connect(web_server.replace("http://", "ws://") + "ws", origin=origin) as ws:
         answers = []
         for i, method, params in ((1, "hello", {}), (2, "new_game", {"game": "metro", "options": {"players": 2}}),
                                   (3, "svg", {"game_id": "g1", "seat": 0})):

@@ -9,6 +9,8 @@
 // --serve: the command that starts the server (default: .venv/bin/metro-ai serve if it exists,
 // else `python3 -m metro_ai serve`); also METRO_AI_SERVE. --bot: the bot spec of seat 0
 // (default: ismcts:iterations=200). Exit code 0 when every game was played to its end.
+// Over stdio the client is the program that started the server, so no token is needed; a client
+// of `metro-ai serve --ws` connects to the address it prints, ?token=... included (docs/security.md).
 "use strict";
 
 const { spawn } = require("child_process");

@@ -1,5 +1,6 @@
 """The metro-ai protocol: JSON-RPC 2.0 over stdio (one message per line) and WebSocket, so that
-a front end in any language can use the bots (``metro-ai serve``; docs/protocol.md).
+a front end in any language can use the bots (``metro-ai serve``; docs/protocol.md), within the
+limits and access rules its operator sets (`Limits`, `Server`, `Access`; docs/security.md).
 
 >>> from metro_ai.protocol import schema
 >>> sorted(schema()["methods"])[:3]
@@ -12,11 +13,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from .access import Access
+from .limits import Limits, Server
 from .server import LineFramer, run_websocket, serve_stdio, serve_stream, serve_websocket
 from .session import PROTOCOL, PROTOCOL_VERSION, ProtocolError, Session
 
-__all__ = ["LineFramer", "PROTOCOL", "PROTOCOL_VERSION", "ProtocolError", "Session", "run_websocket", "schema",
-           "serve_stdio", "serve_stream", "serve_websocket"]
+__all__ = ["Access", "Limits", "LineFramer", "PROTOCOL", "PROTOCOL_VERSION", "ProtocolError", "Server", "Session",
+           "run_websocket", "schema", "serve_stdio", "serve_stream", "serve_websocket"]
 
 
 @lru_cache(maxsize=1)

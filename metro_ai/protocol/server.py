@@ -1,16 +1,21 @@
 """The protocol's transports: one JSON message per line over stdin/stdout, and WebSocket (one
 JSON message per text frame). Both feed the same `Session` (metro_ai/protocol/session.py) on
-one asyncio event loop; ``metro-ai serve`` starts them.
+one asyncio event loop; ``metro-ai serve`` starts them. The sessions of one server share a
+`Server` (limits, data directory, counts: limits.py); a WebSocket server lets in only the
+clients its `Access` allows (Host, Origin, token: access.py).
 """
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import threading
-from typing import BinaryIO, Callable, Optional
+from typing import Any, BinaryIO, Callable, Optional
 
-from .session import MAX_GAMES, MAX_MESSAGE_BYTES, MESSAGE_TOO_LONG, ProtocolError, Session, _error_response
+from .access import Access
+from .limits import MAX_MESSAGE_BYTES, Server
+from .session import MESSAGE_TOO_LONG, TOO_MANY_CONNECTIONS, ProtocolError, Session, _error_response
 
 
 class LineFramer:
@@ -61,11 +66,12 @@ def _too_long(max_bytes: int) -> ProtocolError:
                          "it was skipped")
 
 
-async def serve_stream(reader: Callable[[], bytes], writer: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
-                       max_games: int = MAX_GAMES) -> None:
+async def serve_stream(reader: Callable[[], bytes], writer: BinaryIO, server: Optional[Server] = None,
+                       **limits: Any) -> None:
     """Serve one session over a byte stream until it ends: ``reader()`` blocks for the next
     bytes (b"" at the end; it runs in a thread of its own), `writer` takes the answers, one line
-    each. At the end, every search is stopped and the answers still owed are sent."""
+    each. At the end, every search is stopped and the answers still owed are sent. `server`
+    (or `Limits` fields as keywords) sets the limits and the data directory."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Optional[bytes]] = asyncio.Queue()
 
@@ -83,7 +89,8 @@ async def serve_stream(reader: Callable[[], bytes], writer: BinaryIO, max_messag
         writer.write(text.encode("utf-8") + b"\n")
         writer.flush()
 
-    session = Session(send, max_message_bytes=max_message_bytes, max_games=max_games)
+    session = Session(send, server, **limits)
+    max_message_bytes = session.max_message_bytes
     threading.Thread(target=read, name="metro-ai-serve-stdin", daemon=True).start()
     framer = LineFramer(max_message_bytes)
     while True:
@@ -101,13 +108,13 @@ async def serve_stream(reader: Callable[[], bytes], writer: BinaryIO, max_messag
     await session.close()                       # and the session ends
 
 
-def serve_stdio(max_message_bytes: int = MAX_MESSAGE_BYTES, max_games: int = MAX_GAMES) -> int:
+def serve_stdio(server: Optional[Server] = None, **limits: Any) -> int:
     """``metro-ai serve``: one session on stdin/stdout until stdin ends. At the end of input the
     searches still running stop and answer with their best move so far."""
     fd = sys.stdin.fileno()
     out = sys.stdout.buffer
     try:
-        asyncio.run(serve_stream(lambda: os.read(fd, 1 << 16), out, max_message_bytes, max_games))
+        asyncio.run(serve_stream(lambda: os.read(fd, 1 << 16), out, server, **limits))
     except BrokenPipeError:                     # the client went away: nothing more to say
         pass
     except KeyboardInterrupt:
@@ -115,51 +122,91 @@ def serve_stdio(max_message_bytes: int = MAX_MESSAGE_BYTES, max_games: int = MAX
     return 0
 
 
-async def serve_websocket(host: str, port: int, max_message_bytes: int = MAX_MESSAGE_BYTES,
-                          max_games: int = MAX_GAMES, ready: Optional[Callable[[str, int], None]] = None,
-                          stop: Optional[asyncio.Future] = None, process_request: Optional[Callable] = None) -> None:
+async def serve_websocket(host: str, port: int, server: Optional[Server] = None, access: Optional[Access] = None,
+                          ready: Optional[Callable[[str, int], None]] = None, stop: Optional[asyncio.Future] = None,
+                          process_request: Optional[Callable] = None) -> None:
     """Serve WebSocket clients on `host`:`port` (0: any free port), a session per connection,
-    until `stop` is done (or forever). A message over `max_message_bytes` closes that connection
-    with code 1009 (message too big), as the WebSocket protocol says. ``ready(host, port)`` is
-    called once listening. `process_request` is the ``websockets`` hook that may answer a
-    request with plain HTTP instead (``metro-ai web`` serves its page that way)."""
+    until `stop` is done (or forever). `server`: the limits and data directory the sessions
+    share (default: the default limits, no files); a connection over ``max_connections`` is
+    told so (an error, id null) and closed (code 1013, try again later); a message over
+    ``max_message_bytes`` closes its connection with code 1009 (message too big), as the
+    WebSocket protocol says. `access`: who may connect (default: this server's own origin, and
+    programs with its token). ``ready(host, port)`` is called once listening. `process_request`
+    is the ``websockets`` hook that may answer a request with plain HTTP instead (``metro-ai
+    web`` serves its page that way); it sees only the requests `access` lets in."""
     from websockets.asyncio.server import ServerConnection, serve
     from websockets.exceptions import ConnectionClosed
+
+    server = server if server is not None else Server()
+    access = access if access is not None else Access(host)
+
+    def gate(connection: Any, request: Any) -> Any:
+        refused = access.refuse(request)
+        if refused is not None:
+            return connection.respond(*refused)
+        return process_request(connection, request) if process_request is not None else None
 
     async def handler(ws: ServerConnection) -> None:
         async def send(text: str) -> None:
             await ws.send(text)
 
-        session = Session(send, max_message_bytes=max_message_bytes, max_games=max_games)
+        most = server.limits.max_connections
+        if server.connections >= most:
+            error = ProtocolError(TOO_MANY_CONNECTIONS, f"too many connections: this server takes {most} at once "
+                                  "(max_connections); try again later", {"limit": "max_connections", "max": most})
+            try:
+                await ws.send(json.dumps(_error_response(None, error)))
+                await ws.close(1013, "too many connections")
+            except ConnectionClosed:
+                pass
+            return
+        server.connections += 1
+        session = Session(send, server)
         try:
             async for message in ws:
                 await session.handle_text(message)
         except ConnectionClosed:
             pass
         finally:
+            server.connections -= 1
             await session.close()               # a client gone mid-search: its searches stop
 
-    async with serve(handler, host, port, max_size=max_message_bytes, compression=None,
-                     process_request=process_request) as server:
-        sock = next(iter(server.sockets))
+    async with serve(handler, host, port, max_size=server.limits.max_message_bytes, compression=None,
+                     process_request=gate) as listening:
+        sock = next(iter(listening.sockets))
         bound_host, bound_port = sock.getsockname()[:2]
+        access.bind(bound_port)
         if ready is not None:
             ready(bound_host, bound_port)
         await (stop if stop is not None else asyncio.get_running_loop().create_future())
 
 
-def run_websocket(address: str, max_message_bytes: int = MAX_MESSAGE_BYTES, max_games: int = MAX_GAMES) -> int:
+def warn_remote(access: Access, command: str) -> None:
+    """The warning printed when a server listens beyond this machine."""
+    if access.remote:
+        print(f"{command}: WARNING: listening on {access.host or 'every address'}, beyond this machine: anyone who "
+              "can reach it and holds the token can use its CPU and memory within the limits; see "
+              "docs/security.md", file=sys.stderr, flush=True)
+
+
+def run_websocket(address: str, server: Optional[Server] = None, token: Optional[str] = None,
+                  allow_origins: tuple[str, ...] = (), allow_no_origin: bool = False,
+                  allow_remote: bool = False) -> int:
     """``metro-ai serve --ws HOST:PORT``: serve until interrupted; says where it listens on
-    stderr (``listening on ws://HOST:PORT``, the real port when PORT is 0)."""
+    stderr (``listening on ws://HOST:PORT/?token=TOKEN``, the real port when PORT is 0: a client
+    that is not a web page connects to that address, token included)."""
     host, sep, port_text = address.rpartition(":")
     if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ValueError(f"--ws takes HOST:PORT (e.g. 127.0.0.1:8765; port 0 picks a free one), got {address!r}")
+    access = Access(host, token, allow_origins, allow_no_origin, allow_remote)
+    warn_remote(access, "metro-ai serve")
 
     def ready(h: str, p: int) -> None:
-        print(f"listening on ws://{h}:{p}", file=sys.stderr, flush=True)
+        shown = f"[{h}]" if ":" in h else h
+        print(f"listening on ws://{shown}:{p}/?{access.url_token()}", file=sys.stderr, flush=True)
 
     try:
-        asyncio.run(serve_websocket(host.strip("[]"), int(port_text), max_message_bytes, max_games, ready))
+        asyncio.run(serve_websocket(host.strip("[]"), int(port_text), server, access, ready))
     except KeyboardInterrupt:
         return 0
     return 0

@@ -11,6 +11,7 @@ end the session except closing it. docs/protocol.md is the written specification
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -20,17 +21,19 @@ import metro_ai
 from metro_ai.bots.background import SearchHandle
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
-from metro_ai.engine.errors import IllegalActionError, StateFormatError
+from metro_ai.engine.errors import IllegalActionError
 from metro_ai.play.botspec import BotSpec, BotSpecError
 from metro_ai.play.match import RECORD_FORMAT, RECORD_VERSION
 from metro_ai.registry import bot_catalogue, game_class, list_games
 
+from .files import FileRefused, bot_file_options, game_file_options, resolve_options
+from .limits import MAX_GAMES, MAX_MESSAGE_BYTES, Limits, Server
+
 PROTOCOL = "metro-ai"
 PROTOCOL_VERSION = 1
 
-MAX_MESSAGE_BYTES = 1 << 20         # a message (one line) may be 1 MiB; a saved state is a few KB
-MAX_GAMES = 256                     # open games per session
 PROGRESS_INTERVAL = 0.1             # seconds between progress notifications of one search (10/s)
+FILE_SECONDS = 10.0                 # the longest a game or bot may take to read its data files
 
 # JSON-RPC 2.0's own error codes, then the server's (-32000 to -32099 are for servers).
 PARSE_ERROR = -32700
@@ -47,13 +50,18 @@ MESSAGE_TOO_LONG = -32005
 GAME_OVER = -32006
 NO_HISTORY = -32007
 TOO_MANY_GAMES = -32008
+FILE_REFUSED = -32009
+OVER_LIMIT = -32010
+TOO_MANY_SEARCHES = -32011
+TOO_MANY_CONNECTIONS = -32012
 
 ERROR_NAMES = {
     PARSE_ERROR: "parse error", INVALID_REQUEST: "invalid request", METHOD_NOT_FOUND: "method not found",
     INVALID_PARAMS: "invalid params", INTERNAL_ERROR: "internal error", UNKNOWN_GAME: "unknown game id",
     ILLEGAL_ACTION: "illegal action", BUSY: "game busy", NO_SEARCH: "no search", BAD_STATE: "bad state",
     MESSAGE_TOO_LONG: "message too long", GAME_OVER: "game over", NO_HISTORY: "no history",
-    TOO_MANY_GAMES: "too many games",
+    TOO_MANY_GAMES: "too many games", FILE_REFUSED: "file refused", OVER_LIMIT: "over a limit",
+    TOO_MANY_SEARCHES: "too many searches", TOO_MANY_CONNECTIONS: "too many connections",
 }
 
 Send = Callable[[str], Awaitable[None]]
@@ -156,15 +164,32 @@ class _Game:
     game: Any
     seed: Optional[int]                   # the deal's seed; None for a loaded state
     states: list
+    names: dict = field(default_factory=dict)   # file options as the client named them (not the real paths)
     moves: list = field(default_factory=list)
     redo: list = field(default_factory=list)
-    search: Optional[SearchHandle] = None
+    search: Union[SearchHandle, "_Starting", None] = None
     search_task: Optional[asyncio.Future] = None
     search_request: Id = None
 
     @property
     def state(self) -> Any:
         return self.states[-1]
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The game's options as the client gave them (a file by its name in the data directory)."""
+        return {**self.game.options, **self.names}
+
+
+class _Starting:
+    """The busy mark of a game whose search is being started (its bot reading its files): a
+    ``stop`` or ``close`` meanwhile stops the search as soon as it has started."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def request_stop(self) -> None:
+        self.stopped = True
 
 
 @dataclass
@@ -187,12 +212,22 @@ class Session:
     """One client's session (see the module docstring). ``send(text)`` sends one message;
     :meth:`handle_text` takes one; :meth:`close` ends every search (a client gone)."""
 
-    def __init__(self, send: Send, max_message_bytes: int = MAX_MESSAGE_BYTES, max_games: int = MAX_GAMES,
-                 progress_interval: float = PROGRESS_INTERVAL):
+    def __init__(self, send: Send, server: Optional[Server] = None, progress_interval: float = PROGRESS_INTERVAL,
+                 **limits: Any):
+        """`server`: what this session shares with the others of its server (limits, data
+        directory, counts); None: a server of its own, with `Limits` from the keyword arguments
+        (``max_games=2``, ...) and no data directory."""
+        if server is None:
+            server = Server(Limits(**limits))
+        elif limits:
+            raise TypeError("give the limits in the Server, not both")
         self._send_text = send
-        self.max_message_bytes = max_message_bytes
-        self.max_games = max_games
+        self.server = server
+        self.limits = server.limits
+        self.max_message_bytes = self.limits.max_message_bytes
+        self.max_games = self.limits.max_games
         self.progress_interval = progress_interval
+        self.searching = 0                                  # searches of this session running now
         self.games: dict[str, _Game] = {}
         self._next_game = 1
         self._tasks: set[asyncio.Future] = set()
@@ -323,12 +358,16 @@ class Session:
             raise ProtocolError(BUSY, f"{method}: game {entry.id} is busy: a search is running on it "
                                 f"(request {entry.search_request!r}); send stop first")
 
-    def _open(self, game: Any, state: Any, seed: Optional[int]) -> _Game:
+    def _room(self) -> None:
         if len(self.games) >= self.max_games:
-            raise ProtocolError(TOO_MANY_GAMES, f"too many open games ({self.max_games}): close some first")
+            raise ProtocolError(TOO_MANY_GAMES, f"too many open games ({self.max_games}): close some first",
+                                {"limit": "max_games", "max": self.max_games})
+
+    def _open(self, game: Any, state: Any, seed: Optional[int], names: Optional[dict] = None) -> _Game:
+        self._room()
         game_id = f"g{self._next_game}"
         self._next_game += 1
-        entry = _Game(game_id, game, seed, [state])
+        entry = _Game(game_id, game, seed, [state], names=dict(names or {}))
         self.games[game_id] = entry
         return entry
 
@@ -336,7 +375,7 @@ class Session:
     def _summary(entry: _Game) -> dict[str, Any]:
         s = entry.state
         terminal = s.is_terminal()
-        return {"game_id": entry.id, "game": entry.game.name, "options": entry.game.options, "ply": len(entry.moves),
+        return {"game_id": entry.id, "game": entry.game.name, "options": entry.options, "ply": len(entry.moves),
                 "current_player": s.current_player, "terminal": terminal, "scores": s.scores(),
                 "returns": s.returns() if terminal else None, "can_undo": bool(entry.moves),
                 "can_redo": bool(entry.redo)}
@@ -365,23 +404,64 @@ class Session:
         return {"protocol": PROTOCOL, "protocol_version": PROTOCOL_VERSION, "server": "metro-ai",
                 "version": metro_ai.__version__, "games": games, **bot_catalogue(),
                 "methods": sorted(self.methods), "notifications": ["progress"],
-                "limits": {"max_message_bytes": self.max_message_bytes, "max_games": self.max_games,
-                           "progress_per_second": round(1 / self.progress_interval, 3)}}
+                "limits": {**self.limits.to_dict(), "progress_per_second": round(1 / self.progress_interval, 3)},
+                "data_dir": self.server.data_dir is not None}
 
-    def _new_game(self, p: _Params) -> dict[str, Any]:
+    def _new_game(self, p: _Params) -> Awaitable[dict[str, Any]]:
         name = p.get("game", "str")
         options = p.get("options", "object", {})
         seed = p.get("seed", "int", 0)
         p.done()
         try:
             cls = game_class(name)
-            game = cls(**options)
-            state = game.new_state(seed)
-        except (ValueError, TypeError, OverflowError) as exc:
+        except ValueError as exc:
             raise ProtocolError(INVALID_PARAMS, f"new_game: {exc}") from None
-        return self._summary(self._open(game, state, seed))
+        self._room()
+        resolved, names = self._files(cls, options, "new_game")
 
-    def _load_state(self, p: _Params) -> dict[str, Any]:
+        def make() -> tuple[Any, Any]:
+            game = cls(**resolved)
+            return game, game.new_state(seed)
+
+        async def build() -> dict[str, Any]:
+            game, state = await self._reading(make, names, resolved, INVALID_PARAMS, "new_game")
+            return self._summary(self._open(game, state, seed, names))
+        return build()
+
+    def _files(self, cls: Any, options: dict[str, Any], method: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`options` with the game's file options resolved in the data directory, and those
+        options as the client named them; ProtocolError(FILE_REFUSED) if one may not be read."""
+        keys = game_file_options(cls)
+        try:
+            resolved = resolve_options(self.server.data_dir, keys, options, f"game {cls.name!r}")
+        except FileRefused as exc:
+            raise ProtocolError(FILE_REFUSED, f"{method}: {exc}") from None
+        return resolved, {k: options[k] for k in keys if options.get(k) is not None}
+
+    async def _reading(self, fn: Callable[[], Any], names: dict[str, Any], resolved: dict[str, Any], code: int,
+                       method: str) -> Any:
+        """``fn()``: at once when no file is named; else in a thread, for FILE_SECONDS at most,
+        so that reading a file never holds up the event loop (other sessions). An error names a
+        file by the client's name for it, never its real path."""
+        try:
+            if not names:
+                return fn()
+            future = asyncio.get_running_loop().run_in_executor(None, fn)
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), FILE_SECONDS)
+            except asyncio.TimeoutError:
+                future.add_done_callback(_stop_orphan)
+                raise ProtocolError(FILE_REFUSED, f"{method}: reading the data files took over {FILE_SECONDS:g} s"
+                                    ) from None
+        except (ValueError, TypeError, OverflowError, OSError) as exc:
+            text = str(exc)
+            for key, name in names.items():
+                text = text.replace(str(resolved[key]), str(name))
+            if self.server.data_dir is not None:
+                text = text.replace(str(self.server.data_dir.root), "<data-dir>")
+            raise ProtocolError(code, f"{method}: {text}") from None
+
+    def _load_state(self, p: _Params) -> Awaitable[dict[str, Any]]:
         given = p.get("state", "state")
         p.done()
         data = given
@@ -397,11 +477,20 @@ class Session:
         if not isinstance(options, dict):
             raise ProtocolError(BAD_STATE, f"load_state: 'options' must be an object, got {_brief(options)}")
         try:
-            game = game_class(data["game"])(**options)
-            state = game.state_from_json(data)
-        except (StateFormatError, ValueError, TypeError, OverflowError) as exc:
+            cls = game_class(data["game"])
+        except ValueError as exc:
             raise ProtocolError(BAD_STATE, f"load_state: {exc}") from None
-        return self._summary(self._open(game, state, None))
+        self._room()
+        resolved, names = self._files(cls, options, "load_state")
+
+        def make() -> tuple[Any, Any]:
+            game = cls(**resolved)
+            return game, game.state_from_json({**data, "options": resolved} if names else data)
+
+        async def build() -> dict[str, Any]:
+            game, state = await self._reading(make, names, resolved, BAD_STATE, "load_state")
+            return self._summary(self._open(game, state, None, names))
+        return build()
 
     def _state(self, p: _Params) -> dict[str, Any]:
         entry = self._entry(p)
@@ -474,7 +563,47 @@ class Session:
             raise ProtocolError(INVALID_PARAMS, f"{method}: {exc}") from None
         if limit.time is not None and not limit.time < float("inf"):
             raise ProtocolError(INVALID_PARAMS, f"{method}: limit.time must be finite")
+        self._within(method, "limit.time", limit.time, "max_search_seconds")
         return limit
+
+    def _within(self, method: str, what: str, value: Any, limit: str) -> None:
+        """ProtocolError(OVER_LIMIT) if `value` is over the server's `limit`."""
+        most = getattr(self.limits, limit)
+        if value is not None and value > most:
+            raise ProtocolError(OVER_LIMIT, f"{method}: {what} {value:g} is over this server's limit, {limit} = "
+                                f"{most:g}", {"limit": limit, "max": most})
+
+    def _bot(self, spec: BotSpec, seed: int, method: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """The bot of `spec` within the server's limits (its files resolved in the data
+        directory, its threads and nodes capped), with its file options as the client named
+        them and as resolved."""
+        from metro_ai.bots.mcts import SearchBot
+        keys = [k for k in bot_file_options(spec.name) if spec.options.get(k) is not None]
+        try:
+            options = resolve_options(self.server.data_dir, keys, spec.options, f"bot {spec.name!r}")
+        except FileRefused as exc:
+            raise ProtocolError(FILE_REFUSED, f"{method}: {exc}") from None
+        self._within(method, "the bot's time", spec.time, "max_search_seconds")
+        bot = dataclasses.replace(spec, options=options).make(seed)
+        if isinstance(bot, SearchBot):
+            self._within(method, "workers", getattr(bot, "workers", 1), "max_workers")
+            if getattr(bot, "workers", 1) > 1 and getattr(bot, "backend", "threads") != "threads":
+                raise ProtocolError(OVER_LIMIT, f"{method}: this server runs searches on threads only "
+                                    "(backend=threads)", {"limit": "backend", "max": "threads"})
+            nodes = getattr(bot, "max_nodes", 0)
+            if "max_nodes" in spec.options:
+                self._within(method, "max_nodes", nodes, "max_nodes")
+            if nodes > self.limits.max_nodes:
+                setattr(bot, "max_nodes", self.limits.max_nodes)   # the bot's own default, lowered to the server's
+        return bot, {k: spec.options[k] for k in keys}, {k: options[k] for k in keys}
+
+    def _room_to_search(self, method: str) -> None:
+        for count, limit in ((self.searching, "max_searches_per_connection"), (self.server.searches, "max_searches")):
+            most = getattr(self.limits, limit)
+            if count >= most:
+                where = "in this session" if limit == "max_searches_per_connection" else "on this server"
+                raise ProtocolError(TOO_MANY_SEARCHES, f"{method}: {count} searches are running {where}, the "
+                                    f"limit ({limit}); stop one or wait for one to end", {"limit": limit, "max": most})
 
     def _start(self, p: _Params, method: str, analyse: bool) -> asyncio.Future:
         entry = self._entry(p)
@@ -496,15 +625,43 @@ class Session:
             if analyse and not spec.searches():
                 raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use ismcts, pimc, "
                                    "flat-mc, mo-ismcts or a preset")
-            bot = spec.make(derive(entry.seed or 0, 0x60, len(entry.moves)) if seed is None else seed)
-            handle = bot.start(state, limit if limit is not None else spec.limit, analyse=analyse)
+            bot, names, resolved = self._bot(spec, derive(entry.seed or 0, 0x60, len(entry.moves)) if seed is None else seed,
+                                   method)
         except (BotSpecError, ValueError, TypeError, OverflowError) as exc:
             raise ProtocolError(INVALID_PARAMS, f"{method}: {exc}") from None
-        search = _Search(entry, handle, None, spec.display, analyse, apply, progress, top, state,
-                         state.current_player, time.perf_counter())
-        entry.search = handle
+        self._room_to_search(method)
+        budget = limit if limit is not None else spec.limit
+        start = lambda: bot.start(state, budget, analyse=analyse)      # noqa: E731
+        handle: Optional[SearchHandle] = None
+        if not names:                                   # no file to read: it starts at once
+            try:
+                handle = start()
+            except (ValueError, TypeError, OverflowError) as exc:
+                raise ProtocolError(INVALID_PARAMS, f"{method}: {exc}") from None
+        starting = _Starting()
+        entry.search = handle if handle is not None else starting       # busy from now on
         entry.search_request = p.request_id
-        future = asyncio.ensure_future(self._run_search(search))
+        self.searching += 1
+        self.server.searches += 1
+        t0 = time.perf_counter()
+
+        async def run() -> dict[str, Any]:
+            try:
+                started = handle
+                if started is None:                     # its files are read in a thread
+                    started = await self._reading(start, names, resolved, INVALID_PARAMS, method)
+                    if starting.stopped:
+                        started.request_stop()
+                    entry.search = started
+                search = _Search(entry, started, None, spec.display, analyse, apply, progress, top, state,
+                                 state.current_player, t0)
+                return await self._run_search(search)
+            finally:
+                self.searching -= 1
+                self.server.searches -= 1
+                if entry.search is starting:
+                    entry.search = entry.search_task = entry.search_request = None
+        future = asyncio.ensure_future(run())
         entry.search_task = future
         return future
 
@@ -522,6 +679,8 @@ class Session:
                 done, _ = await asyncio.wait({waiting}, timeout=self.progress_interval)
                 if done:
                     break
+                if time.perf_counter() - search.t0 >= self.limits.max_search_seconds:
+                    handle.request_stop()               # the server's time limit: the best move so far
                 if search.progress and not self.closed:
                     await self.send({"jsonrpc": "2.0", "method": "progress",
                                      "params": self._progress(entry, search)})
@@ -605,7 +764,10 @@ class Session:
     def _save(self, p: _Params) -> dict[str, Any]:
         entry = self._entry(p)
         p.done()
-        return {"game_id": entry.id, "state": json.loads(entry.state.to_json()), "record": self._record(entry)}
+        state = json.loads(entry.state.to_json())
+        if entry.names and isinstance(state.get("options"), dict):
+            state["options"].update({k: v for k, v in entry.names.items() if k in state["options"]})
+        return {"game_id": entry.id, "state": state, "record": self._record(entry)}
 
     @staticmethod
     def _record(entry: _Game) -> Optional[dict[str, Any]]:
@@ -622,7 +784,7 @@ class Session:
         labels = [" + ".join(b) or "nobody" for b in by]
         record: dict[str, Any] = {
             "format": RECORD_FORMAT, "version": RECORD_VERSION, "game": entry.game.name,
-            "options": entry.game.options, "seed": entry.seed, "bots": labels,
+            "options": entry.options, "seed": entry.seed, "bots": labels,
             "seats": [{"bot": label, "spec": None, "name": label, "options": {}, "seed": None, "limit": None}
                       for label in labels],
             "limit": None, "actions": [dict(m) for m in entry.moves],
@@ -645,6 +807,12 @@ class Session:
 
 async def _await_handle(handle: SearchHandle) -> int:
     return await handle
+
+
+def _stop_orphan(future: Any) -> None:
+    """A search started after its request gave up waiting: stop it."""
+    if not future.cancelled() and future.exception() is None and hasattr(future.result(), "request_stop"):
+        future.result().request_stop()
 
 
 def _check_request(message: Any) -> tuple[Id, str, dict[str, Any]]:

@@ -5,7 +5,9 @@ package data: HTML, CSS and JavaScript, no build step) and the protocol over Web
 ``/ws`` (metro_ai/protocol: the same `Session` as ``metro-ai serve --ws``, one per connection).
 Both go through the ``websockets`` library, whose ``process_request`` hook answers the HTTP
 requests that are not a WebSocket handshake. The page reads the games, their options and the
-bots from ``hello``, and draws the position with the ``svg`` method.
+bots from ``hello``, and draws the position with the ``svg`` method. Every request must name
+this server in its ``Host`` header, and the WebSocket takes only this page's origin (and
+programs holding the token): metro_ai/protocol/access.py, docs/security.md.
 """
 from __future__ import annotations
 
@@ -16,8 +18,9 @@ import webbrowser
 from importlib import resources
 from typing import Any, Callable, Optional
 
-from metro_ai.protocol.server import serve_websocket
-from metro_ai.protocol.session import MAX_GAMES, MAX_MESSAGE_BYTES
+from metro_ai.protocol.access import Access
+from metro_ai.protocol.limits import Server
+from metro_ai.protocol.server import serve_websocket, warn_remote
 
 WS_PATH = "/ws"
 #: The static files by URL path ("/" is the page itself).
@@ -63,27 +66,32 @@ def _process_request(connection: Any, request: Any) -> Any:
     return Response(200, "OK", headers, body)
 
 
-async def serve_web(host: str = "127.0.0.1", port: int = 8000, max_message_bytes: int = MAX_MESSAGE_BYTES,
-                    max_games: int = MAX_GAMES, ready: Optional[Callable[[str, int], None]] = None,
+async def serve_web(host: str = "127.0.0.1", port: int = 8000, server: Optional[Server] = None,
+                    access: Optional[Access] = None, ready: Optional[Callable[[str, int], None]] = None,
                     stop: Optional[asyncio.Future] = None) -> None:
     """Serve the page and the protocol on `host`:`port` (0: any free port) until `stop` is done
-    (or forever); ``ready(host, port)`` is called once listening."""
-    await serve_websocket(host, port, max_message_bytes, max_games, ready=ready, stop=stop,
-                          process_request=_process_request)
+    (or forever); ``ready(host, port)`` is called once listening. `server` and `access` as in
+    `metro_ai.protocol.serve_websocket`."""
+    await serve_websocket(host, port, server, access, ready=ready, stop=stop, process_request=_process_request)
 
 
-def run_web(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True,
-            max_message_bytes: int = MAX_MESSAGE_BYTES, max_games: int = MAX_GAMES) -> int:
+def run_web(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, server: Optional[Server] = None,
+            token: Optional[str] = None, allow_origins: tuple[str, ...] = (), allow_no_origin: bool = False,
+            allow_remote: bool = False) -> int:
     """``metro-ai web``: serve until interrupted; prints the page's address on stdout
-    (``serving on http://HOST:PORT/``, the real port when `port` is 0) and opens it in the
-    browser unless told not to."""
+    (``serving on http://HOST:PORT/``, the real port when `port` is 0, then the protocol's
+    address for programs, with the token) and opens it in the browser unless told not to."""
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0-65535 (0 picks a free one), got {port}")
+    access = Access(host, token, allow_origins, allow_no_origin, allow_remote)
+    warn_remote(access, "metro-ai web")
 
     def ready(h: str, p: int) -> None:
+        h = "127.0.0.1" if h in ("0.0.0.0", "::") else h       # every address: this machine's is one
         shown = f"[{h}]" if ":" in h else h
         url = f"http://{shown}:{p}/"
-        print(f"serving on {url} (the protocol at ws://{shown}:{p}{WS_PATH}); Ctrl-C stops", flush=True)
+        print(f"serving on {url} (programs: ws://{shown}:{p}{WS_PATH}?{access.url_token()}); Ctrl-C stops",
+              flush=True)
         if open_browser:
             try:
                 webbrowser.open(url)
@@ -91,7 +99,7 @@ def run_web(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True
                 print(f"metro-ai web: could not open a browser ({exc}); open {url}", file=sys.stderr)
 
     try:
-        asyncio.run(serve_web(host, port, max_message_bytes, max_games, ready))
+        asyncio.run(serve_web(host, port, server, access, ready))
     except KeyboardInterrupt:
         return 0
     return 0

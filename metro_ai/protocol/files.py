@@ -1,0 +1,92 @@
+"""Files named by protocol clients: only inside the data directory the operator chose.
+
+A game option of kind "path" (``Option.path``: a company chart, a card file, ...) or a bot option
+naming a file (``ladder=FILE``) comes from a client as a *name relative to* ``--data-dir``.
+`DataDir.resolve` turns it into the real path of a regular file inside that folder, or refuses
+it with one error that says nothing of what lies outside: an absolute path, ``..``, a link that
+leads out, a missing file all read "no such file in the data directory". Inside it, a FIFO, a
+device or a folder is not a regular file, and a file over the size cap is refused before
+anything opens it. Without ``--data-dir`` every file option is refused.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+#: Bot options that name a file, besides any a bot class declares with ``Option.path``.
+BOT_FILE_OPTIONS = ("ladder",)
+
+
+class FileRefused(Exception):
+    """A file option refused; the message says why without telling what lies outside."""
+
+
+class DataDir:
+    """The folder protocol clients may name files in (``--data-dir``), and the size cap."""
+
+    def __init__(self, root: Any, max_bytes: int):
+        path = Path(os.fsdecode(root)).expanduser()
+        if not path.is_dir():
+            raise ValueError(f"--data-dir {str(path)!r} is not a folder")
+        self.root = path.resolve()
+        self.max_bytes = max_bytes
+
+    def resolve(self, value: Any, what: str) -> str:
+        """The real path of `value`, a name relative to the data directory, for option `what`;
+        FileRefused otherwise."""
+        if not isinstance(value, str) or not value or "\x00" in value or len(value) > 1024:
+            raise FileRefused(f"{what}: a file is named by a non-empty text relative to the data directory")
+        missing = FileRefused(f"{what}: no such file in the data directory: {value!r} (names are relative to "
+                              "it, with no '..' and no link leading out)")
+        parts = value.replace("\\", "/").split("/")
+        if os.path.isabs(value) or value.startswith(("/", "\\", "~")) or ".." in parts or \
+                (len(value) > 1 and value[1] == ":"):
+            raise missing
+        real = os.path.realpath(self.root / value)
+        try:
+            inside = os.path.commonpath([real, str(self.root)]) == str(self.root) and real != str(self.root)
+        except ValueError:
+            inside = False
+        if not inside:
+            raise missing
+        try:
+            info = os.stat(real)
+        except OSError:
+            raise missing from None
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(f"{what}: {value!r} is not a regular file")
+        if info.st_size > self.max_bytes:
+            raise FileRefused(f"{what}: {value!r} is {info.st_size:,} bytes, over the server's cap of "
+                              f"{self.max_bytes:,} (max_file_bytes)")
+        return real
+
+
+def resolve_options(data_dir: Optional[DataDir], names: Iterable[str], options: dict, owner: str) -> dict:
+    """`options` with each of `names` given (and not None) resolved inside `data_dir`;
+    FileRefused if any is given and there is no data directory, or it is not a file there."""
+    out = dict(options)
+    for name in names:
+        value = out.get(name)
+        if value is None:
+            continue
+        if data_dir is None:
+            raise FileRefused(f"{owner}: option {name!r} names a file, and this server reads no files from "
+                              "clients (start it with --data-dir DIR to allow files inside DIR)")
+        out[name] = data_dir.resolve(value, f"{owner}: option {name!r}")
+    return out
+
+
+def game_file_options(cls: Any) -> tuple[str, ...]:
+    """The names of a game class's options that name files (kind "path")."""
+    return tuple(o.name for o in getattr(cls, "OPTIONS", ()) if o.kind == "path")
+
+
+def bot_file_options(name: str) -> tuple[str, ...]:
+    """The names of the options of bot `name` (or a preset) that name files: those it declares
+    with kind "path", and `BOT_FILE_OPTIONS`."""
+    from metro_ai.registry import BOTS
+    cls = BOTS.get(name, (None,))[0]
+    declared = tuple(o.name for o in getattr(cls, "options", ()) if o.kind == "path")
+    return declared + tuple(n for n in BOT_FILE_OPTIONS if n not in declared)
