@@ -228,13 +228,17 @@ def test_elo_errors_are_clear(ladder_file):
 
 
 def test_the_protocol_plays_at_a_rating(ladder_file):
+    """A ladder file over the protocol: named inside the server's --data-dir (docs/security.md)."""
+    from metro_ai.protocol.limits import Server
+    from pathlib import Path
+
     async def main():
-        c = Client()
+        c = Client(server=Server(data_dir=Path(ladder_file).parent))
         g = await c.result("new_game", game="metro", options={"players": 2}, seed=2)
-        got = await c.result("go", game_id=g["game_id"], bot=f"ismcts:elo=400,ladder={ladder_file}", seed=77)
+        got = await c.result("go", game_id=g["game_id"], bot="ismcts:elo=400,ladder=ladder.json", seed=77)
         state = metro_ai.load_game("metro", players=2).new_state(seed=2)
         assert got["action"] == metro_ai.make_bot("ismcts", seed=77, temperature=0.1).choose(state, Limit(iterations=400))
-        await c.error("go", -32602, game_id=g["game_id"], bot=f"ismcts:elo=9000,ladder={ladder_file}")
+        await c.error("go", -32602, game_id=g["game_id"], bot="ismcts:elo=9000,ladder=ladder.json")
     run(main())
 
 

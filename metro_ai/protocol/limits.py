@@ -12,6 +12,8 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Optional
 
+from metro_ai.engine.datafile import MAX_BYTES as DATA_FILE_BYTES
+
 MAX_MESSAGE_BYTES = 1 << 20         # a message (one line) may be 1 MiB; a saved state is a few KB
 MAX_GAMES = 256                     # open games per session
 
@@ -31,7 +33,8 @@ class Limits:
     - ``max_search_seconds``: the longest search: a ``limit.time`` (or a spec's ``time=``) over
       it is refused, and any search still running then (an iteration budget, a preset's) stops
       and answers with its best move so far;
-    - ``max_file_bytes``: the largest data file read from ``--data-dir``.
+    - ``max_file_bytes``: the largest data file read from ``--data-dir`` (at most the library's
+      own cap on a data file, ``metro_ai.engine.datafile.MAX_BYTES``, 4 MiB, which the readers keep).
     """
     max_message_bytes: int = MAX_MESSAGE_BYTES
     max_games: int = MAX_GAMES
@@ -41,7 +44,7 @@ class Limits:
     max_workers: int = 4
     max_nodes: int = 5_000_000
     max_search_seconds: float = 60.0
-    max_file_bytes: int = 8 << 20
+    max_file_bytes: int = DATA_FILE_BYTES
 
     def __post_init__(self) -> None:
         for f in fields(self):
