@@ -22,6 +22,7 @@ import pytest
 import metro_ai
 from json_paths import get, paths
 from metro_ai.engine.errors import StateFormatError
+from test_breakthrough_payment import _komsomolskaya
 
 HERE = Path(__file__).resolve().parent
 SECURITY = HERE / "data" / "security"
@@ -66,21 +67,25 @@ def test_a_wrong_type_or_size_is_a_state_format_error(field, value):
 # ---- the sweep ----
 
 def _real_states():
-    """Real states (JSON objects) in every phase, from random games at 2, 3 and 5 players and
-    with the survival options on."""
+    """A real state (JSON object) in each phase, from random games at 5, 3 and 2 players with
+    the survival options on or off."""
     found = {}
-    for options in ({"players": 2}, {"players": 3, "full_protection_required": True},
-                    {"players": 5, "failed_defence_tokens_down": True, "quest_tokens_stay_down": True}):
+    for options in ({"players": 5, "failed_defence_tokens_down": True, "quest_tokens_stay_down": True},
+                    {"players": 3, "full_protection_required": True}, {"players": 2}):
         game = metro_ai.load_game("breakthrough", **options)
         for seed in range(40):
             s, rng = game.new_state(seed), random.Random(seed)
-            while True:
-                obj = json.loads(s.to_json())
-                found.setdefault((options["players"], obj["phase"]), obj)
+            while len(found) < len(PHASES):
+                phase = s.phase if hasattr(s, "phase") else json.loads(s.to_json())["phase"]
+                if phase not in found:
+                    found[phase] = (options["players"], json.loads(s.to_json()))
                 if s.is_terminal():
                     break
                 s.apply(rng.choice(s.legal_actions()))
-    return found
+    s = _komsomolskaya()            # random play seldom waits on a payment's pick (B5, R2)
+    found.setdefault(s.phase, (2, json.loads(s.to_json())))
+    assert set(found) == set(PHASES), sorted(found)
+    return {(players, phase): obj for phase, (players, obj) in found.items()}
 
 
 def _mutations(value):
