@@ -25,8 +25,8 @@ short search along the way. Outcomes, counted per game and option set and printe
   sanitizer's exit code), hung (no answer in ``--timeout`` seconds): findings.
 
 A finding is shrunk by Hypothesis to a minimal input and, with ``--out DIR``, saved there as
-``{"game", "options", "state", "outcome", "detail"}`` (``state`` the JSON text), one file per
-distinct failure. With ``--seconds``, the option sets are taken in turn, a chunk of examples each
+``{"game", "options", "state", "outcome", "mutations", "detail"}`` (``state`` the JSON text,
+``mutations`` what was changed), one file per distinct failure. With ``--seconds``, the option sets are taken in turn, a chunk of examples each
 (a new seed each round), until the time is spent; otherwise each gets ``--examples``.
 
 **Cards** (the Breakthrough card-set file) and **specs** (bot specs) must be refused with a
@@ -222,10 +222,22 @@ def mutated_state(draw, name, options):
     game, states = pool(name, options)
     obj = copy.deepcopy(draw(st.sampled_from(states)))
     strings = sorted({v for p in paths(obj) for v in [get(obj, p)] if isinstance(v, str)} | {"", "x"})[:200]
+    notes = []
     for _ in range(draw(st.integers(1, 3))):
         path = draw(field_path(obj))
-        _apply(obj, path, draw(replacement(get(obj, path), strings)))
-    return to_text(obj)
+        value = draw(replacement(get(obj, path), strings))
+        _apply(obj, path, value)
+        notes.append(f"{'.'.join(map(str, path))}: {_describe(value)}")
+    return to_text(obj), notes
+
+
+def _describe(value):
+    if value is DELETE:
+        return "deleted"
+    if isinstance(value, list) and len(value) > 8:
+        return f"a list of {len(value)}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @st.composite
@@ -360,14 +372,15 @@ def fuzz_option_set(name, options, examples, seed, timeout, out):
     @settings(max_examples=examples, deadline=None, database=None, derandomize=seed is None,
               suppress_health_check=list(HealthCheck), print_blob=False, report_multiple_bugs=False)
     @given(mutated_state(name, options), st.integers(0, 2 ** 32))
-    def one(text, play_seed):
+    def one(case, play_seed):
+        text, notes = case
         outcome, detail = run_in_child(game, text, play_seed, timeout)
         if not state["shrinking"]:
             counts[outcome] += 1
             COUNTS[f"states {outcome}"] += 1
         if outcome in FINDINGS:
             state["shrinking"] = True
-            state["last"] = (outcome, detail, text)
+            state["last"] = (outcome, detail, text, notes)
             raise Finding(f"{outcome}: {detail[:300]}")
 
     test = one if seed is None else hypothesis.seed(seed)(one)
@@ -376,24 +389,25 @@ def fuzz_option_set(name, options, examples, seed, timeout, out):
     except Exception:                  # a Finding, or Hypothesis's Flaky when a hang did not repeat
         if state["last"] is None:
             raise
-        outcome, detail, text = state["last"]
+        outcome, detail, text, notes = state["last"]
         sig = _signature(outcome, detail)
         if sig not in SAVED:
-            SAVED[sig] = _save(out, name, options, text, outcome, detail)
+            SAVED[sig] = _save(out, name, options, text, outcome, detail, notes)
             where = f" -> {SAVED[sig]}" if SAVED[sig] else ""
-            print(f"fuzz: FINDING {name} {key}: {outcome}: {detail.strip()[:600]}{where}", flush=True)
+            print(f"fuzz: FINDING {name} {key}: {outcome} after {'; '.join(notes)}: "
+                  f"{detail.strip()[:600]}{where}", flush=True)
         return False
     return True
 
 
-def _save(out, name, options, text, outcome, detail):
+def _save(out, name, options, text, outcome, detail, notes):
     if out is None:
         return None
     out.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     path = out / f"{name}_{outcome.replace(' ', '_')}_{digest}.json"
     path.write_text(json.dumps({"game": name, "options": options, "state": text, "outcome": outcome,
-                                "detail": detail[-3000:]}, indent=1))
+                                "mutations": notes, "detail": detail[-3000:]}, indent=1))
     return path
 
 
@@ -401,7 +415,7 @@ def print_table():
     rows = [(g, k, c) for (g, k), c in TABLE.items()]
     if not rows:
         return
-    width = max(len(k) for _, k, _ in rows)
+    width = max([len(k) for _, k, _ in rows] + [len("(all option sets)")])
     head = f"{'game':<12} {'options':<{width}} " + " ".join(f"{o:>9}" for o in ("accepted", "refused", "wrong exc",
                                                                                   "unsafe", "crashed", "hung"))
     print(head)
