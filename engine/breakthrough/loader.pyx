@@ -14,15 +14,161 @@ from metro_ai.engine.breakthrough.rules import PHASES, THREAT_TYPES, names_of_bi
 
 
 
+TASKS = ("draw", "monster", "refill", "next_turn")
+PENDING_FIELDS = {"quest_hero": {"kind", "card"}, "quest_pay": {"kind", "card", "hero", "paid"},
+                  "keep_station": {"kind", "card", "k"},
+                  "discard3": {"kind", "last", "left"},
+                  "protect": {"kind", "threats", "uncovered", "card"}, "free_play": {"kind", "card"},
+                  "lose_station": {"kind", "card"}}
+
+
+def _is_int(v, lo, hi):
+    return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
+
+
+def check_shapes(BreakthroughGame game, obj, bad):
+    """The first pass (docs DESIGN, "Trust at the edges"): every field of `obj` has its JSON type,
+    its length and its values' ranges (every int that reaches the C struct fits the field that
+    holds it and the array it indexes), or ``bad(message)`` names the field. Nothing is written
+    anywhere; ``load_state`` copies the values in only after this pass, then checks the rules'
+    invariants between fields."""
+    cdef int n = game.tables.players, C = game.tables.C
+    cdef int turn_limit = game.tables.turn_limit
+
+    def need_int(v, lo, hi, where):
+        if not _is_int(v, lo, hi):
+            bad(f"{where} must be an int in {lo}..{hi}, got {type(v).__name__}")
+        return v
+
+    def need_list(v, where, length=None, most=None, least=0):
+        if not isinstance(v, list):
+            bad(f"{where} must be a list, got {type(v).__name__}")
+        if length is not None and len(v) != length:
+            bad(f"{where} must be a list of {length} entries, got {len(v)}")
+        if most is not None and len(v) > most:
+            bad(f"{where} must be a list of at most {most} entries, got {len(v)}")
+        if len(v) < least:
+            bad(f"{where} must be a list of at least {least} entries, got {len(v)}")
+        return v
+
+    def need_dict(v, where, keys=None):
+        if not isinstance(v, dict):
+            bad(f"{where} must be an object, got {type(v).__name__}")
+        if keys is not None and set(v) != keys:
+            bad(f"{where} must have exactly the fields {sorted(keys)}, got {sorted(map(str, v))}")
+        return v
+
+    def need_str(v, choices, where):
+        if not isinstance(v, str) or v not in choices:
+            bad(f"{where} must be one of {list(choices)}")
+        return v
+
+    def ints(v, where, lo, hi, **size):
+        for i, x in enumerate(need_list(v, where, **size)):
+            need_int(x, lo, hi, f"{where}[{i}]")
+
+    need_int(obj["turn"], 1, turn_limit, "turn")
+    need_int(obj["active"], 0, n - 1, "active")
+    need_int(obj["current_player"], -1, n - 1, "current_player")
+    phase = need_str(obj["phase"], PHASES, "phase")
+    if not isinstance(obj["main_done"], bool):
+        bad("main_done must be a boolean")
+    if obj["winner"] is not None:
+        need_int(obj["winner"], 0, n - 1, "winner")
+    ints(obj["factions"], "factions", 0, C - 1, length=n)
+    for i, x in enumerate(need_list(obj["faction_done"], "faction_done", length=n)):
+        if not isinstance(x, bool):
+            bad(f"faction_done[{i}] must be a boolean")
+    for key in ("above", "below", "supply"):
+        ints(obj[key], key, 0, TOKENS_PER_COLOUR, length=n)
+    if "tokens" in obj:
+        ints(obj["tokens"], "tokens", 0, TOKENS_PER_COLOUR, length=n)
+    need_list(obj["hands"], "hands", length=n)
+    need_list(obj["known"], "known", length=n)
+    need_list(obj["hand_gen"], "hand_gen", length=n)
+    need_list(obj["tableaux"], "tableaux", length=n)
+    for p in range(n):
+        ints(obj["hands"][p], f"hands[{p}]", 0, C - 1, most=BT_HAND)
+        ints(obj["known"][p], f"known[{p}]", 0, C - 1, most=BT_HAND)
+        if len(set(obj["known"][p])) != len(obj["known"][p]):
+            bad(f"known[{p}] names a card twice")
+        gens = need_dict(obj["hand_gen"][p], f"hand_gen[{p}]")
+        if len(gens) > BT_HAND:
+            bad(f"hand_gen[{p}] must have at most {BT_HAND} entries, got {len(gens)}")
+        for key, g in gens.items():
+            if not isinstance(key, str) or not key.isascii() or not key.isdigit() or len(key) > 3:
+                bad(f"hand_gen[{p}]: keys must be card ids in decimal")
+            need_int(g, 0, 2**31 - 1, f"hand_gen[{p}][{key}]")
+        for i, e in enumerate(need_list(obj["tableaux"][p], f"tableaux[{p}]", most=C)):
+            need_dict(e, f"tableaux[{p}][{i}]", {"card", "rotated", "tokens"})
+            need_int(e["card"], 0, C - 1, f"tableaux[{p}][{i}].card")
+            if not isinstance(e["rotated"], bool):
+                bad(f"tableaux[{p}][{i}].rotated must be a boolean")
+            need_int(e["tokens"], 0, TOKENS_PER_COLOUR, f"tableaux[{p}][{i}].tokens")
+    for s, m in enumerate(need_list(obj["market"], "market", length=BT_MARKET)):
+        if m is not None:
+            need_int(m, 0, C - 1, f"market[{s}]")
+    ints(obj["deck"], "deck", 0, C - 1, most=C)
+    ints(obj["discard"], "discard", 0, C - 1, most=C)
+    need_int(obj["deck_generation"], 0, 2**31 - 1, "deck_generation")
+    rs = obj["rng_state"]
+    if isinstance(rs, str):
+        if not rs.isascii() or not rs.isdigit() or len(rs) > 20:
+            bad("rng_state must be an unsigned 64-bit int (as a decimal string)")
+        rs = int(rs)
+    need_int(rs, 0, 2**64 - 1, "rng_state")
+    for i, task in enumerate(need_list(obj["agenda"], "agenda", most=3)):
+        kind = need_str(need_dict(task, f"agenda[{i}]").get("task"), TASKS, f"agenda[{i}].task")
+        where = f"agenda[{i}] ({kind})"
+        if kind == "draw":
+            need_dict(task, where, {"task", "player", "left"})
+            need_int(task["player"], 0, n - 1, f"{where}.player")
+            need_int(task["left"], 1, 3, f"{where}.left")
+        elif kind == "monster":
+            need_dict(task, where, {"task", "card", "order", "stage"})
+            need_int(task["card"], 0, C - 1, f"{where}.card")
+            ints(task["order"], f"{where}.order", 0, n - 1, least=1, most=n)
+            need_str(task["stage"], ("check", "protect", "free"), f"{where}.stage")
+        elif kind == "refill":
+            need_dict(task, where, {"task", "order"})
+            ints(task["order"], f"{where}.order", 0, n - 1, least=1, most=n)
+        else:
+            need_dict(task, where, {"task"})
+    pend = obj["pending"]
+    if pend is None:
+        return
+    kind = need_str(need_dict(pend, "pending").get("kind"), tuple(PENDING_FIELDS), "pending.kind")
+    need_dict(pend, f"pending ({kind})", PENDING_FIELDS[kind])
+    if "card" in pend:
+        need_int(pend["card"], 0, C - 1, "pending.card")
+    if kind == "quest_pay":
+        if pend["hero"] is not None:
+            need_int(pend["hero"], 0, C - 1, "pending.hero")
+        ints(pend["paid"], "pending.paid", 0, C - 1, most=C)
+    elif kind == "keep_station":
+        need_int(pend["k"], 1, TOKENS_PER_COLOUR, "pending.k")
+    elif kind == "discard3":
+        need_int(pend["last"], 0, C - 1, "pending.last")
+        need_int(pend["left"], 1, 2, "pending.left")
+    elif kind == "protect":
+        for key in ("threats", "uncovered"):
+            for i, x in enumerate(need_list(pend[key], f"pending.{key}", most=len(THREAT_TYPES))):
+                need_str(x, THREAT_TYPES, f"pending.{key}[{i}]")
+
+
 def load_state(BreakthroughGame game, obj):
     """The state `obj` describes (its envelope already checked by ``Game.state_from_json``), or
-    StateFormatError saying what is wrong."""
+    StateFormatError saying what is wrong. Two passes: ``check_shapes`` checks every value's
+    type, length and range before anything is written; then the values are copied into the C
+    struct of a blank state (not handed out until every check passed), checking the rules'
+    invariants between fields as they go."""
     def bad(msg):
         raise StateFormatError(f"breakthrough state: {msg}")
     cdef const BtTables* t = &game.tables
     cdef BreakthroughState st = game._blank()
     cdef BtData* d = &st.d
     cdef int n = t.players, C = t.C
+    check_shapes(game, obj, bad)
     clear_state(d, t)
     names = game.card_names
     where_of = {}
@@ -104,7 +250,8 @@ def load_state(BreakthroughGame game, obj):
             if c not in h:
                 bad(f"known[{p}]: card {c!r} is not in player {p}'s hand")
         for key in gens:
-            if not isinstance(key, str) or not key.isdigit() or int(key) not in h or int(key) in kn:
+            if not isinstance(key, str) or not key.isascii() or not key.isdigit() or int(key) not in h \
+                    or int(key) in kn:
                 bad(f"hand_gen of player {p}: {key!r} is not a blind draw in that hand")
     # tableaux
     tabs = obj["tableaux"]
@@ -193,7 +340,7 @@ def load_state(BreakthroughGame game, obj):
         bad("main_done must be a boolean")
     d.main_done = obj["main_done"]
     rs = obj["rng_state"]
-    if isinstance(rs, str) and rs.isdigit():
+    if isinstance(rs, str) and rs.isascii() and rs.isdigit():
         rs = int(rs)
     if not is_int(rs, 0, 2**64 - 1):
         bad(f"rng_state must be an unsigned 64-bit int (as a decimal string), got {rs!r}")
@@ -266,7 +413,7 @@ def _load_agenda(BreakthroughState st, obj, bad):
         kind = task["task"]
         if kind == "draw":
             if set(task) != {"task", "player", "left"} or task["player"] != d.active or \
-                    isinstance(task["left"], bool) or task["left"] not in (1, 2, 3):
+                    not _is_int(task["left"], 1, 3):
                 bad(f"draw task must be {{\"task\": \"draw\", \"player\": {d.active}, \"left\": 1..3}}, got {task!r}")
             if cur != d.active:
                 bad("the active player draws after the main action")
@@ -357,7 +504,7 @@ def _load_pending(BreakthroughState st, obj, bad):
 
     if phase == "discard3":
         last, left = pend["last"], pend["left"]
-        if not card_ok(last) or left not in (1, 2) or isinstance(left, bool):
+        if not card_ok(last) or not _is_int(left, 1, 2):
             bad(f"pending discard3: last must be a card id and left 1 or 2, got {pend!r}")
         pile = st.discard()
         picked = 3 - left
@@ -404,7 +551,7 @@ def _load_pending(BreakthroughState st, obj, bad):
         if t.ctype[c] != CT_STATION or not bit_has(d.tab[p], c) or d.tok[c] != 0:
             bad(f"pending keep_station: card {c} ({names[c]}) is not a station of player {p} without tokens")
         want = 1 + sum(1 for x, r, tk in st.tableau(p) if tk > 0)
-        if k != want or isinstance(k, bool):
+        if k != want or not _is_int(k, 1, TOKENS_PER_COLOUR):
             bad(f"pending keep_station: k must be {want} (1 + stations carrying tokens, B5), got {k!r}")
         d.keep_tokens = k
     else:
