@@ -40,6 +40,7 @@ from metro_ai.engine.errors import StateFormatError
 
 from .rules import _load_state, square_name, CENTRAL_SPACE_SQUARES, CENTRAL_STATION_BASE
 from . import companies as _companies
+from .loader import brief, int_in as _int_in
 
 cdef uint64_t TRACKS_SALT = 0x43454E5452414C33ULL
 cdef int CENTRE[4]
@@ -380,8 +381,6 @@ def _render_central(pieces, letter):
                                    for j, v in enumerate(pieces))
 
 
-def _int_in(v, lo, hi):
-    return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
 
 
 def load_state(MetroGame game, obj):
@@ -408,7 +407,7 @@ def load_state(MetroGame game, obj):
         if v is None:
             continue
         if not _int_in(v, 0, t.ncentral - 1):
-            bad(f"central.spaces[{j}]: a piece is a {who}, got {v!r} (C2)")
+            bad(f"central.spaces[{j}]: a piece is a {who}, got {brief(v)} (C2)")
         if v in seen:
             bad(f"central.spaces[{j}]: piece {v} is also on space {seen[v]}: each piece is placed once (C2)")
         seen[v] = j
@@ -431,7 +430,7 @@ def load_state(MetroGame game, obj):
         _load_state(game, obj, cs, exchanges=len(pieces), central=pieces)
         for key, value in (("scores", cs.scores()), ("lines", cs.lines())):
             if key in obj and obj[key] != value:
-                bad(f"{key} {obj[key]!r} do not match the board and pieces, which give {value!r}")
+                bad(f"{key} {brief(obj[key])} do not match the board and pieces, which give {brief(value)}")
         return cs
     ccs = CentralCompaniesState.__new__(CentralCompaniesState)
     ccs.game = game

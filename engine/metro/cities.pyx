@@ -53,7 +53,7 @@ from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
 from .rules import _load_state, square_name, CENTRE_SQUARES
-from .companies import _int_in
+from .loader import brief, int_in, ints_in
 
 cdef uint64_t CITY_SALT = 0x4349544945533035ULL
 cdef uint64_t CITY_DET_SALT = 0x4349545944455445ULL
@@ -133,6 +133,13 @@ cdef class CityRules:
         self.data = data[city]
         self.colours = tuple(data["colours"])
         d = self.data
+        # The fixed arrays' sizes, checked before the copy (city_data.py checks the file the same way).
+        lms = d.get("landmarks", ())
+        if len(lms) > CITY_MAX_LANDMARKS or any(
+                (len(lm["spaces"]) if isinstance(lm.get("spaces"), list) else lm.get("spaces", 1)) > CITY_MAX_SPACES
+                for lm in lms) or len(d.get("colour_bonus", ())) not in (0, 9) or any(
+                len(v) > CITY_MAX_PIECES for v in d.get("vp_pieces", {}).values()):
+            raise ValueError(f"city data for {city}: more landmarks, spaces or pieces than the tables hold")
         if city == "paris":
             ct.tourist_points = d["tourist_points"]
             lms = d["landmarks"]
@@ -822,19 +829,27 @@ _KEYS = {
 }
 
 
+cdef int _set_points_of(const CityTables* ct, h) except? -1:
+    """``set_points`` (C31, C33) of 8 checked counts 0..255."""
+    cdef unsigned char counts[8]
+    cdef int c
+    for c in range(8):
+        counts[c] = h[c]
+    return set_points(ct, counts)
+
+
 def load_state(MetroGame game, obj):
-    """The city state `obj` describes (C5-C10, C34): the ``city`` object is checked and read
-    first (every index in range, every tourist, landmark and piece accounted for, the public
-    points recomputed where the pieces give them), then the base game's loader reads the rest
-    and checks the scores (which include the city's public points), then the city's pieces are
-    checked against the board (tourists and landmarks on empty squares, carried tourists on
-    tiles)."""
+    """The city state `obj` describes (C5-C10, C34), by the loaders' discipline (``loader.pyx``):
+    the ``city`` object is checked in full into plain Python values first (every type, length
+    and index in range, every tourist, landmark and piece accounted for, the public points
+    recomputed where the pieces give them), then copied into the city part of a blank state;
+    then the base game's loader (or the companies') reads the rest and checks the scores (which
+    include the city's public points); then the city's pieces are checked against the board
+    (tourists and landmarks on empty squares, carried tourists on tiles, a pending choice)."""
     def bad(msg):
         raise StateFormatError(f"metro state: city: {msg}")
-    cdef MetroState st = blank_state(game)
-    cdef CityData* cd = _data_of(st)
     cdef const CityTables* ct = (<CityRules>game.city_rules).ct_ptr()
-    cdef int n = st.t.players, i, j, c, p, lm, sq
+    cdef int n = game.tables.players, i, j, c, p, lm, sq
     cdef int owners = 8 if game.companies else n       # New York's boards: the companies' (C35)
     name = CITIES[ct.city - 1]
     if "city" not in obj:
@@ -844,60 +859,81 @@ def load_state(MetroGame game, obj):
     if not isinstance(o, dict) or set(o) != keys:
         bad(f"must be an object with the fields {', '.join(sorted(keys))}")
     if o["name"] != name:
-        bad(f"name {o['name']!r} is not this game's city {name!r}")
+        bad(f"name {brief(o['name'])} is not this game's city {name!r}")
 
     def counts_list(v, where, length, hi):
-        if not isinstance(v, list) or len(v) != length or any(not _int_in(x, 0, hi) for x in v):
+        if not ints_in(v, 0, hi, length):
             bad(f"{where} must be a list of {length} integers in 0..{hi}")
         return v
 
     def colour_list(v, where, length, allow_none=True):
         if not isinstance(v, list) or len(v) != length or any(
-                not ((x is None and allow_none) or _int_in(x, 0, 7)) for x in v):
+                not ((x is None and allow_none) or int_in(x, 0, 7)) for x in v):
             bad(f"{where} must be a list of {length} colours 0..7" + (" or null" if allow_none else ""))
         return v
 
     def square(text, where):
         if not isinstance(text, str) or len(text) != 2 or text[0] not in "ABCDEFGH" or text[1] not in "12345678":
-            bad(f"{where}: {text!r} is not a square name (A1..H8)")
+            bad(f"{where}: {brief(text)} is not a square name (A1..H8)")
         return (int(text[1]) - 1) * 8 + "ABCDEFGH".index(text[0])
 
+    def set_points_of(h):
+        return _set_points_of(ct, h)
+
+    # 1. The city object checked into plain Python values; nothing is written into the state yet.
     points = counts_list(o["points"], "points", owners, 100000)
     per_colour = [0] * 8
     total = 0
+    tourists = {}                     # square -> colours (ascending)
+    row = []                          # landmark ids: Paris, player by player; Stockholm, London: the row
+    fill = {}                         # landmark id -> colour or None per space
+    removed = 0
+    pend = None                       # Paris: (player, square, colours)
+    markers = [None] * 8              # Stockholm: holder per colour
+    taxi = -1
+    stations = [None] * 32            # New York: colour waiting at station 1..32
+    held = []                         # New York's boards, Berlin's tickets: 8 counts per owner
+    sides = []                        # Berlin: side index per colour
+    landmarks = {}                    # Berlin: square -> colour
+    carried = {}                      # Berlin: square -> (colour, from a landmark)
+    piles, vps = [], []               # Berlin: piles[c], vps[p][c] (value lists, at most npieces)
     if "tourists" in keys:
         t = o["tourists"]
         if not isinstance(t, dict):
             bad("tourists must be an object {square: [colours]}")
+        if len(t) > len(INNER_SQUARES):
+            bad(f"tourists: {len(t)} squares; tourists are on the {len(INNER_SQUARES)} inner squares at most (C5)")
         allowed = INNER_SQUARES if name != "berlin" else tuple(s for s in INNER_SQUARES if s not in BERLIN_SQUARES)
         for key, v in t.items():
             sq = square(key, "tourists")
             if sq not in allowed:
                 bad(f"tourists: {key} is not a square tourists can be on (C5" + (", C33)" if name == "berlin" else ")"))
-            if not isinstance(v, list) or not v or v != sorted(v) or any(not _int_in(x, 0, 7) for x in v) or len(v) > 32:
+            if not isinstance(v, list) or not v or len(v) > 32 or any(not int_in(x, 0, 7) for x in v) \
+                    or v != sorted(v):
                 bad(f"tourists.{key} must be a non-empty ascending list of colours 0..7")
             if name != "paris" and len(v) > 1:
                 bad(f"tourists.{key}: only Paris gathers several tourists on a square (C6)")
+            tourists[sq] = v
             for x in v:
-                cd.tour[sq][x] += 1
                 per_colour[x] += 1
                 total += 1
 
     def landmark(v, lm, where, colours_fixed):
-        if not isinstance(v, dict) or set(v) != {"id", "filled"} or v["id"] != lm:
+        if not isinstance(v, dict) or set(v) != {"id", "filled"} or not int_in(v["id"], lm, lm):
             bad(f"{where} must be {{\"id\": {lm}, \"filled\": [...]}}")
         f = colour_list(v["filled"], f"{where}.filled", ct.lm_spaces[lm])
         for j, x in enumerate(f):
             if x is not None:
                 if colours_fixed and x != ct.lm_colour[lm][j]:
                     bad(f"{where}.filled[{j}]: colour {x} on a space of colour {ct.lm_colour[lm][j]} (C6)")
-                cd.fill[lm][j] = x
                 per_colour[x] += 1
+        fill[lm] = f
         return sum(x is not None for x in f)
 
     def ids_row(v, where, count):
-        ids = [x["id"] if isinstance(x, dict) and "id" in x else x for x in v] if isinstance(v, list) else None
-        if ids is None or len(ids) != count or any(not _int_in(x, 0, ct.nlm - 1) for x in ids) or len(set(ids)) != count:
+        ids = [x["id"] if isinstance(x, dict) and "id" in x else x for x in v] \
+            if isinstance(v, list) and len(v) == count else None
+        if ids is None or any(not int_in(x, 0, ct.nlm - 1) for x in ids) or len(set(ids)) != count:
             bad(f"{where} must list {count} distinct landmark ids 0..{ct.nlm - 1}")
         return ids
 
@@ -906,118 +942,107 @@ def load_state(MetroGame game, obj):
         lms = o["landmarks"]
         if not isinstance(lms, list) or len(lms) != n or any(not isinstance(r, list) or len(r) != k for r in lms):
             bad(f"landmarks must be {n} rows of {k} landmarks (C6)")
-        ids = ids_row([x for r in lms for x in r], "landmarks", n * k)
-        want = 0
+        row = ids_row([x for r in lms for x in r], "landmarks", n * k)
         for p in range(n):
+            want = 0
             for i in range(k):
-                lm = ids[p * k + i]
-                cd.row[p * k + i] = lm
-                cd.lm_owner[lm] = p
+                lm = row[p * k + i]
                 filled = landmark(lms[p][i], lm, f"landmarks[{p}][{i}]", True)
                 want += filled * ct.tourist_points + (ct.lm_points[lm] if filled == ct.lm_spaces[lm] else 0)
             if points[p] != want:
                 bad(f"points[{p}] is {points[p]}, but player {p}'s landmarks give {want} (C28)")
-            want = 0
-        if not _int_in(o["out"], 0, 32):
+        if not int_in(o["out"], 0, 32):
             bad("out must be an integer 0..32")
-        cd.removed = o["out"]
-        pend = o["pending"]
-        if pend is not None:
-            if not isinstance(pend, dict) or set(pend) != {"player", "square", "colours"} \
-                    or not _int_in(pend["player"], 0, n - 1) or not isinstance(pend["colours"], list) \
-                    or not pend["colours"] or pend["colours"] != sorted(pend["colours"]) \
-                    or any(not _int_in(x, 0, 7) for x in pend["colours"]):
+        removed = o["out"]
+        pv = o["pending"]
+        if pv is not None:
+            if not isinstance(pv, dict) or set(pv) != {"player", "square", "colours"} \
+                    or not int_in(pv["player"], 0, n - 1) or not isinstance(pv["colours"], list) \
+                    or not 1 <= len(pv["colours"]) <= 32 or any(not int_in(x, 0, 7) for x in pv["colours"]) \
+                    or pv["colours"] != sorted(pv["colours"]):
                 bad("pending must be null or {\"player\": 0..n-1, \"square\": ..., \"colours\": [ascending colours]} (C28)")
-            sq = square(pend["square"], "pending.square")
+            sq = square(pv["square"], "pending.square")
             if sq not in INNER_SQUARES:
                 bad("pending.square must be an inner square: tourists are taken from there (C28)")
-            cd.pend_player, cd.pend_square = pend["player"], sq
-            for x in pend["colours"]:
-                cd.pend[x] += 1
+            pend = (pv["player"], sq, pv["colours"])
+            for x in pv["colours"]:
                 per_colour[x] += 1
     elif name == "stockholm":
-        ids = ids_row(o["row"], "row", ct.nlm)
+        row = ids_row(o["row"], "row", ct.nlm)
         gap = False
         for i in range(ct.nlm):
-            cd.row[i] = ids[i]
-            landmark(o["row"][i], ids[i], f"row[{i}]", False)
-            for j in range(ct.lm_spaces[ids[i]]):
-                if cd.fill[ids[i]][j] >= 0 and gap:
+            f = o["row"][i]
+            landmark(f, row[i], f"row[{i}]", False)
+            for x in fill[row[i]]:
+                if x is not None and gap:
                     bad(f"row[{i}]: a tourist after a free space; tourists fill the leftmost free space (C7)")
-                gap = gap or cd.fill[ids[i]][j] < 0
-        if not _int_in(o["set_aside"], 0, 32) or (o["set_aside"] and gap):
+                gap = gap or x is None
+        if not int_in(o["set_aside"], 0, 32) or (o["set_aside"] and gap):
             bad("set_aside must be 0..32, and 0 while the row has a free space (C29)")
-        cd.removed = o["set_aside"]
+        removed = o["set_aside"]
         markers = colour_list(o["markers"], "markers", 8)   # (holders: checked as players below)
         for c, q in enumerate(markers):
-            if q is not None:
-                if not _int_in(q, 0, n - 1):
-                    bad(f"markers[{c}] must be a player 0..{n - 1} or null")
-                cd.marker[c] = q
-        held = [sum(q == p for q in markers) for p in range(n)]
-        if held != [STOCKHOLM_MARKERS[n]] * n or o["marker_counts"] != held:
+            if q is not None and not int_in(q, 0, n - 1):
+                bad(f"markers[{c}] must be a player 0..{n - 1} or null")
+        counted = [sum(q == p for q in markers) for p in range(n)]
+        if counted != [STOCKHOLM_MARKERS[n]] * n or o["marker_counts"] != counted:
             bad(f"every player holds {STOCKHOLM_MARKERS[n]} marker(s) at {n} players, and marker_counts says so (C7)")
         if any(points):
             bad("points must be 0: Stockholm scores its markers at the end (C29)")
     elif name == "london":
-        ids = ids_row(o["row"], "row", ct.nlm)
-        for i in range(ct.nlm):
-            cd.row[i] = ids[i]
-        if not _int_in(o["taxi"], -1, ct.nlm - 1):
+        row = ids_row(o["row"], "row", ct.nlm)
+        if not int_in(o["taxi"], -1, ct.nlm - 1):
             bad(f"taxi must be -1 (on the start arrow) or a place 0..{ct.nlm - 1} in the row (C30)")
-        cd.taxi = o["taxi"]
-        if not _int_in(o["set_aside"], 0, 32):
+        taxi = o["taxi"]
+        if not int_in(o["set_aside"], 0, 32):
             bad("set_aside must be an integer 0..32")
-        cd.removed = o["set_aside"]
-        if sum(points) > TAXI_REACH * cd.removed:
-            bad(f"points {points} exceed {TAXI_REACH} for each of the {cd.removed} tourists set aside (C8)")
-        total += cd.removed
+        removed = o["set_aside"]
+        if sum(points) > TAXI_REACH * removed:
+            bad(f"points {points} exceed {TAXI_REACH} for each of the {removed} tourists set aside (C8)")
+        total += removed
     elif name == "new_york":
         stations = colour_list(o["stations"], "stations", 32)
         boards = o["boards"]
         if not isinstance(boards, list) or len(boards) != owners:
             bad(f"boards must be {owners} lists of 8 counts")
-        for i, x in enumerate(stations):
+        for x in stations:
             if x is not None:
-                cd.station_tourist[i + 1] = x
                 per_colour[x] += 1
         for p in range(owners):
-            for c, x in enumerate(counts_list(boards[p], f"boards[{p}]", 8, 32)):
-                cd.held[p][c] = x
-                per_colour[c] += x
-            if points[p] != set_points(ct, cd.held[p]):
-                bad(f"points[{p}] is {points[p]}, but player {p}'s board gives {set_points(ct, cd.held[p])} (C31)")
+            held.append(counts_list(boards[p], f"boards[{p}]", 8, 32))
+            for c in range(8):
+                per_colour[c] += held[p][c]
+            if points[p] != set_points_of(held[p]):
+                bad(f"points[{p}] is {points[p]}, but player {p}'s board gives {set_points_of(held[p])} (C31)")
         if per_colour != [4] * 8:
             bad(f"tourists per colour on the stations and boards are {per_colour}; there are 4 of each (C27)")
     else:
-        sides = o["sides"]
-        if not isinstance(sides, list) or len(sides) != 8 or any(s not in SIDES for s in sides) or (
-                ct.side_mode < 2 and any(s != SIDES[ct.side_mode] for s in sides)):
+        sv = o["sides"]
+        if not isinstance(sv, list) or len(sv) != 8 or any(not isinstance(s, str) or s not in SIDES for s in sv) or (
+                ct.side_mode < 2 and any(s != SIDES[ct.side_mode] for s in sv)):
             bad("sides must list 8 landmark sides" + (f", all {SIDES[ct.side_mode]!r}" if ct.side_mode < 2
                                                       else " 'A' or 'B'") + " (C32)")
-        for c in range(8):
-            cd.side[c] = SIDES.index(sides[c])
+        sides = [SIDES.index(s) for s in sv]
         lmk = [0] * 8
         if not isinstance(o["landmarks"], dict) or not isinstance(o["carried"], dict):
             bad("landmarks and carried must be objects keyed by square")
         for key, x in o["landmarks"].items():
             sq = square(key, "landmarks")
-            if sq not in BERLIN_SQUARES or not _int_in(x, 0, 7):
+            if sq not in BERLIN_SQUARES or not int_in(x, 0, 7):
                 bad(f"landmarks.{key}: landmarks are on the diagonal squares {', '.join(map(square_name, BERLIN_SQUARES))}, "
                     "with a colour 0..7 (C10)")
-            cd.landmark[sq] = x
+            landmarks[sq] = x
             lmk[x] += 1
         tk = [0] * 8
         for key, x in o["carried"].items():
             sq = square(key, "carried")
-            if not isinstance(x, dict) or set(x) != {"colour", "from"} or not _int_in(x["colour"], 0, 7) \
-                    or x["from"] not in ("landmark", "tourist"):
+            if not isinstance(x, dict) or set(x) != {"colour", "from"} or not int_in(x["colour"], 0, 7) \
+                    or not isinstance(x["from"], str) or x["from"] not in ("landmark", "tourist"):
                 bad(f"carried.{key} must be {{\"colour\": 0..7, \"from\": \"landmark\" or \"tourist\"}}")
             if (sq in BERLIN_SQUARES) != (x["from"] == "landmark"):
                 bad(f"carried.{key}: a landmark's tourist is on a diagonal square, a ticket tourist elsewhere (C32, C33)")
-            cd.carried[sq] = x["colour"]
+            carried[sq] = (x["colour"], x["from"] == "landmark")
             if x["from"] == "landmark":
-                cd.carried_vp |= (<uint64_t>1) << sq
                 lmk[x["colour"]] += 1
             else:
                 tk[x["colour"]] += 1
@@ -1028,50 +1053,98 @@ def load_state(MetroGame game, obj):
         if tk != ([2] * 8 if ct.tickets else [0] * 8):
             bad("the ticket tourists (on squares and tiles) must be 2 of each colour with berlin_tickets, "
                 "none without (C33)")
-        vp, piles = o["vp"], o["piles"]
+        vp, pv = o["vp"], o["piles"]
         if not isinstance(vp, list) or len(vp) != n or any(not isinstance(r, list) or len(r) != 8 for r in vp) \
-                or not isinstance(piles, list) or len(piles) != 8:
+                or not isinstance(pv, list) or len(pv) != 8:
             bad(f"vp must be {n} players x 8 colours of value lists, piles 8 value lists")
+        # C32: a colour has npieces (at most CITY_MAX_PIECES) pieces, between its pile and the
+        # players; each list's length is checked against that before anything is copied.
         for c in range(8):
-            values = list(piles[c]) if isinstance(piles[c], list) else None
-            if values is None or any(not _int_in(x, 0, 20) for x in values):
-                bad(f"piles[{c}] must be a list of piece values")
-            for j, x in enumerate(values):
-                cd.pile[c][j] = x
-            cd.pile_n[c] = len(values)
+            side = [ct.side_values[sides[c]][j] for j in range(ct.npieces)]
+            if not ints_in(pv[c], 0, 20, most=ct.npieces):
+                bad(f"piles[{c}] must be a list of at most {ct.npieces} VP pieces' values (C32)")
+            values = list(pv[c])
             for p in range(n):
-                if not isinstance(vp[p][c], list) or any(not _int_in(x, 0, 20) for x in vp[p][c]):
-                    bad(f"vp[{p}][{c}] must be a list of piece values")
+                if not ints_in(vp[p][c], 0, 20, most=ct.npieces):
+                    bad(f"vp[{p}][{c}] must be a list of at most {ct.npieces} VP pieces' values (C32)")
                 values += vp[p][c]
-                for j, x in enumerate(vp[p][c]):
-                    cd.vp[p][c][j] = x
-                cd.vp_n[p][c] = len(vp[p][c])
-            side = [ct.side_values[cd.side[c]][j] for j in range(ct.npieces)]
             if sorted(values) != sorted(side):
-                bad(f"colour {c}'s VP pieces (piles and held) are {sorted(values)}; side {sides[c]} has {sorted(side)} (C32)")
-        if o["pile_sizes"] != [cd.pile_n[c] for c in range(8)] or o["vp_counts"] != [
-                [cd.vp_n[p][c] for c in range(8)] for p in range(n)]:
+                bad(f"colour {c}'s VP pieces (piles and held) are {brief(sorted(values))}; side {sv[c]} has "
+                    f"{sorted(side)} (C32)")
+        piles = [list(pv[c]) for c in range(8)]
+        vps = [[list(vp[p][c]) for c in range(8)] for p in range(n)]
+        if o["pile_sizes"] != [len(x) for x in piles] or o["vp_counts"] != [[len(x) for x in r] for r in vps]:
             bad("pile_sizes and vp_counts must count the piles and the pieces held")
         tickets = o["tickets"]
         if not isinstance(tickets, list) or len(tickets) != n:
             bad(f"tickets must be {n} lists of 8 counts")
         for p in range(n):
-            for c, x in enumerate(counts_list(tickets[p], f"tickets[{p}]", 8, 255)):
-                cd.held[p][c] = x
-            if points[p] != set_points(ct, cd.held[p]):
-                bad(f"points[{p}] is {points[p]}, but player {p}'s tickets give {set_points(ct, cd.held[p])} (C33)")
-            if not ct.tickets and any(tickets[p]):
+            held.append(counts_list(tickets[p], f"tickets[{p}]", 8, 255))
+            if points[p] != set_points_of(held[p]):
+                bad(f"points[{p}] is {points[p]}, but player {p}'s tickets give {set_points_of(held[p])} (C33)")
+            if not ct.tickets and any(held[p]):
                 bad("tickets are only won with berlin_tickets (C33)")
     if name in ("paris", "stockholm", "london"):
         if any(x > 4 for x in per_colour):
             bad(f"tourists per colour {per_colour}: there are 4 of each (C27)")
-        removed = o["out"] if name == "paris" else o["set_aside"]
         placed = sum(per_colour) if name != "london" else total
         if placed + (removed if name != "london" else 0) != 32:
             bad(f"{placed} tourists on the board and landmarks and {removed} {'out' if name == 'paris' else 'set aside'}: "
                 "the game has 32 (C27)")
+
+    # 2. The checked values copied into the city part of a blank state (every index bounded above:
+    # squares 0..63, colours 0..7, landmark ids below nlm, spaces below lm_spaces, at most npieces
+    # pieces a colour, players below n, owners below 8).
+    cdef MetroState st = blank_state(game)
+    cdef CityData* cd = _data_of(st)
+    for sq, v in tourists.items():
+        for x in v:
+            cd.tour[sq][x] += 1
+    for i, lm in enumerate(row):
+        cd.row[i] = lm
+        if name == "paris":
+            cd.lm_owner[lm] = i // (ct.nlm // n)
+    for lm, f in fill.items():
+        for j, x in enumerate(f):
+            if x is not None:
+                cd.fill[lm][j] = x
+    cd.removed = removed
+    if pend is not None:
+        cd.pend_player, cd.pend_square = pend[0], pend[1]
+        for x in pend[2]:
+            cd.pend[x] += 1
+    for c, q in enumerate(markers):
+        if q is not None:
+            cd.marker[c] = q
+    cd.taxi = taxi
+    for i, x in enumerate(stations):
+        if x is not None:
+            cd.station_tourist[i + 1] = x
+    for p, h in enumerate(held):
+        for c in range(8):
+            cd.held[p][c] = h[c]
+    for c, x in enumerate(sides):
+        cd.side[c] = x
+    for sq, x in landmarks.items():
+        cd.landmark[sq] = x
+    for sq, (c, from_landmark) in carried.items():
+        cd.carried[sq] = c
+        if from_landmark:
+            cd.carried_vp |= (<uint64_t>1) << sq
+    for c, values in enumerate(piles):
+        for j, x in enumerate(values):
+            cd.pile[c][j] = x
+        cd.pile_n[c] = len(values)
+    for p, r in enumerate(vps):
+        for c, values in enumerate(r):
+            for j, x in enumerate(values):
+                cd.vp[p][c][j] = x
+            cd.vp_n[p][c] = len(values)
     for p in range(owners):
         cd.pts[p] = points[p]
+
+    # 3. The base game's fields (its own loader, by the same discipline), then the city's pieces
+    # against the board.
     if game.companies:                # the boards' points are profits (C35): the loader checks them so
         from .companies import load_state as companies_load
         companies_load(game, obj, st, extra_profit=points)

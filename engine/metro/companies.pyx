@@ -46,6 +46,7 @@ from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
 from .rules import _load_state
+from .loader import brief, int_in
 
 # Weight of an open line's tiles in the heuristic's projected profits: the base game's heuristic
 # weight (rules.pyx, METRO_OPEN_LINE_WEIGHT), for the same reason: open lines keep growing.
@@ -505,8 +506,7 @@ cdef class CompaniesState(MetroState):
         return "\n".join(rows)
 
 
-def _int_in(v, lo, hi):
-    return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
+_int_in = int_in            # (the loaders' checkers live in loader.pyx)
 
 
 def load_state(MetroGame game, obj, CompaniesState st=None, central=(), extra_profit=None):
@@ -530,7 +530,7 @@ def load_state(MetroGame game, obj, CompaniesState st=None, central=(), extra_pr
 
     def share(v, pct, where):
         if not _int_in(v, 0, CO_SHARES - 1):
-            bad(f"{where}: a share id is an int 0..31 (4 * company + pct index), got {v!r}")
+            bad(f"{where}: a share id is an int 0..31 (4 * company + pct index), got {brief(v)}")
         if v & 3 != pct:
             bad(f"{where}: share {v} is a {PCTS[v & 3]}% share, not {PCTS[pct]}% (M12)")
         if v in seen:
@@ -561,7 +561,7 @@ def load_state(MetroGame game, obj, CompaniesState st=None, central=(), extra_pr
 
     def mask(v, where, must=None):
         if not isinstance(v, list) or any(not _int_in(q, 0, n - 1) for q in v) or len(set(v)) != len(v):
-            bad(f"{where}: a list of distinct players 0..{n - 1}, got {v!r}")
+            bad(f"{where}: a list of distinct players 0..{n - 1}, got {brief(v)}")
         if must is not None and must not in v:
             bad(f"{where}: player {must} knows their own share (M18)")
         return sum(1 << q for q in v)
@@ -595,9 +595,9 @@ def load_state(MetroGame game, obj, CompaniesState st=None, central=(), extra_pr
             c.pile_known[i][j] = pile_masks[i][j] if j < size else 0
     for key, value in (("scores", st.scores()), ("lines", st.lines()), ("profits", st.profits())):
         if key in obj and obj[key] != value:
-            bad(f"{key} {obj[key]!r} do not match the board and shares, which give {value!r}")
+            bad(f"{key} {brief(obj[key])} do not match the board and shares, which give {brief(value)}")
     for key, value in (("exchanges_open", st.exchanges_open), ("pile_sizes", [size] * CO_PCTS),
                        ("known", st._knowledge())):
         if key in obj and obj[key] != value:
-            bad(f"{key} {obj[key]!r} does not match the state, which gives {value!r}")
+            bad(f"{key} {brief(obj[key])} does not match the state, which gives {brief(value)}")
     return st

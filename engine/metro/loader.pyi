@@ -1,7 +1,13 @@
-# Type stub of engine/metro/loader.pyx (metro_ai.engine.metro.loader): the base game's state loader.
+# Type stub of engine/metro/loader.pyx (metro_ai.engine.metro.loader): the base game's state loader and the
+# checkers every Metro loader uses.
 from typing import Any, Optional
 
 from metro_ai.engine.metro.rules import MetroGame, MetroState
 
 def load_state(game: MetroGame, obj: dict[str, Any], st: Optional[MetroState] = None, exchanges: Optional[int] = None,
                central: Any = (), turn_checks: bool = True) -> MetroState: ...
+
+BRIEF: int
+def brief(v: Any) -> str: ...
+def int_in(v: Any, lo: int, hi: int) -> bool: ...
+def ints_in(v: Any, lo: int, hi: int, length: Optional[int] = None, most: Optional[int] = None) -> bool: ...

@@ -2,7 +2,23 @@
 """The base game's state loader (``MetroGame.state_from_json``, rules M1-M8; with the hooks the
 companies expansion, the central stations (C2), the central tracks (C3) and the solo game (C4)
 use): every field is checked before the state is returned; a state it accepts is one the engine
-can play safely to the end."""
+can play safely to the end.
+
+Every Metro loader (this one, ``companies``, ``central``, ``solo``, ``cities``) follows one
+discipline, with the checkers below:
+
+1. *Check in Python first.* Each value from outside is checked for its type (``int_in`` refuses
+   bools, floats and huge ints), its range and, for a list, its length, before it is used as an
+   index, compared in order (``sorted``) or copied anywhere; the invariants between fields that
+   need no rules (counts of pieces, players against seats, lengths against the fixed arrays'
+   sizes) are checked on these plain Python values too.
+2. *Copy in.* Only checked values are written into the C struct, each at an index bounded by a
+   length checked in step 1 against the array's size; no C integer narrower than the value holds
+   an outside length or count.
+3. *Check what the rules derive* (lines, scores, legal moves) on the state just built, which is
+   thrown away if it is refused.
+
+A refusal is a ``StateFormatError`` naming the field; it quotes a value only cut short (``brief``)."""
 from libc.stdint cimport uint64_t
 
 from metro_ai.engine.metro.rules cimport (
@@ -11,6 +27,27 @@ from metro_ai.engine.metro.rules cimport (
 from metro_ai.engine.errors import StateFormatError
 
 from .rules import CENTRE_SQUARES, square_name, _PHASES
+
+#: The longest quotation of an outside value in an error message.
+BRIEF = 60
+
+
+def brief(v):
+    """`v`'s repr for an error message, cut to about BRIEF characters."""
+    text = repr(v)
+    return text if len(text) <= BRIEF else text[:BRIEF - 3] + "..."
+
+
+def int_in(v, lo, hi):
+    """True if `v` is an int (not a bool) in lo..hi."""
+    return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
+
+
+def ints_in(v, lo, hi, length=None, most=None):
+    """True if `v` is a list of ints in lo..hi, of `length` entries (or at most `most`); the length
+    is checked first, so a long list costs nothing."""
+    return isinstance(v, list) and (length is None or len(v) == length) and (most is None or len(v) <= most) \
+        and all(int_in(x, lo, hi) for x in v)
 
 
 def load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=(), turn_checks=True):
@@ -25,95 +62,89 @@ def load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=
     def bad(msg):
         raise StateFormatError(f"metro state: {msg}")
     ids = game.tile_ids
-    if st is None:
-        st = game._blank()
-    cdef MetroData* d = &st.d
     cdef const MetroTables* t = &game.tables
-    clear_state(d, t)
+    cdef int sq, k, i, p
     counts = [0] * METRO_KINDS
 
     def kind(v, where):
         if not isinstance(v, str) or v not in ids:
-            bad(f"{where}: unknown tile {v!r} (kinds are T01..T24)")
+            bad(f"{where}: unknown tile {brief(v)} (kinds are T01..T24)")
         k = ids.index(v)
         counts[k] += 1
         return k
 
+    # 1. Every field checked into plain Python values; nothing is written into the state yet.
     board = obj["board"]
     if not isinstance(board, list) or len(board) != 8 or any(not isinstance(r, list) or len(r) != 8 for r in board):
         bad("board must be 8 rows of 8 cells")
     track_ids = [f"CT{i + 1}" for i in range(len(game.track_layouts))]
     tracks = {}
+    cells = []                        # (square, kind * 4 + rotation, a tile (not a central track))
     if t.centre_tracks and any(board[sq // 8][sq % 8] is None for sq in CENTRE_SQUARES):
         bad("with central_tracks the 4 central squares each hold a central-track piece (C3)")
-    for r in range(8):
-        for c in range(8):
-            cell = board[r][c]
-            if cell is None:
-                continue
-            where = f"board cell {square_name(r * 8 + c)}"
-            if r * 8 + c in CENTRE_SQUARES and t.centre_tracks:
-                if not isinstance(cell, dict) or set(cell) != {"tile", "rotation"} \
-                        or cell["tile"] not in track_ids or cell["rotation"] not in (0, 1, 2, 3) \
-                        or isinstance(cell["rotation"], bool):
-                    bad(f"{where} must hold a central-track piece CT1..CT{len(track_ids)} in rotation 0..3 (C3)")
-                if cell["tile"] in tracks:
-                    bad(f"{where}: central-track piece {cell['tile']} is also at {tracks[cell['tile']]} (C3)")
-                tracks[cell["tile"]] = where
-                d.cell[r * 8 + c] = (METRO_KINDS + track_ids.index(cell["tile"])) * 4 + cell["rotation"]
-                continue
-            if r * 8 + c in CENTRE_SQUARES:
-                bad(f"{where} is part of the central station and cannot hold a tile")
-            if not isinstance(cell, dict) or set(cell) != {"tile", "rotation"}:
-                bad(f"{where} must be null or {{\"tile\": ..., \"rotation\": ...}}")
-            k = kind(cell["tile"], where)
-            rot = cell["rotation"]
-            if isinstance(rot, bool) or not isinstance(rot, int) or rot not in [t.rots[k][i] for i in range(t.nrot[k])]:
-                bad(f"{where}: rotation {rot!r} is not allowed for {ids[k]} under these options")
-            d.cell[r * 8 + c] = k * 4 + rot
-            d.placed |= (<uint64_t>1) << (r * 8 + c)
-            d.nplaced += 1
+    for sq in range(64):
+        cell = board[sq // 8][sq % 8]
+        if cell is None:
+            continue
+        where = f"board cell {square_name(sq)}"
+        if sq in CENTRE_SQUARES and t.centre_tracks:
+            if not isinstance(cell, dict) or set(cell) != {"tile", "rotation"} \
+                    or not isinstance(cell["tile"], str) or cell["tile"] not in track_ids \
+                    or not int_in(cell["rotation"], 0, 3):
+                bad(f"{where} must hold a central-track piece CT1..CT{len(track_ids)} in rotation 0..3 (C3)")
+            if cell["tile"] in tracks:
+                bad(f"{where}: central-track piece {cell['tile']} is also at {tracks[cell['tile']]} (C3)")
+            tracks[cell["tile"]] = where
+            cells.append((sq, (METRO_KINDS + track_ids.index(cell["tile"])) * 4 + cell["rotation"], False))
+            continue
+        if sq in CENTRE_SQUARES:
+            bad(f"{where} is part of the central station and cannot hold a tile")
+        if not isinstance(cell, dict) or set(cell) != {"tile", "rotation"}:
+            bad(f"{where} must be null or {{\"tile\": ..., \"rotation\": ...}}")
+        k = kind(cell["tile"], where)
+        rot = cell["rotation"]
+        if not int_in(rot, 0, 3) or rot not in [t.rots[k][i] for i in range(t.nrot[k])]:
+            bad(f"{where}: rotation {brief(rot)} is not allowed for {ids[k]} under these options")
+        cells.append((sq, k * 4 + rot, True))
+    nplaced = sum(tile for _, _, tile in cells)
     hands = obj["hands"]
     if not isinstance(hands, list) or len(hands) != t.players:
         bad(f"hands must be a list of {t.players} lists")
-    for p, hand in enumerate(hands):
+    for p, hand in enumerate(hands):     # (length first: hand[6][3] holds at most METRO_MAX_HAND)
         if not isinstance(hand, list) or len(hand) > t.hand_size:
             bad(f"hand of player {p} must be a list of at most {t.hand_size} tiles")
-        for v in hand:
-            hand_add(d, p, kind(v, f"hand of player {p}"))
+    hand_kinds = [[kind(v, f"hand of player {p}") for v in hand] for p, hand in enumerate(hands)]
+    hand_n = [len(h) for h in hand_kinds]
     supply = obj["supply"]
     if not isinstance(supply, list):
         bad("supply must be a list")
     if len(supply) > METRO_TILES:        # checked before any write: d.top is a narrow int
         bad(f"supply has {len(supply)} tiles; the game has {METRO_TILES}")
-    d.top = METRO_TILES - len(supply)
-    for i, v in enumerate(supply):
-        d.supply[d.top + i] = kind(v, f"supply[{i}]")
-    if obj["drawn"] is not None:
-        d.drawn = kind(obj["drawn"], "drawn")
+    supply_kinds = [kind(v, f"supply[{i}]") for i, v in enumerate(supply)]
+    drawn = -1 if obj["drawn"] is None else kind(obj["drawn"], "drawn")
     for k in range(METRO_KINDS):
         if counts[k] != t.count[k]:
             bad(f"{counts[k]} tiles of {ids[k]} across board, hands, drawn and supply; the game has {t.count[k]}")
-    if supply and any(d.hand_n[p] != t.hand_size for p in range(t.players)):
+    if supply and any(hand_n[p] != t.hand_size for p in range(t.players)):
         bad(f"while the supply lasts every hand holds {t.hand_size} tile(s)")
     phase, cur = obj["phase"], obj["current_player"]
-    if phase not in _PHASES:
-        bad(f"phase must be one of {_PHASES}, got {phase!r}")
-    if isinstance(cur, bool) or not isinstance(cur, int) or not -1 <= cur < t.players:
-        bad(f"current_player must be -1..{t.players - 1}, got {cur!r}")
+    if not isinstance(phase, str) or phase not in _PHASES:
+        bad(f"phase must be one of {_PHASES}, got {brief(phase)}")
+    if not int_in(cur, -1, t.players - 1):
+        bad(f"current_player must be -1..{t.players - 1}, got {brief(cur)}")
     if not turn_checks:
         pass
     elif phase == "over":
-        if d.nplaced != METRO_TILES or cur != -1:
+        if nplaced != METRO_TILES or cur != -1:
             bad("phase 'over' needs all 60 tiles placed and current_player -1")
     else:
         if cur < 0:
             bad("current_player is -1 but the game is not over")
-        if phase == "place_drawn" and d.drawn < 0:
+        if phase == "place_drawn" and drawn < 0:
             bad("phase 'place_drawn' needs a drawn tile")
-        if phase == "turn" and d.drawn >= 0:
+        if phase == "turn" and drawn >= 0:
             bad("a drawn tile is only held in phase 'place_drawn'")
-        if phase == "turn" and d.hand_n[cur] == 0:
+        if phase == "turn" and hand_n[cur] == 0:
             bad(f"player {cur} is to move but holds no tile")
         # Turns go round the table (M3) and every turn places exactly one tile (M4); hands stay
         # full while the supply lasts, so nobody is ever skipped: the player to move is the
@@ -122,15 +153,33 @@ def load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=
         # With companies a turn is a placement or an exchange (M13): nobody is skipped while the
         # supply lasts, so the player to move is the turns taken modulo the players; once it is
         # out, exchanges can break the hand-size pattern: the player to move holds a tile.
-        turns = d.nplaced + (exchanges or 0)
+        turns = nplaced + (exchanges or 0)
         if (exchanges is None or supply) and cur != turns % t.players:
-            bad(f"current_player {cur} is not the player to move after {d.nplaced} tiles placed"
+            bad(f"current_player {cur} is not the player to move after {nplaced} tiles placed"
                 + (f" and {exchanges} exchanges" if exchanges is not None else "")
                 + f" (player {turns % t.players}: turns go round the table, M3)")
-        counts = [d.hand_n[(cur + i) % t.players] for i in range(t.players)]
-        if exchanges is None and (counts != sorted(counts, reverse=True) or max(counts) - min(counts) > 1):
-            bad(f"hand sizes {[d.hand_n[p] for p in range(t.players)]} cannot arise with player {cur} to move "
-                "(every player places one tile a turn, in seat order)")   # (no [-1]: wraparound=False)
+        order = [hand_n[(cur + i) % t.players] for i in range(t.players)]
+        if exchanges is None and (order != sorted(order, reverse=True) or max(order) - min(order) > 1):
+            bad(f"hand sizes {hand_n} cannot arise with player {cur} to move "
+                "(every player places one tile a turn, in seat order)")
+
+    # 2. The checked values copied in, every index bounded by a length checked above.
+    if st is None:
+        st = game._blank()
+    cdef MetroData* d = &st.d
+    clear_state(d, t)
+    for sq, code, tile in cells:
+        d.cell[sq] = code
+        if tile:
+            d.placed |= (<uint64_t>1) << sq
+            d.nplaced += 1
+    for p in range(t.players):
+        for k in hand_kinds[p]:
+            hand_add(d, p, k)
+    d.top = METRO_TILES - len(supply_kinds)
+    for i, k in enumerate(supply_kinds):
+        d.supply[d.top + i] = k
+    d.drawn = drawn
     d.current = cur
     d.phase = _PHASES.index(phase)
     for piece, space in central:          # C2: pieces first, so that lines arriving there stop there
@@ -142,8 +191,9 @@ def load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=
         advance_line(d, t, t.nlines + piece)
     if exchanges is not None:
         return st
+    # 3. What the rules derive from the board, against the fields that repeat it.
     if "scores" in obj and obj["scores"] != st.scores():
-        bad(f"scores {obj['scores']!r} do not match the board, which gives {st.scores()!r}")
+        bad(f"scores {brief(obj['scores'])} do not match the board, which gives {st.scores()!r}")
     if "lines" in obj and obj["lines"] != st.lines():
         bad("the scored lines listed do not match the board")
     return st

@@ -44,6 +44,7 @@ from metro_ai.engine.core import Option, as_seed, _to_a_choice, STAGES
 from metro_ai.engine.errors import StateFormatError
 from . import data as metro_data
 from .rules import _load_state
+from .loader import brief, int_in as _int_in
 
 cdef enum:
     SOLO_REJECT = 6145         # reject action: 6145 + kind (C22)
@@ -433,8 +434,6 @@ cdef void from_place(MetroData* d, const MetroTables* t, int action) noexcept no
     hand_remove(d, 0, action >> 8)
 
 
-def _int_in(v, lo, hi):
-    return not isinstance(v, bool) and isinstance(v, int) and lo <= v <= hi
 
 
 def load_state(MetroSoloGame game, obj):
@@ -444,7 +443,7 @@ def load_state(MetroSoloGame game, obj):
     def bad(msg):
         raise StateFormatError(f"metro-solo state: {msg}")
     deck, revealed = obj["deck"], obj["revealed"]
-    if not isinstance(deck, list) or not isinstance(revealed, list) or any(
+    if not isinstance(deck, list) or not isinstance(revealed, list) or len(deck) + len(revealed) != 8 or any(
             not _int_in(k, 0, 7) for k in deck + revealed) or sorted(deck + revealed) != list(range(8)):
         bad("deck and revealed together must hold the 8 companies' shares once each (C20)")
     for key in ("first_deck", "rejected"):
@@ -460,7 +459,7 @@ def load_state(MetroSoloGame game, obj):
     if not isinstance(face, list) or len(face) > 2:
         bad("face_up must list at most 2 tiles")
     if obj["phase"] not in ("turn", "over"):
-        bad(f"phase must be 'turn' or 'over', got {obj['phase']!r}")
+        bad(f"phase must be 'turn' or 'over', got {brief(obj['phase'])}")
     src = dict(obj)
     src["hands"] = [face]
     src["drawn"] = None
@@ -497,12 +496,12 @@ def load_state(MetroSoloGame game, obj):
     else:
         if obj["phase"] != "turn" or obj["current_player"] != 0:
             bad("the solo player (0) is to move in phase 'turn'")
-        if not revealed or obj["company"] != revealed[len(revealed) - 1]:
+        if not revealed or not _int_in(obj["company"], 0, 7) or obj["company"] != revealed[len(revealed) - 1]:
             bad("company must be the last revealed share's (C21)")
         if not company_squares(d, st.t, obj["company"]):
             bad(f"company {obj['company']} has no open line: its share would have been passed over (C21)")
         st.s.company = obj["company"]
     for key, value in (("scores", st.scores()), ("profits", st.profits()), ("lines", st.lines())):
         if key in obj and obj[key] != value:
-            bad(f"{key} {obj[key]!r} do not match the board, which gives {value!r}")
+            bad(f"{key} {brief(obj[key])} do not match the board, which gives {brief(value)}")
     return st
