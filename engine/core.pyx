@@ -21,7 +21,7 @@ from cpython.exc cimport PyErr_CheckSignals
 
 import json
 
-from .errors import IllegalActionError, StateFormatError
+from .errors import IllegalActionError, StateFormatError, brief
 from .options import Option, check_options
 
 from .rng cimport rng_t, rng_bounded
@@ -82,9 +82,9 @@ def parse_state_json(text, game_name, options, required, also=None):
         if key not in obj:
             bad(f"missing field {key!r}")
     if obj["game"] != game_name:
-        bad(f"this is a {obj['game']!r} state, not {game_name}")
+        bad(f"this is a {brief(obj['game'])} state, not {game_name}")
     if obj["options"] != options and (also is None or obj["options"] != also):
-        bad(f"options {obj['options']!r} differ from the game's {options!r}")
+        bad(f"options {brief(obj['options'])} differ from the game's {options!r}")
     return obj
 
 

@@ -18,3 +18,18 @@ class DataError(MetroAIError, ValueError):
 
     Files are read by ``metro_ai.engine.datafile``; the message names the file as given, the line
     and the column or field, and never quotes the file's contents."""
+
+
+#: The longest quotation of an outside value in an error message.
+BRIEF = 60
+
+
+def brief(value) -> str:
+    """`value`'s repr for an error message, cut to about `BRIEF` characters: a loader names the
+    field that is wrong and may show what it holds, but never echoes a list of a thousand entries
+    or a number of five thousand digits back."""
+    try:
+        text = repr(value)
+    except ValueError:                  # an int too long for repr: say so, without the digits
+        return "a number too long to print"
+    return text if len(text) <= BRIEF else text[:BRIEF - 3] + "..."

@@ -24,19 +24,9 @@ from libc.stdint cimport uint64_t
 from metro_ai.engine.metro.rules cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_KINDS, METRO_TILES, METRO_EMPTY, clear_state, hand_add,
     retrace_lines, advance_line, central_square, central_port)
-from metro_ai.engine.errors import StateFormatError
+from metro_ai.engine.errors import BRIEF, StateFormatError, brief
 
 from .rules import CENTRE_SQUARES, square_name, _PHASES
-
-#: The longest quotation of an outside value in an error message.
-BRIEF = 60
-
-
-def brief(v):
-    """`v`'s repr for an error message, cut to about BRIEF characters."""
-    text = repr(v)
-    return text if len(text) <= BRIEF else text[:BRIEF - 3] + "..."
-
 
 def int_in(v, lo, hi):
     """True if `v` is an int (not a bool) in lo..hi."""
