@@ -437,13 +437,17 @@ def fuzz_states(games, examples, seconds, seed, timeout, out):
         for g, o in sets:
             ok &= fuzz_option_set(g, o, examples, seed, timeout, out)
         return ok
-    end, round_ = time.monotonic() + seconds, 0
+    t0 = time.monotonic()
+    end, round_ = t0 + seconds, 0
     while time.monotonic() < end:
         for g, o in sets:
             if time.monotonic() >= end:
                 break
             ok &= fuzz_option_set(g, o, examples, (seed or 0) * 100003 + round_, timeout, out)
         round_ += 1
+        total = sum((c for c in TABLE.values()), collections.Counter())
+        print(f"fuzz: round {round_} done, {time.monotonic() - t0:.0f} s: {sum(total.values())} inputs, "
+              + ", ".join(f"{o} {total[o]}" for o in OUTCOMES), file=sys.stderr, flush=True)
     return ok
 
 

@@ -9,7 +9,7 @@ from libc.stdint cimport uint64_t
 
 from metro_ai.engine.breakthrough.rules cimport *
 from metro_ai.engine.breakthrough.state cimport BreakthroughGame, BreakthroughState
-from metro_ai.engine.errors import StateFormatError
+from metro_ai.engine.errors import StateFormatError, brief
 from metro_ai.engine.breakthrough.rules import PHASES, THREAT_TYPES, names_of_bits
 
 
@@ -37,7 +37,8 @@ def check_shapes(BreakthroughGame game, obj, bad):
 
     def need_int(v, lo, hi, where):
         if not _is_int(v, lo, hi):
-            bad(f"{where} must be an int in {lo}..{hi}, got {type(v).__name__}")
+            bad(f"{where} must be an int in {lo}..{hi}, got "
+                + (brief(v) if isinstance(v, int) and not isinstance(v, bool) else type(v).__name__))
         return v
 
     def need_list(v, where, length=None, most=None, least=0):
@@ -55,7 +56,7 @@ def check_shapes(BreakthroughGame game, obj, bad):
         if not isinstance(v, dict):
             bad(f"{where} must be an object, got {type(v).__name__}")
         if keys is not None and set(v) != keys:
-            bad(f"{where} must have exactly the fields {sorted(keys)}, got {sorted(map(str, v))}")
+            bad(f"{where} must have exactly the fields {sorted(keys)}, got {brief(sorted(map(str, v)))}")
         return v
 
     def need_str(v, choices, where):
