@@ -287,7 +287,7 @@ MUTATIONS = [
     (lambda o: _set(o, ["hands", 1], list(reversed(o["hands"][1]))), "sorted"),
     (lambda o: _set(o, ["hands", 1], o["hands"][1] + [o["deck"][0]]) | {"deck": o["deck"][1:]},
      "at most 5"),
-    (lambda o: _set(o, ["known", 0], [o["hands"][1][0]]), "not in player 0's hand"),
+    (lambda o: _set(o, ["known", 0], [o["hands"][1][0]]), r"not in player 0's hand|hand_gen of player 0: card \d+ needs"),
     (lambda o: {**o, "hand_gen": [{c: 99 for c in g} for g in o["hand_gen"]]}, "deck generation"),
     (lambda o: {**o, "phase": "draw", "current_player": o["active"]}, "agenda"),
     (lambda o: {**o, "phase": "keep_station"}, "pending"),
