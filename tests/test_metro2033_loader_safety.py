@@ -14,6 +14,8 @@ import pytest
 
 import metro_ai
 
+from json_paths import get, paths, put
+
 DATA = Path(__file__).parent / "data" / "security"
 SEARCH = metro_ai.Limit(iterations=20)
 
@@ -238,28 +240,6 @@ def test_agenda_mutations_are_refused_or_play_to_the_end(players):
 
 # ---- structural mutations of every field
 
-def _paths(obj, path=()):
-    yield path
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _paths(v, path + (k,))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _paths(v, path + (i,))
-
-
-def _put(obj, path, value):
-    for k in path[:-1]:
-        obj = obj[k]
-    obj[path[-1]] = value
-
-
-def _get(obj, path):
-    for k in path:
-        obj = obj[k]
-    return obj
-
-
 def _structural(value):
     """Structure as well as values: lists lengthened to thousands, entries deleted, types
     swapped, nesting."""
@@ -282,11 +262,11 @@ def test_structural_mutations_are_refused_or_play_to_the_end(players):
     refused = accepted = 0
     for g, obj in states:
         fields = [k for k in obj if k not in ("game", "options", "format", "version")]
-        paths = [p for p in _paths({k: obj[k] for k in fields}) if p]
-        for path in rng.sample(paths, min(len(paths), 15)) + [(k,) for k in fields]:
-            for value in _structural(_get(obj, path)):
+        where = [p for p in paths({k: obj[k] for k in fields}) if p]
+        for path in rng.sample(where, min(len(where), 15)) + [(k,) for k in fields]:
+            for value in _structural(get(obj, path)):
                 bad = copy.deepcopy(obj)
-                _put(bad, path, value)
+                put(bad, path, value)
                 try:
                     s = g.state_from_json(json.dumps(bad))
                 except metro_ai.StateFormatError as exc:
