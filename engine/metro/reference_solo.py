@@ -13,9 +13,12 @@ tested against it.
   revealed share's company; M6 among those placements, with its exception per tile kind; refill
   the row to two while the supply lasts; reveal the next share, passing over companies with no
   open line; an empty deck is refilled by shuffling the revealed shares (in the order revealed).
-* Reject (C22): during the first deck, once a turn, while the supply is not empty: the tile goes
-  back into the supply at index ``bounded(n + 1)`` (n tiles left, 0 = front) and the front tile
-  comes up. Action ``6145 + kind``.
+* Reject (C22; "até que a pilha de compra seja esgotada pela primeira vez": until the draw pile
+  first runs out, so not on the turn of the 8th reveal, which empties it): once a turn, while a
+  share of the first deck is still face down and the supply has a middle (2 tiles or more): the
+  tile goes back "no meio das peças na torre", at index ``1 + bounded(n - 1)`` (n tiles left,
+  0 = front; so some tile lies above it and some below), and the front tile comes up. The log
+  keeps (kind, how many of that kind the supply holds after). Action ``6145 + kind``.
 * End (C23): no face-up tile or no open line. Score (C24): the sum of the companies' profits;
   returns: score / 480 at the end.
 """
@@ -87,6 +90,7 @@ class RefSoloState:
         self.rng = rng
         self.first = True
         self.rejected = False
+        self.log = []
         self.company = None
         self.lines = {}
         self.current_player = 0
@@ -95,6 +99,7 @@ class RefSoloState:
         other = RefSoloState(self.game, list(self.board), list(self.face), list(self.supply), list(self.deck),
                              SplitMix64(self.rng.state))
         other.revealed, other.first, other.rejected = list(self.revealed), self.first, self.rejected
+        other.log = list(self.log)
         other.company, other.lines, other.current_player = self.company, dict(self.lines), self.current_player
         return other
 
@@ -146,7 +151,7 @@ class RefSoloState:
                     if not is_one_tile_violation(kind, rot, sq, self.game.owner_of_station):
                         ok.append(place_action(kind, sq, rot))
             legal += ok if ok else every
-        if self.first and not self.rejected and self.supply:
+        if self.first and len(self.deck) > 0 and not self.rejected and len(self.supply) >= 2 and len(self.log) < 8:
             legal += [REJECT + k for k in sorted(set(self.face))]
         return sorted(legal)
 
@@ -156,8 +161,10 @@ class RefSoloState:
         if action >= REJECT:
             kind = action - REJECT
             self.face.remove(kind)
-            self.supply.insert(self.rng.bounded(len(self.supply) + 1), kind)
+            middle = len(self.supply) - 1          # the gaps with a tile above and one below
+            self.supply.insert(1 + self.rng.bounded(middle), kind)
             self.face = sorted(self.face + [self.supply.pop(0)])
+            self.log.append((kind, self.supply.count(kind)))
             self.rejected = True
             return
         kind, rest = divmod(action, 256)

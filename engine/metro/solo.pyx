@@ -16,10 +16,13 @@ The board, tiles and lines are the base game's (``rules.pxd`` helpers) with the 
   while the supply lasts and the next share revealed. A share whose company has no open line is
   passed over at once (the next one revealed). When the deck is empty at a reveal, the revealed
   shares (in the order revealed) are shuffled into a new deck.
-* Reject (C22): while the shares come from the first deck (the first 8 reveals) and the supply
-  is not empty, the player may, once per turn, reject a face-up tile: it goes back into the supply
-  at a position drawn uniformly from the state's stream (``bounded(n + 1)``, 0 = front, n tiles
-  left), and the front tile is turned up instead. Action ``6145 + kind``, text "reject T05".
+* Reject (C22): on the turns of the first 7 reveals (the 8th exhausts the first deck: rejecting
+  ends with it) and while the supply holds at least 2 tiles, the player may, once per turn, reject
+  a face-up tile: it goes back into the middle of the supply, at a position drawn uniformly from
+  the state's stream among those with a tile above and a tile below (``1 + bounded(n - 1)``, 0 =
+  front, n tiles left), and the front tile (another one) is turned up. The state logs each reject
+  as (kind, tiles of that kind left in the supply after it), which the player sees: it is what
+  ``determinize`` needs. Action ``6145 + kind``, text "reject T05".
 * End (C23): when no tile is face up (the supply is spent) or no line is open.
 * Score and returns (C24, reconstructed): the score is the sum of the eight companies' profits;
   ``returns()`` is that score divided by 480 (each of the 60 tiles has 4 tracks, each passed by at
@@ -28,6 +31,10 @@ The board, tiles and lines are the base game's (``rules.pxd`` helpers) with the 
 * Hidden (C25): the supply's order, the deck's order and the stream; ``determinize`` shuffles the
   supply (the base game's redeal), then the deck's shares in ascending order (splitmix64 seeded
   with ``seed ^ 0x534F4C4F4D455452``), and gives the stream a new state from the same generator.
+  After a reject the player knows the supply's bottom tile is none of the rejected ones (a
+  rejected tile never goes to the bottom, and the bottom never moves): the bottom kind is then
+  drawn by its exact weight (``bottom_weights``) and the rest shuffled, from a second generator
+  (``seed ^ SOLO_SALT ^ SOLO_BOTTOM_SALT``), so states without a reject determinize as before.
 """
 import re
 
@@ -50,6 +57,7 @@ cdef enum:
     SOLO_REJECT = 6145         # reject action: 6145 + kind (C22)
     SOLO_MAX = 480             # the bound of C24
 cdef uint64_t SOLO_SALT = 0x534F4C4F4D455452ULL
+cdef uint64_t SOLO_BOTTOM_SALT = 0x424F54544F4D2121ULL   # determinize's bottom tile after a reject (C25)
 cdef double SOLO_OPEN_LINE_WEIGHT = 3.0     # as the base game's heuristic (rules.pyx)
 
 cdef enum:
@@ -60,7 +68,8 @@ cdef enum:
 _REASONS = {
     R_SO_COMPANY: "the tile must extend an open line of the revealed share's company, on a square where "
                   "one waits, as a face-up tile (C4, C21)",
-    R_SO_REJECT: "a tile may be rejected once a turn, while the first deck lasts and the supply is not empty (C22)",
+    R_SO_REJECT: "a tile may be rejected once a turn, before the first deck's last share is revealed and while the "
+                 "supply holds at least 2 tiles (C22)",
     R_SO_RANGE: "not a Metro solo action (placements kind*256 + square*4 + rot, rejects 6145 + kind)",
 }
 _REJECT_RE = re.compile(r"^\s*reject\s+(t\d{1,2})\s*$", re.I)
@@ -74,6 +83,9 @@ cdef struct SoloData:
     signed char company        # the shown share's company, -1 once over
     signed char first          # 1 while the shares come from the first deck (C22)
     signed char rejected       # 1 once a tile was rejected this turn
+    signed char rej_kind[8]    # the rejects so far (C22, C25): the kind put back...
+    signed char rej_left[8]    # ...and the tiles of that kind left in the supply after it
+    signed char rej_n
     rng_t rng                  # the state's stream (hidden, C20)
 
 
@@ -94,7 +106,7 @@ cdef class MetroSoloGame(MetroGame):
     added_options = ()
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ("current_player", "phase", "board", "face_up", "supply", "company", "deck", "revealed",
-                    "first_deck", "rejected", "rng")
+                    "first_deck", "rejected", "reject_log", "rng")
     reference = "metro_ai.engine.metro.reference_solo:RefSoloGame"
     features = "metro_ai.engine.metro.features:SoloFeatures"
     benchmark_tiles = {"opening": 0, "middle": 12, "end": 24}
@@ -125,7 +137,7 @@ cdef class MetroSoloGame(MetroGame):
 
     @property
     def max_game_length(self):
-        return METRO_TILES + 8           # a placement per tile, a reject on each of the first 8 turns
+        return METRO_TILES + 8           # a placement per tile, at most 7 rejects (C22): a bound, kept as before
 
     def reference_game(self):
         """The same game on the pure-Python reference (``reference_solo.py``)."""
@@ -238,6 +250,53 @@ cdef void reveal(MetroData* d, const MetroTables* t, SoloData* s) noexcept nogil
             return
 
 
+cdef int bottom_weights(const MetroData* d, const SoloData* s, uint64_t* w) noexcept nogil:
+    """C25: w[k], proportional to the chance that the supply's bottom tile is of kind k, given what
+    the player has seen. The bottom never moves (a reject never puts a tile there, draws are from
+    the front), so it is never a rejected tile. Counting the ways the rejects can have gone (each
+    reject i of kind r_i with a_i tiles of it left after: a_i places for it, one fewer when the
+    bottom is of kind r_i), a supply order with bottom kind k is as likely as
+    prod_i (a_i - [k == r_i]); and m_k of every m orders (m_k tiles of kind k in the supply) end in
+    k. So w[k] = m_k * prod_i (a_i - [k == r_i]); the rest of the order is uniform. Returns the
+    supply's size."""
+    cdef int k, i, n = 0
+    for k in range(METRO_KINDS):
+        w[k] = 0
+    for i in range(d.top, METRO_TILES):
+        w[d.supply[i]] += 1
+        n += 1
+    for k in range(METRO_KINDS):
+        for i in range(s.rej_n):
+            w[k] *= <uint64_t>(s.rej_left[i] - (1 if s.rej_kind[i] == k else 0))
+    return n
+
+
+cdef void redeal_bottom(MetroData* d, const SoloData* s, rng_t rng) noexcept nogil:
+    """C25: after the supply's uniform redeal, draw the bottom kind by ``bottom_weights`` and
+    shuffle the others above it (uniform, as they are given the bottom). A loaded log the supply
+    contradicts (no kind possible) leaves the uniform redeal."""
+    cdef uint64_t w[METRO_KINDS]
+    cdef uint64_t total = 0, x
+    cdef int n = bottom_weights(d, s, w), k, i, last = METRO_TILES - 1
+    cdef signed char tmp
+    for k in range(METRO_KINDS):
+        total += w[k]
+    if n < 1 or total == 0:
+        return
+    x = rng_bounded(&rng, total)
+    k = 0
+    while x >= w[k]:
+        x -= w[k]
+        k += 1
+    for i in range(d.top, METRO_TILES):
+        if d.supply[i] == k:
+            tmp = d.supply[i]
+            d.supply[i] = d.supply[last]
+            d.supply[last] = tmp
+            break
+    rng_shuffle(&rng, d.supply + d.top, n - 1)
+
+
 cdef class SoloState(MetroState):
     """A Metro solo position (C4), hidden parts included."""
     cdef SoloData s
@@ -249,7 +308,10 @@ cdef class SoloState(MetroState):
         return SOLO_REJECT + METRO_KINDS
 
     cdef bint c_may_reject(self) noexcept nogil:
-        return self.s.first and not self.s.rejected and self.d.top < METRO_TILES
+        """C22: once a turn, until the first deck is exhausted (its 8th share revealed ends it), and
+        only into a supply with a middle (2 tiles or more), so that another tile is drawn."""
+        return (self.s.first and self.s.deck_n > 0 and not self.s.rejected and self.s.rej_n < 8
+                and self.d.top <= METRO_TILES - 2)
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
         cdef MetroData* d = &self.d
@@ -295,16 +357,22 @@ cdef class SoloState(MetroState):
     cdef void c_apply(self, int action) noexcept nogil:
         cdef MetroData* d = &self.d
         cdef int k, j, n, i
-        if action >= SOLO_REJECT:                    # C22: back into the supply, the front one up
+        if action >= SOLO_REJECT:                    # C22: into the middle of the supply, the front one up
             k = action - SOLO_REJECT
             hand_remove(d, 0, k)
-            n = METRO_TILES - d.top
-            j = rng_bounded(&self.s.rng, n + 1)
+            n = METRO_TILES - d.top                  # >= 2 (c_may_reject)
+            j = 1 + <int>rng_bounded(&self.s.rng, n - 1)     # 1..n-1: a tile above it and one below
             d.top -= 1                               # the supply grows by one at the front...
             for i in range(j):
                 d.supply[d.top + i] = d.supply[d.top + i + 1]
             d.supply[d.top + j] = k                  # ...and k goes in at position j
-            hand_add(d, 0, draw_tile(d))
+            hand_add(d, 0, draw_tile(d))             # the old front tile, never k
+            n = 0
+            for i in range(d.top, METRO_TILES):
+                n += d.supply[i] == k
+            self.s.rej_kind[self.s.rej_n] = k        # C25: what the player knows of the supply now
+            self.s.rej_left[self.s.rej_n] = n
+            self.s.rej_n += 1
             self.s.rejected = 1
             return
         from_place(d, self.t, action)
@@ -340,7 +408,8 @@ cdef class SoloState(MetroState):
         self.s = (<SoloState>other).s
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
-        """C25: the supply redealt (the base game's), the deck shuffled, a new stream."""
+        """C25: the supply redealt (the base game's; after a reject, its bottom by ``redeal_bottom``), the
+        deck shuffled, a new stream."""
         cdef rng_t rng = seed ^ SOLO_SALT
         MetroState.c_determinize_from(self, source, player, seed)
         cdef int a, b
@@ -355,6 +424,8 @@ cdef class SoloState(MetroState):
                 b -= 1
         rng_shuffle(&rng, self.s.deck, self.s.deck_n)
         self.s.rng = rng_next(&rng)
+        if self.s.rej_n:
+            redeal_bottom(&self.d, &self.s, seed ^ SOLO_SALT ^ SOLO_BOTTOM_SALT)
 
     cdef GameState c_new_blank(self):
         return _blank(<MetroSoloGame>self.game)
@@ -385,8 +456,20 @@ cdef class SoloState(MetroState):
 
     @property
     def first_deck(self):
-        """Whether the shares still come from the first deck (rejects allowed, C22)."""
+        """Whether the shares still come from the first deck (C22: rejects are allowed while it also
+        has a share left to reveal)."""
         return bool(self.s.first)
+
+    def reject_log(self):
+        """The rejects so far (C22, C25), seen by the player: (kind, tiles of that kind left in the
+        supply just after the reject)."""
+        return [(self.s.rej_kind[i], self.s.rej_left[i]) for i in range(self.s.rej_n)]
+
+    def bottom_weights(self):
+        """C25: the weights, by kind, of the supply's bottom tile given what the player has seen."""
+        cdef uint64_t w[METRO_KINDS]
+        bottom_weights(&self.d, &self.s, w)
+        return [int(w[k]) for k in range(METRO_KINDS)]
 
     @property
     def rejected(self):
@@ -403,7 +486,8 @@ cdef class SoloState(MetroState):
                 "scores": self.scores(), "profits": self.profits(), "lines": self.lines(),
                 "face_up": [ids[k] for k in self.face_up()], "supply_size": self.supply_size,
                 "company": self.company(), "revealed": self.revealed(), "deck_size": self.s.deck_n,
-                "first_deck": self.first_deck, "rejected": self.rejected}
+                "first_deck": self.first_deck, "rejected": self.rejected,
+                "reject_log": [[ids[k], a] for k, a in self.reject_log()]}
 
     def observation(self, player):
         """What the player sees: everything but the supply's order, the deck's order and the stream."""
@@ -453,8 +537,15 @@ def load_state(MetroSoloGame game, obj):
         bad("rng must be an int 0..2**64-1 (the state's stream, C20)")
     if obj["first_deck"] and len(revealed) + len(deck) != 8:
         bad("the first deck holds all 8 shares")
-    if obj["rejected"] and not obj["first_deck"]:
-        bad("a tile can only have been rejected while the first deck lasts (C22)")
+    if obj["rejected"] and (not obj["first_deck"] or not deck):
+        bad("a tile can only have been rejected before the first deck's last share is revealed (C22)")
+    log = obj["reject_log"]
+    if not isinstance(log, list) or len(log) > 8 or any(
+            not isinstance(e, list) or len(e) != 2 or not isinstance(e[0], str) or e[0] not in game.tile_ids
+            or not _int_in(e[1], 1, game.data.tiles[game.tile_ids.index(e[0])].count) for e in log):
+        bad("reject_log must list at most 8 [tile, count] pairs, count 1..the tiles of that kind (C22, C25)")
+    if obj["rejected"] and not log:
+        bad("a tile was rejected this turn, yet reject_log is empty (C22)")
     face = obj["face_up"]
     if not isinstance(face, list) or len(face) > 2:
         bad("face_up must list at most 2 tiles")
@@ -483,6 +574,10 @@ def load_state(MetroSoloGame game, obj):
     st.s.revealed_n = len(revealed)
     st.s.first = obj["first_deck"]
     st.s.rejected = obj["rejected"]
+    for i, (tid, a) in enumerate(log):
+        st.s.rej_kind[i] = game.tile_ids.index(tid)
+        st.s.rej_left[i] = a
+    st.s.rej_n = len(log)
     st.s.rng = obj["rng"]
     ends = not face or not any_open(d, st.t)
     if over != ends:
