@@ -13,10 +13,13 @@ import random
 
 import pytest
 
+import metro_ai
+from metro_ai.engine.metro2033 import reference as ref
+from metro_ai.engine.metro2033.board import BOARD
 from metro_ai.engine.metro2033.cards import DEFAULT_PATH
 from metro_ai.engine.metro2033.fast import FastMetro2033
 from metro_ai.engine.metro2033.reference import RefMetro2033Game
-from test_metro2033_reference import card_aware
+from test_metro2033_reference import HERO_POSITIONS, card_aware, hero_position
 
 
 def same(r, f, where):
@@ -162,3 +165,55 @@ def test_fast_determinize_matches_reference(players):
     assert checked > 20 and {"declare", "combat_pick"} <= phases
     with pytest.raises(ValueError):
         f.determinize(players, 0)
+
+
+# ---- scenarios on the map, in the fast engine through the loader (on the contract)
+BOARD_FIELDS = ("owner", "vp", "hero_at", "army")
+
+
+def fast_twin(r, seed=0):
+    """The fast engine's state (``Metro2033State``) at reference state `r` (of seed `seed`): r's
+    actions replayed, then r's board (owners, VP, heroes, armies) copied in through the loader."""
+    g = metro_ai.load_game("metro2033", players=r.n)
+    f = g.new_state(seed)
+    for a in r.history:
+        f.apply(a)
+    d = json.loads(f.to_json())
+    rd = json.loads(r.to_json())["state"]
+    for k in BOARD_FIELDS:
+        d[k] = rd[k]
+    return g.state_from_json(json.dumps(d))
+
+
+def agree(r, f, where=None):
+    """The contract's state `f` and reference state `r` alike: every field both save the same
+    way (the agenda and the pending decision each engine keeps in its own layout: the legal
+    actions and the decider compare those)."""
+    fd = json.loads(f.to_json())
+    rd = json.loads(r.to_json())["state"]
+    if rd["combat"] is not None:                       # the combat cards: by side, as lists
+        c = rd["combat"]
+        rd["combat"] = {"side": fd["combat"]["side"], "hands": [c["hands"]["att"], c["hands"]["def"]],
+                        "aside": c["aside"], "picks": [c["picks"]["att"], c["picks"]["def"]]}
+    for k in fd:
+        if k in rd and k not in ("agenda", "pending"):
+            assert str(fd[k]) == str(rd[k]) if k == "rng_state" else fd[k] == rd[k], (where, k)
+    assert f.legal_actions() == r.legal_actions() and f.current_player == r.current_player, where
+
+
+@pytest.mark.parametrize("name", sorted(HERO_POSITIONS))
+def test_g11_g23_army_attacks_a_hero_through_neutral_stations_in_the_fast_engine(name):
+    r = hero_position(name)
+    f = fast_twin(r)
+    agree(r, f)
+    assert (ref.PLAYER + 1 in f.legal_actions()) == HERO_POSITIONS[name][3]
+    if HERO_POSITIONS[name][3]:
+        a = ref.PLAYER + 1
+        while True:                                    # the attack, then the combat picks
+            r.apply(a)
+            f.apply(a)
+            agree(r, f)
+            if f.phase != "combat_pick":
+                break
+            a = f.legal_actions()[0]
+        assert r.last_fight["def_who"] == "hero"
