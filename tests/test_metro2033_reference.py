@@ -245,6 +245,29 @@ def test_g11_g23_army_attacks_a_hero_through_neutral_polis_and_hansa(name):
         assert (fight["att_who"], fight["def_who"], fight["defender"], fight["station"]) == ("army", "hero", 1, at)
 
 
+def below_three_position():
+    """Red Line (player 0) down to 2 stations (Okhotny Ryad lost, and no free station then:
+    G28), the Bandits' army of 8 against its army of 1, at the Bandits' army decision."""
+    s = edit(to_phase(started(["Red Line", "Bandits"]), "army", 1, quiet), {"ohotniy_ryad": None})
+    s.army[0], s.army[1] = 1, 8
+    return s
+
+
+def test_g15_never_fewer_than_three_stations():
+    """G15: a player already down to 2 stations who loses another takes a free one too."""
+    s = below_three_position()
+    assert len(s.stations(0)) == 2
+    s.apply(ref.STATION + BOARD.station("teatralnaya"))
+    while s.phase == "combat_pick":                                 # 8 against at most 1 + 3
+        s.apply(s.legal_actions()[0])
+    assert s.last_fight["result"] == 1 and len(s.stations(0)) == 1 and s.vp[0] == 1
+    if s.phase == "capture":
+        play(s, "no")
+    assert s.phase == "free_station" and s.current_player == 0
+    s.apply(s.legal_actions()[0])
+    assert len(s.stations(0)) == 2 and s.vp[0] == 2
+
+
 def test_g18_stage_two_at_six_vp_and_not_before():
     for vp, stage in ((5, 1), (6, 2)):
         s = started(["Red Line", "Bandits"])

@@ -587,10 +587,12 @@ cdef class FastMetro2033:
         return k
 
     cdef void _lose(self, int p, int s) noexcept nogil:
+        """G15: never fewer than 3 stations: left with 2 or fewer (fewer when an earlier loss
+        found no free station, G28), p takes a neutral one free."""
         cdef signed char tmp[78]
         self.d.owner[s] = -1
         self.d.vp[p] -= 1
-        if self._stations(p, NULL) == 2 and self._free_options(p, tmp) > 0:
+        if self._stations(p, NULL) <= 2 and self._free_options(p, tmp) > 0:
             self._task(J_FREE_STATION, p, 0, 0)
 
     cdef void _capture_cost(self, int taken, int* cost) noexcept nogil:

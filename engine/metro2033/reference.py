@@ -418,10 +418,11 @@ class RefMetro2033State:
         self.vp[p] += 1
 
     def _lose(self, p, s):
-        """G15: p loses station s (-1 VP); left with 2 stations, p takes a neutral one free."""
+        """G15: p loses station s (-1 VP); left with fewer than 3 stations (2, or fewer when an
+        earlier loss found no free station), p takes a neutral one free."""
         self.owner[s] = None
         self.vp[p] -= 1
-        if len(self.stations(p)) == 2 and self._free_options(p):
+        if len(self.stations(p)) < 3 and self._free_options(p):
             self._push(["free_station", p])
 
     def _free_options(self, p) -> list[int]:
