@@ -4,7 +4,10 @@ after every action the whole state in the reference's layout (decks and their or
 generator's state, hidden hands and picks included) and the legal actions must be identical.
 
 Uniform random play and the reference tests' card-aware policy, every player count, the shipped
-cards and other card files. METRO_AI_SLOW=1 adds a run of 1,200 more games.
+cards and other card files. METRO_AI_SLOW=1 adds a run of 1,200 more games. Then the reference
+tests' scenarios on the map (G11 hero attacks through neutral stations, G15's floor) loaded into
+the fast engine, and random games with a player cut below 3 stations, which play from the start
+almost never shows.
 """
 import copy
 import json
@@ -13,10 +16,13 @@ import random
 
 import pytest
 
+import metro_ai
+from metro_ai.engine.metro2033 import reference as ref
+from metro_ai.engine.metro2033.board import BOARD
 from metro_ai.engine.metro2033.cards import DEFAULT_PATH
 from metro_ai.engine.metro2033.fast import FastMetro2033
 from metro_ai.engine.metro2033.reference import RefMetro2033Game
-from test_metro2033_reference import card_aware
+from test_metro2033_reference import HERO_POSITIONS, below_three_position, card_aware, hero_position
 
 
 def same(r, f, where):
@@ -162,3 +168,110 @@ def test_fast_determinize_matches_reference(players):
     assert checked > 20 and {"declare", "combat_pick"} <= phases
     with pytest.raises(ValueError):
         f.determinize(players, 0)
+
+
+# ---- scenarios on the map, in the fast engine through the loader (on the contract)
+BOARD_FIELDS = ("owner", "vp", "hero_at", "army")
+
+
+def fast_twin(r, seed=0):
+    """The fast engine's state (``Metro2033State``) at reference state `r` (of seed `seed`): r's
+    actions replayed, then r's board (owners, VP, heroes, armies) copied in through the loader."""
+    g = metro_ai.load_game("metro2033", players=r.n)
+    f = g.new_state(seed)
+    for a in r.history:
+        f.apply(a)
+    d = json.loads(f.to_json())
+    rd = json.loads(r.to_json())["state"]
+    for k in BOARD_FIELDS:
+        d[k] = rd[k]
+    return g.state_from_json(json.dumps(d))
+
+
+def agree(r, f, where=None):
+    """The contract's state `f` and reference state `r` alike: every field both save the same
+    way (the agenda and the pending decision each engine keeps in its own layout: the legal
+    actions and the decider compare those)."""
+    fd = json.loads(f.to_json())
+    rd = json.loads(r.to_json())["state"]
+    if rd["combat"] is not None:                       # the combat cards: by side, as lists
+        c = rd["combat"]
+        rd["combat"] = {"side": fd["combat"]["side"], "hands": [c["hands"]["att"], c["hands"]["def"]],
+                        "aside": c["aside"], "picks": [c["picks"]["att"], c["picks"]["def"]]}
+    for k in fd:
+        if k in rd and k not in ("agenda", "pending"):
+            assert str(fd[k]) == str(rd[k]) if k == "rng_state" else fd[k] == rd[k], (where, k)
+    assert f.legal_actions() == r.legal_actions() and f.current_player == r.current_player, where
+
+
+@pytest.mark.parametrize("name", sorted(HERO_POSITIONS))
+def test_g11_g23_army_attacks_a_hero_through_neutral_stations_in_the_fast_engine(name):
+    r = hero_position(name)
+    f = fast_twin(r)
+    agree(r, f)
+    assert (ref.PLAYER + 1 in f.legal_actions()) == HERO_POSITIONS[name][3]
+    if HERO_POSITIONS[name][3]:
+        a = ref.PLAYER + 1
+        while True:                                    # the attack, then the combat picks
+            r.apply(a)
+            f.apply(a)
+            agree(r, f)
+            if f.phase != "combat_pick":
+                break
+            a = f.legal_actions()[0]
+        assert r.last_fight["def_who"] == "hero"
+
+
+def test_g15_never_fewer_than_three_stations_in_the_fast_engine():
+    r = below_three_position()
+    f = fast_twin(r)
+    agree(r, f)
+    for a in [ref.STATION + BOARD.station("teatralnaya")] + [None] * 3:
+        if f.phase == "capture":
+            a = f.game.string_to_action("no")
+        a = f.legal_actions()[0] if a is None else a
+        r.apply(a)
+        f.apply(a)
+        agree(r, f)
+        if f.phase == "free_station":
+            break
+    assert f.phase == "free_station" and f.current_player == 0
+    a = f.legal_actions()[0]
+    r.apply(a)
+    f.apply(a)
+    agree(r, f)
+    assert json.loads(f.to_json())["vp"][0] == 2
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+def test_fast_engine_matches_reference_below_three_stations(players):
+    """G15, G28: random games in which, at an army decision of round 3, a player is cut down to
+    2 stations or 1 (as if earlier losses had found no free station), then played on at random
+    in both engines, compared after every action; each of its later losses brings a free
+    station, which random games from the start almost never show."""
+    fired = 0
+    for g in range(3):
+        seed = 7000 + 10 * players + g
+        r = RefMetro2033Game(players=players).new_state(seed)
+        rng = random.Random(seed)
+        while not (r.phase == "army" and r.round >= 3) and not r.is_terminal():
+            r.apply(rng.choice(r.legal_actions()))
+        if r.is_terminal():
+            continue
+        p = rng.randrange(players)
+        for x in r.stations(p)[1 + g % 2:]:                           # keep 1 or 2
+            r.owner[x] = None
+            r.vp[p] -= 1
+        f = fast_twin(r, seed)
+        agree(r, f)
+        steps = 0
+        while not r.is_terminal():
+            if r.phase == "free_station" and len(r.stations(r.current_player)) < 2:
+                fired += 1
+            a = rng.choice(r.legal_actions())
+            r.apply(a)
+            f.apply(a)
+            steps += 1
+            agree(r, f, (seed, steps))
+        assert f.returns() == r.returns()
+    assert fired >= 1

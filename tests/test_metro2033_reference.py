@@ -192,6 +192,82 @@ def test_g15_three_station_floor():
     assert len(s.stations(0)) == 3 and s.vp[0] == 3 and s.owner[opts[0]] == 0
 
 
+def edit(s, owners=None, heroes=None):
+    """Change the board of reference state `s`: `owners` maps station names to a player or None
+    (VP follow: G2), `heroes` players to the station name their hero stands on."""
+    for name, p in (owners or {}).items():
+        x = BOARD.station(name)
+        if s.owner[x] is not None:
+            s.vp[s.owner[x]] -= 1
+        if p is not None:
+            s.vp[p] += 1
+        s.owner[x] = p
+    for p, name in (heroes or {}).items():
+        s.hero_at[p] = BOARD.station(name)
+    return s
+
+
+# G11 with G23: an army attacks an enemy hero on a station it reaches as it would reach a
+# station to attack. Each position: factions, owners, heroes, whether player 0's army may attack
+# player 1's hero; the hero stands on a neutral station linked to none of player 0's.
+HERO_POSITIONS = {
+    # from Chekhovskaya (Reich) through neutral Borovitskaya (Polis) to Arbatskaya (Polis)
+    "through_polis": (["Fourth Reich", "Red Line"], {}, {1: "arbatskaya_purple"}, True),
+    # the same with Borovitskaya held by the Red Line: a held station is not passed
+    "polis_held": (["Fourth Reich", "Red Line"], {"borovitskaya": 1}, {1: "arbatskaya_purple"}, False),
+    # from Marksistskaya through Taganskaya and Paveletskaya (Hansa; one Hansa tunnel) to
+    # Paveletskaya (green line)
+    "through_hansa": (["Bauman Alliance", "Bandits"], {"marksistskaya": 0}, {1: "paveletskaya_green"}, True),
+    # Serpukhovskaya (grey line) is two Hansa tunnels away from Marksistskaya
+    "two_hansa_tunnels": (["Bauman Alliance", "Bandits"], {"marksistskaya": 0}, {1: "serpuhovskaya_grey"}, False),
+}
+
+
+def hero_position(name):
+    """HERO_POSITIONS[name] at player 0's army decision of round 1 (reference engine)."""
+    factions, owners, heroes, _ = HERO_POSITIONS[name]
+    return edit(to_phase(started(factions), "army", 0, quiet), owners, heroes)
+
+
+@pytest.mark.parametrize("name", sorted(HERO_POSITIONS))
+def test_g11_g23_army_attacks_a_hero_through_neutral_polis_and_hansa(name):
+    s = hero_position(name)
+    at = s.hero_at[1]
+    assert s.owner[at] is None and not any(s.owner[j] == 0 for j, _ in BOARD.links[at])
+    offered = HERO_POSITIONS[name][3]
+    assert (ref.PLAYER + 1 in s.legal_actions()) == offered
+    if offered:
+        s.apply(ref.PLAYER + 1)
+        assert s.phase == "combat_pick" and s.current_player == 0
+        while s.phase == "combat_pick":
+            s.apply(s.legal_actions()[0])
+        fight = s.last_fight                                        # army against the hero, where it stands
+        assert (fight["att_who"], fight["def_who"], fight["defender"], fight["station"]) == ("army", "hero", 1, at)
+
+
+def below_three_position():
+    """Red Line (player 0) down to 2 stations (Okhotny Ryad lost, and no free station then:
+    G28), the Bandits' army of 8 against its army of 1, at the Bandits' army decision."""
+    s = edit(to_phase(started(["Red Line", "Bandits"]), "army", 1, quiet), {"ohotniy_ryad": None})
+    s.army[0], s.army[1] = 1, 8
+    return s
+
+
+def test_g15_never_fewer_than_three_stations():
+    """G15: a player already down to 2 stations who loses another takes a free one too."""
+    s = below_three_position()
+    assert len(s.stations(0)) == 2
+    s.apply(ref.STATION + BOARD.station("teatralnaya"))
+    while s.phase == "combat_pick":                                 # 8 against at most 1 + 3
+        s.apply(s.legal_actions()[0])
+    assert s.last_fight["result"] == 1 and len(s.stations(0)) == 1 and s.vp[0] == 1
+    if s.phase == "capture":
+        play(s, "no")
+    assert s.phase == "free_station" and s.current_player == 0
+    s.apply(s.legal_actions()[0])
+    assert len(s.stations(0)) == 2 and s.vp[0] == 2
+
+
 def test_g18_stage_two_at_six_vp_and_not_before():
     for vp, stage in ((5, 1), (6, 2)):
         s = started(["Red Line", "Bandits"])

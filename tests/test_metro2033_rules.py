@@ -1,6 +1,7 @@
 """The fast engine's C core for Metro 2033 (engine/metro2033/rules.pyx, in progress) against the
-pure-Python map (board.py): the G11/G23 army paths and the G12 hero reach on random positions, on
-the positions of random reference games, and bad input refused."""
+pure-Python map (board.py): the G11/G23 army paths (the stations reached for an attack on a hero
+against the reference engine's) and the G12 hero reach on random positions, on the positions of
+random reference games, and bad input refused."""
 import random
 
 import pytest
@@ -37,6 +38,14 @@ def test_the_rulebook_paths_in_c():
     owner = [None] * BOARD.n
     owner[BOARD.station("chehovskaya")] = 2
     assert BOARD.station("ploshad_revolutsii") in MAP.army_targets(owner, 2)
+    # G11, G23: an army reaches (for an attack on a hero) the stations it may attack, and Hansa
+    # stations, which it may not attack
+    assert BOARD.station("arbatskaya_purple") in MAP.army_reach(owner, 2)
+    owner = [None] * BOARD.n
+    owner[BOARD.station("marksistskaya")] = 0
+    reach = {BOARD.names[i] for i in MAP.army_reach(owner, 0)}
+    assert {BOARD.names[i] for i in MAP.army_targets(owner, 0)} < reach
+    assert {"taganskaya_H", "paveletskaya_H", "paveletskaya_green"} <= reach and "serpuhovskaya_grey" not in reach
 
 
 def test_positions_of_reference_games_match():
@@ -51,6 +60,7 @@ def test_positions_of_reference_games_match():
             p = s.current_player
             if s.phase == "army":
                 assert MAP.army_targets(s.owner, p, s.closed_zones()) == BOARD.army_targets(s.owner, p, s.closed_zones())
+                assert MAP.army_reach(s.owner, p, s.closed_zones()) == sorted(s._army_reach(p))    # G11 heroes
                 checked += 1
             elif s.phase == "hero_move":
                 assert MAP.hero_reach(s.hero_at[p], s.speed(p), s.closed_zones()) == \
@@ -65,6 +75,8 @@ def test_positions_of_reference_games_match():
     (lambda: MAP.army_targets([None] * 77 + ["x"], 0), r"owner\[77\]"),
     (lambda: MAP.army_targets([None] * 78, 9), "player must be"),
     (lambda: MAP.army_targets([None] * 78, 0, ["atlantis"]), "unknown zone"),
+    (lambda: MAP.army_reach([None] * 3, 0), "78 entries"),
+    (lambda: MAP.army_reach([None] * 78, -1), "player must be"),
     (lambda: MAP.hero_reach(78, 1), "start must be"),
     (lambda: MAP.hero_reach(0, -1), "speed must be"),
 ])

@@ -22,7 +22,7 @@ from metro_ai.engine.rng cimport rng_t, rng_bounded
 from metro_ai.engine.core cimport Game, GameState, rank_return, MAX_PLAYERS
 from metro_ai.engine.core import Option, as_seed
 from metro_ai.engine.errors import StateFormatError
-from metro_ai.engine.metro2033.rules cimport (M33Map, Metro2033Map, m33_army_targets, m33_hero_reach,
+from metro_ai.engine.metro2033.rules cimport (M33Map, Metro2033Map, m33_army_targets, m33_army_reach, m33_hero_reach,
                                               M33_HANSA, M33_POLIS, M33_ABANDONED)
 from metro_ai.engine.metro2033.board import BOARD, RESOURCES
 from metro_ai.engine.metro2033.cards import load_card_set
@@ -587,10 +587,12 @@ cdef class FastMetro2033:
         return k
 
     cdef void _lose(self, int p, int s) noexcept nogil:
+        """G15: never fewer than 3 stations: left with 2 or fewer (fewer when an earlier loss
+        found no free station, G28), p takes a neutral one free."""
         cdef signed char tmp[78]
         self.d.owner[s] = -1
         self.d.vp[p] -= 1
-        if self._stations(p, NULL) == 2 and self._free_options(p, tmp) > 0:
+        if self._stations(p, NULL) <= 2 and self._free_options(p, tmp) > 0:
             self._task(J_FREE_STATION, p, 0, 0)
 
     cdef void _capture_cost(self, int taken, int* cost) noexcept nogil:
@@ -808,16 +810,22 @@ cdef class FastMetro2033:
         return k
 
     cdef int _attackable_heroes(self, int p, int by_hero, int* out) noexcept nogil:
-        cdef int q, at, k = 0, i
+        """G11 (by army: on one of p's stations or one the army reaches, through neutral Polis
+        and Hansa stations as for a station attack, G23) and G12 (by hero: on the same station):
+        enemy heroes not on a Hansa station nor on a station of their own."""
+        cdef int q, at, k = 0, i, nr = 0
         cdef bint near
+        cdef signed char reach[78]
+        if not by_hero:
+            nr = m33_army_reach(&MAP.m, self.d.owner, p, self._closed(), reach)
         for q in range(self.d.n):
             at = self.d.hero_at[q]
             if q == p or at < 0 or MAP.m.kind[at] == M33_HANSA or self.d.owner[at] == q:
                 continue
             if not by_hero:
                 near = self.d.owner[at] == p
-                for i in range(MAP.m.deg[at]):
-                    if self.d.owner[MAP.m.nbr[at][i]] == p:
+                for i in range(nr):
+                    if reach[i] == at:
                         near = True
             else:
                 near = self.d.hero_at[p] == at and not (self.d.law >= 0 and self.tab.t.no_hero_fights[self.d.law])

@@ -418,10 +418,11 @@ class RefMetro2033State:
         self.vp[p] += 1
 
     def _lose(self, p, s):
-        """G15: p loses station s (-1 VP); left with 2 stations, p takes a neutral one free."""
+        """G15: p loses station s (-1 VP); left with fewer than 3 stations (2, or fewer when an
+        earlier loss found no free station), p takes a neutral one free."""
         self.owner[s] = None
         self.vp[p] -= 1
-        if len(self.stations(p)) == 2 and self._free_options(p):
+        if len(self.stations(p)) < 3 and self._free_options(p):
             self._push(["free_station", p])
 
     def _free_options(self, p) -> list[int]:
@@ -559,16 +560,40 @@ class RefMetro2033State:
         zones = {self._card(f)["zone"] for f in chosen}
         return [f for f in free if BOARD.borders[self._card(f)["zone"]] & zones]
 
+    def _army_reach(self, p) -> set[int]:
+        """G11, G23: the stations p's army reaches: each station linked to one of p's stations
+        or to a neutral Polis or Hansa station the army passes through on its way there, with at
+        most one Hansa tunnel (a tunnel between two Hansa stations) on the way, never entering a
+        zone out of play. A held station is never passed through."""
+        closed = self.closed_zones()
+        reach, passed = set(), set()
+        todo = [(s, 0) for s in self.stations(p)]
+        while todo:
+            i, tunnels = todo.pop()
+            for j, kind in BOARD.links[i]:
+                if BOARD.zone[j] in closed:
+                    continue
+                t = tunnels + (kind == "tunnel" and BOARD.kind[i] == "hansa" and BOARD.kind[j] == "hansa")
+                if t > 1:
+                    continue
+                reach.add(j)
+                if self.owner[j] is None and BOARD.kind[j] in ("polis", "hansa") and (j, t) not in passed:
+                    passed.add((j, t))
+                    todo.append((j, t))
+        return reach
+
     def _attackable_heroes(self, p, by) -> list[int]:
-        """G11 (by army: on or next to one of p's stations) and G12 (by hero: on the same
-        station): enemy heroes not on a Hansa station nor on a station of their own."""
+        """G11 (by army: on one of p's stations, or on a station the army reaches as it would
+        to attack a station, through neutral Polis and Hansa stations: G23) and G12 (by hero: on
+        the same station): enemy heroes not on a Hansa station nor on a station of their own."""
         out = []
+        reach = self._army_reach(p) if by == "army" else set()
         for q in range(self.n):
             at = self.hero_at[q]
             if q == p or at is None or BOARD.kind[at] == "hansa" or self.owner[at] == q:
                 continue
             if by == "army":
-                near = self.owner[at] == p or any(self.owner[j] == p for j, _ in BOARD.links[at])
+                near = self.owner[at] == p or at in reach
             else:
                 near = self.hero_at[p] == at and not self._law_has("no_hero_fights")
             if near:

@@ -23,6 +23,8 @@ cdef struct M33Map:                      # the map, read once from board.py's da
     signed char zone[78]                 # index into Metro2033Map.zones
 
 
+cdef int m33_army_reach(const M33Map* m, const signed char* owner, int player, unsigned int closed,
+                        signed char* out) noexcept nogil
 cdef int m33_army_targets(const M33Map* m, const signed char* owner, int player, unsigned int closed,
                           signed char* out) noexcept nogil
 cdef int m33_hero_reach(const M33Map* m, int start, int speed, unsigned int closed,
@@ -33,3 +35,4 @@ cdef class Metro2033Map:
     cdef M33Map m
     cdef readonly tuple zones            # zone names, in the order of M33Map.zone
     cdef unsigned int _closed_mask(self, object closed_zones) except? 0
+    cdef int _owners(self, object owner, int player, signed char* own) except -1

@@ -16,19 +16,20 @@ from metro_ai.engine.metro2033.board import BOARD, RESOURCES
 _KINDS = RESOURCES + ("hansa", "abandoned", "polis")
 
 
-cdef int m33_army_targets(const M33Map* m, const signed char* owner, int player, unsigned int closed,
-                          signed char* out) noexcept nogil:
-    """G11, G23: breadth-first from `player`'s stations through neutral Polis and Hansa
-    stations, at most one Hansa tunnel on the way (state: station, Hansa tunnels used); a target
-    is a linked station not the player's, neither Hansa nor abandoned, in a zone in play. Writes
-    the targets ascending to `out`; returns how many."""
+cdef int m33_army_reach(const M33Map* m, const signed char* owner, int player, unsigned int closed,
+                        signed char* out) noexcept nogil:
+    """G11, G23: the stations `player`'s army reaches, breadth-first from its stations through
+    neutral Polis and Hansa stations, at most one Hansa tunnel on the way (state: station, Hansa
+    tunnels used): every station linked to a station held or passed, in a zone in play, of any
+    kind and owner (a held station is reached but never passed). Writes them ascending to
+    `out`; returns how many."""
     cdef signed char seen[78][2]
-    cdef signed char target[78]
+    cdef signed char reached[78]
     cdef short queue[156]
     cdef int head = 0, tail = 0, i, j, k, used, u, count = 0
     for i in range(m.n):
         seen[i][0] = seen[i][1] = 0
-        target[i] = 0
+        reached[i] = 0
         if owner[i] == player:
             seen[i][0] = 1
             queue[tail] = <short>(i * 2)
@@ -48,11 +49,25 @@ cdef int m33_army_targets(const M33Map* m, const signed char* owner, int player,
                 seen[j][u] = 1
                 queue[tail] = <short>(j * 2 + u)
                 tail += 1
-            if owner[j] != player and m.kind[j] != M33_HANSA and m.kind[j] != M33_ABANDONED:
-                target[j] = 1
+            reached[j] = 1
     for i in range(m.n):
-        if target[i]:
+        if reached[i]:
             out[count] = <signed char>i
+            count += 1
+    return count
+
+
+cdef int m33_army_targets(const M33Map* m, const signed char* owner, int player, unsigned int closed,
+                          signed char* out) noexcept nogil:
+    """G11, G23: the stations an army may attack: of those it reaches (m33_army_reach), the
+    ones not the player's, neither Hansa nor abandoned. Writes them ascending to `out`; returns
+    how many."""
+    cdef signed char reached[78]
+    cdef int i, j, n = m33_army_reach(m, owner, player, closed, reached), count = 0
+    for i in range(n):
+        j = reached[i]
+        if owner[j] != player and m.kind[j] != M33_HANSA and m.kind[j] != M33_ABANDONED:
+            out[count] = <signed char>j
             count += 1
     return count
 
@@ -114,11 +129,9 @@ cdef class Metro2033Map:
             mask |= 1u << self.zones.index(z)
         return mask
 
-    def army_targets(self, owner, int player, closed_zones=()):
-        """G11: as ``board.BOARD.army_targets`` (owner: a list of 78 entries, None or a player)."""
-        cdef signed char own[78]
-        cdef signed char out[78]
-        cdef int i, k
+    cdef int _owners(self, object owner, int player, signed char* own) except -1:
+        """Check `owner` (78 entries, None or a player 0..5) and `player`; copy into `own`."""
+        cdef int i
         if not 0 <= player < 6:
             raise ValueError(f"player must be 0..5, got {player}")
         if len(owner) != self.m.n:
@@ -131,9 +144,29 @@ cdef class Metro2033Map:
                 own[i] = o
             else:
                 raise ValueError(f"owner[{i}] must be None or a player 0..5, got {o!r}")
+        return 0
+
+    def army_targets(self, owner, int player, closed_zones=()):
+        """G11: as ``board.BOARD.army_targets`` (owner: a list of 78 entries, None or a player)."""
+        cdef signed char own[78]
+        cdef signed char out[78]
+        cdef int i, k
+        self._owners(owner, player, own)
         cdef unsigned int closed = self._closed_mask(closed_zones)
         with nogil:
             k = m33_army_targets(&self.m, own, player, closed, out)
+        return [out[i] for i in range(k)]
+
+    def army_reach(self, owner, int player, closed_zones=()):
+        """G11, G23: the stations `player`'s army reaches (the targets of a station attack
+        and of an attack on a hero among them; owner as for ``army_targets``)."""
+        cdef signed char own[78]
+        cdef signed char out[78]
+        cdef int i, k
+        self._owners(owner, player, own)
+        cdef unsigned int closed = self._closed_mask(closed_zones)
+        with nogil:
+            k = m33_army_reach(&self.m, own, player, closed, out)
         return [out[i] for i in range(k)]
 
     def hero_reach(self, int start, int speed, closed_zones=()):
