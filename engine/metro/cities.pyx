@@ -1,4 +1,6 @@
 # cython: language_level=3
+# Why one module of about 1,150 lines: the five cities share one CityData struct and its nogil
+# helpers (deal, collect, scoring) and one checked loader for the city part of a state.
 """Metro: City Edition cities (rules C5-C10; decisions C26-C35 of ``docs/rules/metro.md``):
 ``MetroGame(city="paris" | "stockholm" | "london" | "new_york" | "berlin")``. St. Petersburg
 (C11) is refused by ``MetroGame`` itself: its rules are not available.
