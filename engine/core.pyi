@@ -32,6 +32,7 @@ class Game:
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     OPTIONS: ClassVar[tuple[Option, ...]]
+    readings: ClassVar[tuple[tuple[str, str], ...]]
     search_defaults: ClassVar[dict[str, Any]]
     state_fields: ClassVar[tuple[str, ...]]
     unique_action_strings: ClassVar[bool]

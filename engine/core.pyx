@@ -128,7 +128,9 @@ cdef class Game:
     unless told otherwise), ``state_fields`` (top-level fields a serialised state must have),
     ``unique_action_strings`` (False where two legal actions may print alike, e.g. two copies of
     a card), ``benchmark_moves`` (random actions played for each stage of ``benchmark_position``),
-    ``reference`` ("module:Class" of an independent pure-Python engine of the same rules, or None).
+    ``reference`` ("module:Class" of an independent pure-Python engine of the same rules, or None),
+    ``readings`` (the game's rules that are this project's decisions rather than the printed rules:
+    ``(rule id, one line)`` pairs, ids defined in ``docs/rules/``; ``metro-ai games`` lists them).
     """
     name = None
     title = None
@@ -136,6 +138,7 @@ cdef class Game:
     min_players = 2
     max_players = 2
     OPTIONS = ()
+    readings = ()
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ()
     unique_action_strings = True
@@ -216,11 +219,13 @@ cdef class Game:
 
     @classmethod
     def describe(cls):
-        """A JSON-ready description: name, title, family, player range, options (the CLI's
+        """A JSON-ready description: name, title, family, player range, options, and the readings
+        (rules that are this project's decisions, not the printed rules; ``readings``) (the CLI's
         ``games`` command, the docs and the protocol read this)."""
         return {"name": cls.name, "title": cls.title, "family": cls.family,
                 "players": {"min": cls.min_players, "max": cls.max_players},
-                "options": {o.name: o.to_dict() for o in cls.OPTIONS}}
+                "options": {o.name: o.to_dict() for o in cls.OPTIONS},
+                "readings": [{"rule": rule, "text": text} for rule, text in cls.readings]}
 
     @classmethod
     def option_sets(cls):

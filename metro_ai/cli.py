@@ -316,7 +316,15 @@ def _cmd_games(args):
             for opt, o in g["options"].items():
                 rule = f" [{o['rule']}]" if o["rule"] else ""
                 print(f"    {opt} (default {o['default']!r}; {o['allowed']}): {o['help']}{rule}")
+            if g["readings"]:
+                print(f"    {READINGS_HEADING}:")
+                for r in g["readings"]:
+                    print(f"      [{r['rule']}] {r['text']}")
     return 0
+
+
+#: How ``games`` introduces a game's readings (``Game.readings``).
+READINGS_HEADING = "readings (this project's decisions, not the printed rules; docs/rules/ says why)"
 
 
 def _games_markdown(info):
@@ -327,6 +335,9 @@ def _games_markdown(info):
                 "| option | default | allowed | rule | what |", "|---|---|---|---|---|"]
         for opt, o in g["options"].items():
             out.append(f"| `{opt}` | `{o['default']!r}` | {o['allowed']} | {o['rule'] or ''} | {o['help']} |")
+        if g["readings"]:
+            out += ["", f"{READINGS_HEADING[0].upper()}{READINGS_HEADING[1:]}:", ""]
+            out += [f"- **{r['rule']}** {r['text']}" for r in g["readings"]]
         out.append("")
     return "\n".join(out).rstrip()
 

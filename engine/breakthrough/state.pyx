@@ -40,6 +40,7 @@ from metro_ai.engine.breakthrough.rules cimport *
 from metro_ai.engine.core import Option, as_seed
 from metro_ai.engine.errors import StateFormatError
 from metro_ai.engine.breakthrough import cards as cards_mod
+from metro_ai.engine.breakthrough import readings as readings_module
 from metro_ai.engine.breakthrough.rules import (CARD_TYPES, CLASSES, LINES, LOSSES, PHASES, QUEST_CLASSES,
                                                 RESOURCE_TYPES, SURVIVAL_OPTIONS, THREAT_TYPES, names_of_bits)
 
@@ -96,6 +97,7 @@ cdef class BreakthroughGame(Game):
     """Metro 2033: Breakthrough for 2-5 players: survival modes (B9), factions, a turn limit and a
     card-set file as options (``OPTIONS``)."""
     name = "breakthrough"
+    readings = readings_module.BREAKTHROUGH
     title = "Metro 2033: Breakthrough (card game)"
     min_players = 2
     max_players = BT_MAX_PLAYERS

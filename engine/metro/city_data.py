@@ -1,5 +1,5 @@
 """The cities' numbers (rules C5-C10, decisions C26-C35 of ``docs/rules/metro.md``): one JSON
-file, ``data/cities.json``, labelled ``"source": "reconstructed"`` (seed 004 gives the set-up
+file, ``data/cities.json``, labelled ``"source": "reconstructed"`` (the City Edition rulebook gives the set-up
 and turn rules but no printed values and no final scoring), or a user's file of the same form
 (option ``city_data``).
 

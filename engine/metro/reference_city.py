@@ -1,6 +1,6 @@
 """Independent pure-Python reference engine for the *Metro: City Edition* modules C1-C3.
 
-Written from the rules text (seed 004, City Edition; ``docs/rules/metro.md`` C1-C3 and the
+Written from the rules text (the Metro: City Edition rulebook; ``docs/rules/metro.md`` C1-C3 and the
 decisions C12-C19) on top of the base and companies reference engines beside it, which it extends
 (a mixin over their state classes). Like them it imports nothing from ``metro_ai`` and uses plain
 Python values; the fast engine (``rules.pyx``, ``central.pyx``) is differentially tested against it.

@@ -1,6 +1,6 @@
 """Independent pure-Python reference engine for the *Metro* solo game (City Edition module 4, C4).
 
-Written from the rules text (seed 004, "Módulo de Expansão 4 – O Jogo Solo") and the project's
+Written from the rules text (the Metro: City Edition rulebook, "Módulo de Expansão 4 – O Jogo Solo") and the project's
 readings in ``docs/rules/metro.md`` (C4, decisions C20-C25), on the base reference's board, tiles
 and line tracing (``reference.py``) with the companies' chart (``reference_companies.read_chart``).
 Like them it imports nothing from ``metro_ai``; the fast engine (``solo.pyx``) is differentially

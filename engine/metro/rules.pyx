@@ -39,6 +39,7 @@ from metro_ai.engine.rng cimport rng_t, rng_shuffle
 from metro_ai.engine.core import Option, STAGES, _to_a_choice, as_seed
 from metro_ai.engine.errors import StateFormatError
 from . import data as metro_data
+from . import readings as readings_module
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -195,6 +196,7 @@ cdef class MetroGame(Game):
     ``exchange_limit`` (M17)."""
     name = "metro"
     title = "Metro (Dirk Henn's tile-laying game)"
+    readings = readings_module.METRO
     min_players = 2
     max_players = METRO_MAX_PLAYERS
     OPTIONS = (
@@ -276,8 +278,9 @@ cdef class MetroGame(Game):
         self.city_data = self._options["city_data"]
         self.city_rules = None
         if self.city == "st_petersburg":
-            raise ValueError("game 'metro': city 'st_petersburg' is not available: seed 004 says only 'see the "
-                             "manual' for its set-up and turn, and that manual's rules are not available (C11)")
+            raise ValueError("game 'metro': city 'st_petersburg' is not available: the City Edition rulebook says "
+                             "only 'see the manual' for its set-up and turn, and that manual's rules are not "
+                             "available (C11)")
         if self.city is None:
             for name in ("city_data", "berlin_sides", "berlin_tickets"):
                 if self._options[name] != self.option(name).default:

@@ -50,6 +50,7 @@ from metro_ai.engine.metro.rules cimport (
 from metro_ai.engine.core import Option, as_seed, _to_a_choice, STAGES
 from metro_ai.engine.errors import StateFormatError
 from . import data as metro_data
+from . import readings as readings_module
 from .rules import _load_state
 from .loader import brief, int_in as _int_in
 
@@ -92,6 +93,7 @@ cdef struct SoloData:
 cdef class MetroSoloGame(MetroGame):
     """Metro solo (City Edition module 4, C4): one player extends the revealed company's lines."""
     name = "metro-solo"
+    readings = readings_module.METRO_SOLO
     title = "Metro solo (City Edition module 4)"
     min_players = 1
     max_players = 1

@@ -29,6 +29,7 @@ from metro_ai.engine.metro2033.rules cimport (M33Map, Metro2033Map, m33_army_tar
                                               M33_HANSA, M33_POLIS, M33_ABANDONED)
 from metro_ai.engine.metro2033.board import BOARD, RESOURCES
 from metro_ai.engine.metro2033.cards import load_card_set
+from metro_ai.engine.metro2033 import readings as readings_module
 
 cdef enum:
     MAXC = 128          # cards in a set
@@ -1763,6 +1764,7 @@ cdef class Metro2033Game(Game):
     ranked by VP), ``strict_counts`` and ``cards`` (the card file; default: the shipped set, whose
     cards are reconstructed where the rulebook does not fix them, see ``cards.py``)."""
     name = "metro2033"
+    readings = readings_module.METRO2033
     title = "Metro 2033, the board game (2nd edition)"
     min_players = 2
     max_players = 6
