@@ -1,6 +1,7 @@
 # Seeded random numbers for engines and bots: splitmix64, unbiased bounded draws, Fisher-Yates.
-# The exact algorithm is part of the determinism contract (the reference engines in tests/ redo it
-# independently): same seed, same stream, bit for bit, on every platform.
+# The exact algorithm is part of the determinism contract (the pure-Python reference engines,
+# engine/<game>/reference*.py, redo it in engine/splitmix.py): same seed, same stream, bit for bit,
+# on every platform.
 from libc.stdint cimport uint64_t
 
 ctypedef uint64_t rng_t   # the whole generator state is one 64-bit word

@@ -61,6 +61,7 @@ from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.search import NODE_BYTES
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.core import STAGES, build_info, random_playouts
+from metro_ai.optionspec import parse_options
 from metro_ai.play.loop import play_game
 from metro_ai.play.ratings import wilson
 from metro_ai.registry import DEFAULT_GAME, game_class, list_games
@@ -820,15 +821,7 @@ def settings_from(args):
     games = () if args.games is None else tuple(g.strip() for g in args.games.split(",") if g.strip())
     for g in (*games, args.game):
         game_class(g)                  # ValueError naming the games
-    from metro_ai.cli import option_value      # here: the command line imports this module
-    options = {}
-    for pair in args.option:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"--option expects NAME=VALUE, got {pair!r}")
-        if name.strip() in options:
-            raise ValueError(f"option {name.strip()!r} given twice")
-        options[name.strip()] = option_value(value)
+    options = parse_options(args.option)
     if "players" in options:
         raise ValueError("--option players: the strength games are 2-player games")
     if options:

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import metro_ai
 from metro_ai import bench
-from metro_ai.play.botspec import BotSpec, BotSpecError, format_value, parse_specs, parse_value
+# option_value: still importable from here, where it was defined before metro_ai.optionspec
+from metro_ai.optionspec import OPTION_VALUES_HELP, option_value, parse_options  # noqa: F401
+from metro_ai.play.botspec import BotSpec, BotSpecError, format_value, parse_specs
 from metro_ai.registry import BOTS, DEFAULT_GAME, PRESETS, bot_catalogue, game_class, list_games
 
 BOT_SPEC_HELP = """\
@@ -223,47 +225,6 @@ def _parser():
 
 # ---- helpers ----
 
-OPTION_VALUES_HELP = """\
-option values (--option NAME=VALUE): read as int, float, true/false, none or text, as in bot specs;
-a value with commas is a list of such values (a,b,c; a trailing comma makes a one-item list: a,);
-a value that starts with [, { or " is JSON (["a","b"], "text, with commas"). metro-ai games lists
-every game's options and the values each takes."""
-
-
-def option_value(text):
-    """The value of ``--option NAME=VALUE``: JSON if it starts with ``[``, ``{`` or ``"``; else a
-    list if it holds a comma (each item read by `parse_value`; a trailing comma makes a one-item
-    list); else `parse_value` (int, float, true/false, none, or text). Raises ValueError saying
-    what is wrong."""
-    stripped = text.strip()
-    if stripped[:1] in ('[', '{', '"'):
-        try:
-            return json.loads(stripped)
-        except ValueError as exc:
-            raise ValueError(f"option value {text!r} starts like JSON but is not: {exc}") from None
-    if "," in stripped:
-        items = [item.strip() for item in stripped.split(",")]
-        if items[-1] == "":
-            items.pop()
-        if not items or any(item == "" for item in items):
-            raise ValueError(f"option value {text!r}: an empty item in a comma-separated list")
-        return [parse_value(item) for item in items]
-    return parse_value(stripped)
-
-
-def _options(pairs):
-    out = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--option expects NAME=VALUE, got {pair!r}")
-        name, value = pair.split("=", 1)
-        name = name.strip()
-        if name in out:
-            raise ValueError(f"option {name!r} given twice")
-        out[name] = option_value(value)
-    return out
-
-
 def _limit(args):
     if args.iterations is None and args.time is None:
         return None
@@ -275,7 +236,7 @@ def _game_options(args, players_default):
     default; giving players both ways is an error). `players_default` None: the game's own."""
     name = args.game or DEFAULT_GAME
     cls = game_class(name)
-    options = _options(args.option)
+    options = parse_options(args.option)
     if "players" in options and args.players is not None:
         raise ValueError("players given twice: use --players N or --option players=N, not both")
     if args.players is not None:
@@ -563,14 +524,17 @@ def _cmd_calibrate(args):
 
 def _analysis_position(args):
     """The state to analyse, and the record's move number (None for a saved state)."""
-    from metro_ai.engine.datafile import read_text
+    from metro_ai.engine.datafile import parse_json, read_text
     from metro_ai.engine.errors import StateFormatError
     from metro_ai.play.match import is_record, record_position
     text = read_text(args.state, what="saved state or match record", error=StateFormatError)
+
+    def not_json(message):
+        raise StateFormatError(message)
     try:
-        data = json.loads(text)
-    except ValueError:
-        data = None                      # load_state says what is wrong
+        data = parse_json(text, not_json)
+    except StateFormatError:
+        data = None                      # load_state says what is wrong, naming the file
     if is_record(data):
         return record_position(data, args.move)
     if args.move is not None:

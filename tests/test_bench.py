@@ -65,6 +65,30 @@ def test_strength_pairs_and_options_are_read():
     assert default.strength_pairs == (("ismcts", "openspiel"),) and default.options == {}
 
 
+@pytest.mark.parametrize("pair,err", [("companies", "--option expects NAME=VALUE, got 'companies'"),
+                                      (" =true", "--option expects NAME=VALUE, got ' =true'"),
+                                      ("exchange_limit=1,,2", "an empty item in a comma-separated list"),
+                                      ("exchange_limit=[3", "starts like JSON but is not")])
+def test_option_texts_are_read_by_the_one_parser_the_cli_uses(pair, err, tmp_path, capsys):
+    """bench reads --option by metro_ai.optionspec, as the command line does: the same errors
+    from both, and bench does not import the command line (that was an import circle)."""
+    import ast
+    from pathlib import Path
+    from metro_ai.cli import _parser
+    out = [f"--markdown={tmp_path / 'b.md'}", f"--json={tmp_path / 'b.json'}"]
+    with pytest.raises(ValueError) as from_bench:
+        bench.settings_from(_parser().parse_args(["bench", "--option", pair, "--option", "companies=true", *out]))
+    assert err in str(from_bench.value)
+    assert cli_main(["match", "--bots", "random", "--option", pair]) == 2
+    assert str(from_bench.value) in capsys.readouterr().err
+    with pytest.raises(ValueError, match="option 'companies' given twice"):
+        bench.settings_from(_parser().parse_args(["bench", "--option", "companies=true", "--option", "companies=1"]))
+    tree = ast.parse(Path(bench.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert "metro_ai.optionspec" in imported and not any(m and m.startswith("metro_ai.cli") for m in imported)
+
+
 def test_options_section_times_each_option_set_next_to_the_base_game():
     report = bench.run(tiny(sections=("options",), games=("metro",)), progress=False)
     rows = report["sections"]["options"]["rows"]

@@ -301,3 +301,29 @@ def test_valid_files_read_as_before(tmp_path):
     path.write_text(json.dumps(rec))
     assert read_record(path) == rec
     assert len(metro_ai.replay(path)) == len(rec["actions"]) + 1
+
+
+@pytest.mark.parametrize("content, message", [(b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+                                              (b'{"a": ' + b"9" * 5000 + b"}", "a number too long to convert"),
+                                              (b'{\n"a": "\xff"}', "not UTF-8 text (byte 8, line 2)")])
+def test_metro_ai_analyse_reads_a_file_as_every_reader_does(tmp_path, capsys, content, message):
+    # analyse tells a record from a saved state by parsing the file: through the one reader too
+    from metro_ai.cli import main
+    path = tmp_path / "deep.json"
+    path.write_bytes(content)
+    assert main(["analyse", str(path), "--bot", "ismcts"]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and message in err and "Traceback" not in err
+
+
+def test_the_card_games_reference_engines_read_card_files_as_their_games_do(tmp_path):
+    # the references keep their own card parsers, but read the file through the one reader
+    from metro_ai.engine.breakthrough.reference import RefBreakthroughGame
+    from metro_ai.engine.metro2033.reference import RefMetro2033Game
+    path = tmp_path / "cards.json"
+    for content, message in ((b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+                             (b'{"cards": ' + b"9" * 5000 + b"}", "a number too long to convert")):
+        path.write_bytes(content)
+        for make in (lambda p: RefBreakthroughGame(players=2, cards=str(p)),
+                     lambda p: RefMetro2033Game(players=3, cards=str(p))):
+            assert message in _refused(make, path)

@@ -150,3 +150,38 @@ def test_experimental_sets_and_user_files(tmp_path):
         load_card_set(path)
     with pytest.raises(CardSetError, match="no such file"):
         load_card_set(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{\n"schema_version": "\xff\xfe"}', "not UTF-8 text (byte 21, line 2)"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (b'{"cards": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+])
+def test_a_card_file_not_utf8_or_nested_too_deeply_is_a_data_error_naming_it(tmp_path, content, message):
+    # the one reader (metro_ai.engine.datafile) for the game, its reference engine and load_card_set
+    import metro_ai
+    from metro_ai.engine.errors import DataError
+    from metro_ai.engine.metro2033.reference import RefMetro2033Game
+    path = tmp_path / "deep.json"
+    path.write_bytes(content)
+    for load in (lambda: metro_ai.load_game("metro2033", players=3, cards=str(path)),
+                 lambda: RefMetro2033Game(players=3, cards=str(path)), lambda: load_card_set(path)):
+        with pytest.raises(DataError) as info:
+            load()
+        assert f"card set {str(path)!r}: " in str(info.value) and message in str(info.value)
+
+
+@pytest.mark.parametrize("card, field, value", [
+    (0, "home", [["aeroport"], ["dynamo"], ["savelovskaya"]]),    # lists where station names go
+    (66, "condition", {"condition": ["stations"], "count": 1}),
+    (66, "condition", {"condition": {"stations": 1}, "count": 1}),
+])
+def test_a_card_field_of_the_wrong_kind_is_a_data_error_naming_file_and_line(tmp_path, card, field, value):
+    doc = _doc()
+    doc["cards"][card][field] = value
+    with pytest.raises(CardSetError, match=f"card {card}: field {field!r}"):
+        parse_card_set(copy.deepcopy(doc))
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(doc, indent=1))
+    with pytest.raises(CardSetError, match=rf"card set '.*mine.json': line \d+, column \d+: card {card}: field"):
+        load_card_set(path)

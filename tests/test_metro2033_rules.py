@@ -1,4 +1,4 @@
-"""The fast engine's C core for Metro 2033 (engine/metro2033/rules.pyx, in progress) against the
+"""The map in C of Metro 2033's fast engine (engine/metro2033/rules.pyx) against the
 pure-Python map (board.py): the G11/G23 army paths (the stations reached for an attack on a hero
 against the reference engine's) and the G12 hero reach on random positions, on the positions of
 random reference games, and bad input refused."""

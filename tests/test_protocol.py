@@ -129,6 +129,31 @@ def test_go_with_apply_moves_and_the_record_says_who_moved():
     run(main())
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_the_servers_record_and_play_matchs_are_one_shape(game):
+    """save's record and play_match's, of the same game and actions, come from one writer: the
+    same keys, the same options (as a saved state writes them), the same seats' fields and the
+    same moves, and both replay to the same end."""
+    n = seats(game)
+    rec = metro_ai.play_match(game, ["random"] * n, seed=5)
+
+    async def main():
+        c = Client()
+        gid = (await c.result("new_game", game=game, options={"players": n}, seed=5))["game_id"]
+        for move in rec["actions"]:
+            await c.result("apply", game_id=gid, action=move["action"])
+        return (await c.result("save", game_id=gid))["record"]
+    served = run(main())
+    assert set(served) == set(rec)
+    assert served["options"] == rec["options"] == metro_ai.load_game(game, players=n).state_options
+    assert [set(s) for s in served["seats"]] == [set(s) for s in rec["seats"]]
+    assert served["bots"] == ["client"] * n and set(served["versions"]) == set(rec["versions"]) | {"protocol"}
+    assert [{k: m[k] for k in rec["actions"][0]} for m in served["actions"]] == \
+        [{**m, "seconds": 0.0} for m in rec["actions"]]
+    assert served["scores"] == rec["scores"] and served["returns"] == rec["returns"]
+    assert metro_ai.replay(served)[-1].to_json() == metro_ai.replay(rec)[-1].to_json()
+
+
 def test_analyse_reports_the_top_moves():
     async def main():
         c = Client()

@@ -219,10 +219,9 @@ colour keeps 10 tokens; the state caches nothing.
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 
-from metro_ai.engine.datafile import read_text
+from metro_ai.engine.datafile import read_json
 from metro_ai.engine.splitmix import SplitMix64      # the engines' generator, shared by the references
 
 DEFAULT_CARDS = Path(__file__).resolve().parent / "data" / "breakthrough_cards.json"
@@ -253,7 +252,7 @@ SURVIVAL_OPTIONS = ("full_protection_required", "failed_defence_tokens_down",
 # ---------------------------------------------------------------------------------------------
 def read_cards(path=None) -> list[dict]:
     """Read a card file and expand it: a list of dicts, one per physical card, with ``id``."""
-    doc = json.loads(read_text(path or DEFAULT_CARDS, what="card set"))   # the library's one reader
+    doc = read_json(path or DEFAULT_CARDS, what="card set").data   # the library's one reader
     cards = []
     for kind_index, kind in enumerate(doc["cards"]):
         for _ in range(kind["count"]):

@@ -227,7 +227,7 @@ def _effects(v, where, allowed, card_type):
 
 
 def _condition(v, where):
-    if not isinstance(v, dict) or v.get("condition") not in _CONDITIONS:
+    if not isinstance(v, dict) or not isinstance(v.get("condition"), str) or v["condition"] not in _CONDITIONS:
         raise where(f"expected an object with 'condition' one of {', '.join(_CONDITIONS)}")
     keys = set(v) - {"condition"}
     need = set(_CONDITIONS[v["condition"]])
@@ -268,8 +268,8 @@ def _kind(i: int, d: Any, stations) -> dict:
         zones = sorted({z for z, _ in stations.values()} - {"polis"})
         out["zone"] = zone = _choice(d["zone"], at("zone"), zones)
         home = d["home"]
-        if (not isinstance(home, list) or len(home) != 3 or len(set(home)) != 3
-                or any(h not in stations or stations[h][0] != zone for h in home)):
+        if (not isinstance(home, list) or len(home) != 3 or not all(isinstance(h, str) for h in home)
+                or len(set(home)) != 3 or any(h not in stations or stations[h][0] != zone for h in home)):
             raise _err(i, name, "home", f"expected 3 distinct stations of zone {zone!r}")
         if sorted(stations[h][1] for h in home) != sorted(RESOURCES):
             raise _err(i, name, "home", "the 3 home stations must produce one of each resource (G3)")

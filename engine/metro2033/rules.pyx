@@ -1,12 +1,12 @@
 # cython: language_level=3
-"""Metro 2033 (board game): the fast engine's C core, in progress.
+"""Metro 2033 (board game): the map in C, for the fast engine.
 
-So far: the map as flat C tables (:class:`Metro2033Map`, built from ``board.BOARD``, the one
-reader of the map's data) and the path rules in ``nogil`` C: the stations an army may attack
-(G11, with the Polis/Hansa passage of G23 and the zones out of play of G6, G22) and the stations
-a hero reaches (G12). ``tests/test_metro2033_rules.py`` checks both against ``board.py`` on
-random positions. The rest of the game is in the pure-Python reference engine
-(``reference.py``); the game is not registered until a fast engine passes the contract suite.
+The map as flat C tables (:class:`Metro2033Map`, built from ``board.BOARD``, the one reader of the
+map's data) and the path rules in ``nogil`` C: the stations an army may attack (G11, with the
+Polis/Hansa passage of G23 and the zones out of play of G6, G22) and the stations a hero reaches
+(G12). The fast engine (``fast.pyx``, the game registered as ``metro2033``) cimports them;
+``tests/test_metro2033_rules.py`` checks both against ``board.py`` on random positions, and the
+pure-Python reference engine (``reference.py``) plays the whole game independently of them.
 
 Owners are ``-1`` (neutral) or a player 0..5; zones out of play are a bit mask over
 ``Metro2033Map.zones``. Outputs are station indices, ascending.

@@ -1,5 +1,6 @@
-"""Playing one game between bots, its JSON record, replaying a record (and taking one position
-from it), loading a saved state."""
+"""Playing one game between bots, its JSON record (:func:`match_record`, the one writer of the
+format, which the protocol's ``save`` uses too), replaying a record (and taking one position from
+it), loading a saved state."""
 from __future__ import annotations
 
 import os
@@ -22,9 +23,9 @@ class RecordError(MetroAIError, ValueError):
     was recorded, or final scores that differ from the replay's."""
 
 
-def _versions():
+def _versions(**more):
     from metro_ai import __version__
-    return {"metro_ai": __version__, "python": platform.python_version()}
+    return {"metro_ai": __version__, "python": platform.python_version(), **more}
 
 
 def limit_to_dict(limit):
@@ -52,6 +53,12 @@ def _bot_options(bot):
         if value is None or isinstance(value, (bool, int, float, str)):
             out[o.name] = value
     return out
+
+
+def _labelled_seat(label):
+    """The description of a seat no bot spec describes (a person, a client, bots taking turns):
+    its label, and the fields of :func:`_seat_info` empty."""
+    return {"bot": label, "spec": None, "name": label, "options": {}, "seed": None, "limit": None}
 
 
 def _seat_info(bot, spec, seat_limit):
@@ -121,21 +128,45 @@ def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, b
     state = game.new_state(seed)
     hook = None if on_action is None else (lambda s, move: on_action(s, move["player"], move["action"]))
     moves = play_game(state, players, limits, on_move=hook)
-    return {
+    return match_record(game, seed, seats, moves, state, limit=limit, seconds=time.perf_counter() - t_start)
+
+
+def match_record(game, seed, seats, actions, state, *, limit: Limit | None = None, seconds=None,
+                 names=None, versions=None):
+    """The match record of a game dealt by ``game.new_state(seed)`` and played by `actions`
+    (``[{"player", "action", "text", "seconds", ...}]``, each move's dict kept as it is) to `state`:
+    the one writer of the format, used by :func:`play_match` and by the protocol's ``save``
+    (:mod:`metro_ai.protocol.session`); :func:`replay` reads it.
+
+    `seats` are the seats' descriptions (see :func:`make_seats`); a seat given as text (a label:
+    a person, a client, several bots by turns) is described by that label alone. ``options``
+    are ``game.state_options`` (the added options at their defaults left out, as in a saved
+    state), with a file option shown by the name in `names` (``{option: name}``, the file as
+    the user named it) rather than its path. ``scores`` and ``returns`` are there once the game
+    is over. `seconds` default: the sum of the moves' seconds; `versions`: more version
+    entries (``{"protocol": ...}``) beside metro-ai's and Python's.
+    """
+    seats = [_labelled_seat(s) if isinstance(s, str) else s for s in seats]
+    options = dict(game.state_options)
+    if names:
+        options.update({k: v for k, v in names.items() if k in options})
+    record = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "game": game.name,
-        "options": game.state_options,        # added options at their defaults left out
+        "options": options,
         "seed": seed,
         "bots": [s["bot"] for s in seats],
         "seats": seats,
         "limit": limit_to_dict(limit),
-        "actions": moves,
-        "scores": state.scores(),
-        "returns": state.returns(),
-        "seconds": round(time.perf_counter() - t_start, 6),
-        "versions": _versions(),
+        "actions": [dict(m) for m in actions],
     }
+    if state.is_terminal():
+        record["scores"] = state.scores()
+        record["returns"] = state.returns()
+    record["seconds"] = round(sum(m["seconds"] for m in actions) if seconds is None else seconds, 6)
+    record["versions"] = _versions(**(versions or {}))
+    return record
 
 
 def replay(record):

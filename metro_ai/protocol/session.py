@@ -23,7 +23,7 @@ from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import IllegalActionError
 from metro_ai.play.botspec import BotSpec, BotSpecError
-from metro_ai.play.match import RECORD_FORMAT, RECORD_VERSION
+from metro_ai.play.match import match_record
 from metro_ai.registry import bot_catalogue, game_class, list_games
 
 from .files import FileRefused, bot_file_options, game_file_options, resolve_options
@@ -775,26 +775,14 @@ class Session:
         loaded state, which has no deal to replay from."""
         if entry.seed is None:
             return None
-        s = entry.state
         n = entry.game.num_players
         by: list[list[str]] = [[] for _ in range(n)]
         for move in entry.moves:
             if move["by"] not in by[move["player"]]:
                 by[move["player"]].append(move["by"])
         labels = [" + ".join(b) or "nobody" for b in by]
-        record: dict[str, Any] = {
-            "format": RECORD_FORMAT, "version": RECORD_VERSION, "game": entry.game.name,
-            "options": entry.options, "seed": entry.seed, "bots": labels,
-            "seats": [{"bot": label, "spec": None, "name": label, "options": {}, "seed": None, "limit": None}
-                      for label in labels],
-            "limit": None, "actions": [dict(m) for m in entry.moves],
-            "seconds": round(sum(m["seconds"] for m in entry.moves), 6),
-            "versions": {"metro_ai": metro_ai.__version__, "protocol": PROTOCOL_VERSION},
-        }
-        if s.is_terminal():
-            record["scores"] = s.scores()
-            record["returns"] = s.returns()
-        return record
+        return match_record(entry.game, entry.seed, labels, entry.moves, entry.state, names=entry.names,
+                            versions={"protocol": PROTOCOL_VERSION})
 
     def _close(self, p: _Params) -> dict[str, Any]:
         entry = self._entry(p)
