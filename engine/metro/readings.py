@@ -10,7 +10,7 @@ METRO = (
     ("M17", "exchange_limit (default 8) caps each player's share exchanges, so that every game ends; "
             "the printed rule has no cap (exchanges end only when a company reaches 25)"),
     ("M19", "shares still in the piles score for nobody, and a company nobody holds pays no majority bonus"),
-    ("M20", "company values with tied profits are ranked densely from the top (8, then 7 for the next "
+    ("M21", "company values with tied profits are ranked densely from the top (8, then 7 for the next "
             "lower profit, ...), so the least profitable company can be worth more than 1"),
     ("M11", "the companies' station chart is reconstructed (the printed one could not be read)"),
     ("C19", "the City Edition's setup frames are reconstructed as the base game's charts for 2, 4 and 6 players"),
