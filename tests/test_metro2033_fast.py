@@ -34,7 +34,7 @@ def same(r, f, where):
     assert r.current_player == f.current_player and r.is_terminal() == f.is_terminal()
 
 
-def play_pair(players, seed, aware, cards=None, strict=True, round_limit=40):
+def play_pair(players, seed, aware, cards=None, strict=True, round_limit=40, seen=None):
     rg = RefMetro2033Game(players=players, cards=cards, strict_counts=strict, round_limit=round_limit)
     r = rg.new_state(seed)
     f = FastMetro2033(players=players, cards=cards, strict_counts=strict, round_limit=round_limit, seed=seed)
@@ -44,6 +44,8 @@ def play_pair(players, seed, aware, cards=None, strict=True, round_limit=40):
     while not r.is_terminal():
         a = card_aware(r, rng) if aware else rng.choice(r.legal_actions())
         phase = r.phase
+        if seen is not None:
+            seen.add((phase, r.action_to_string(a)))
         r.apply(a)
         f.apply(a)
         steps += 1
@@ -61,6 +63,20 @@ def test_fast_engine_matches_reference(players, aware):
         winners += last.winner is not None
         phases.add(last.stage)
     assert 2 in phases                                   # stage 2 was reached and compared
+
+
+def test_fast_engine_matches_reference_on_the_players_own_choices():
+    """G29, G31, G33: the decisions the players' own choices add (the strength kept at upkeep, the
+    Confederation's look at two laws or not, a quest completed at a quest check or kept), each
+    way, in both engines after every action."""
+    seen = set()
+    for g in range(10):
+        play_pair(2 + g % 5, 9100 + g, aware=g % 2 == 1, round_limit=20, seen=seen)
+    phases = {ph for ph, _ in seen}
+    assert {"upkeep", "law_look", "quest_complete"} <= phases
+    assert {("law_look", "yes"), ("law_look", "no"), ("quest_complete", "done"), ("upkeep", "count 5")} <= seen
+    assert any(ph == "quest_complete" and text.startswith("complete ") for ph, text in seen)
+    assert any(ph == "upkeep" and text != "count 5" for ph, text in seen)
 
 
 def test_fast_engine_matches_with_other_card_files(tmp_path):
@@ -140,7 +156,7 @@ def test_fast_determinize_matches_reference(players):
     determinize deals exactly the reference's world (hidden cards, deck orders and knowledge,
     redrawn declarations, the new generator), and both worlds play on alike."""
     checked, phases = 0, set()
-    hidden = ("declare", "combat_pick", "quest_keep", "law_peek", "artyom", "stage2_equipment")
+    hidden = ("declare", "combat_pick", "quest_keep", "law_look", "law_peek", "artyom", "stage2_equipment")
     for g in range(4):
         seed = 3000 + 100 * players + g
         rg = RefMetro2033Game(players=players)

@@ -107,8 +107,17 @@ def test_g10_upkeep_strength_7_with_one_pig_becomes_6():
     assert s.phase == "hire" and s.current_player == 0
     s.army[1], s.res[1] = 7, [1, 0, 5]
     play(s, "count 0")                     # player 0 hires nobody; player 1's mobilisation runs
-    assert s.army[1] == 6 and s.res[1][0] == 0                # G10: 7 needs 2 pigs; 1 pig keeps 6
+    # G10, G33: 7 needs 2 pigs; 1 pig pays for 6 at most: keep 6 or 5 (a decision)
+    assert s.phase == "upkeep" and s.current_player == 1
+    assert s.legal_actions() == [ref.COUNT + 5, ref.COUNT + 6]
+    play(s, "count 6")
+    assert s.army[1] == 6 and s.res[1][0] == 0
     assert s.phase == "army" and s.current_player == 0        # nothing to hire with: no decision
+    # without a pig there is nothing to decide: 7 becomes 5
+    s = started(["Red Line", "Bandits"])
+    s.army[1], s.res[1] = 7, [0, 0, 5]
+    play(s, "count 0")
+    assert s.army[1] == 5 and s.phase == "army" and s.current_player == 0
 
 
 def test_g10_hire_up_to_eight():
@@ -117,7 +126,9 @@ def test_g10_hire_up_to_eight():
     s.army[1], s.res[1] = 7, [9, 0, 9]
     play(s, "count 2")
     assert s.army[0] == 4 and s.res[0] == [1, 2, 0]                 # a bullet and a pig each
-    # player 1: upkeep of 7 is 2 pigs, then one more soldier reaches the cap of 8
+    # player 1: upkeep of 7 is 2 pigs (kept: G33), then one more soldier reaches the cap of 8
+    assert s.phase == "upkeep" and s.legal_actions() == [ref.COUNT + k for k in (5, 6, 7)]
+    play(s, "count 7")
     assert s.phase == "hire" and s.current_player == 1 and s.res[1][0] == 7
     assert s.legal_actions() == [ref.COUNT + 0, ref.COUNT + 1]
     play(s, "count 1")
@@ -455,7 +466,7 @@ def test_observation_hides_and_determinize_keeps_what_the_player_sees(n, seed, s
 def test_determinize_redeals_what_is_hidden():
     """Across seeds, determinize(p) changes the others' quests or the deck orders that p does not
     know, and never p's own."""
-    s, _ = random_game(4, 11, stop=900)
+    s, _ = random_game(4, 11, stop=800)          # (at 900 this game has drawn every equipment)
     changed = set()
     for seed in range(20):
         d = s.determinize(0, seed)
@@ -476,7 +487,7 @@ def card_aware(s, rng):
         return complete[0]
     if s.phase == "capture":
         return g.fixed(ref.YES)
-    if s.phase == "hire":
+    if s.phase in ("hire", "upkeep"):
         return acts[-1]
     if s.phase == "army":
         attacks = [a for a in acts if a < ref.STATION_HERO]
@@ -660,8 +671,10 @@ def test_g14_neutral_polis_defends_at_seven_without_a_threat():
 
 def test_g9_g3_law_votes_count_stations_and_the_confederations_three():
     s = started(["Confederation of 1905", "Fourth Reich"])
-    s = to_phase(s, "law_peek", None, quiet)            # round 3 is the first law space (G8)
-    assert s.round == 3 and s.current_player == 0 and len(s.legal_actions()) == 2
+    s = to_phase(s, "law_look", None, quiet)            # round 3 is the first law space (G8)
+    assert s.round == 3 and s.current_player == 0
+    play(s, "yes")                                      # G31: the Confederation looks
+    assert s.phase == "law_peek" and s.current_player == 0 and len(s.legal_actions()) == 2
     assert s.observation(1)["pending"]["cards"] == 2
     put, other = [a - ref.CARD for a in s.legal_actions()]
     s.apply(ref.CARD + put)

@@ -83,3 +83,176 @@ def test_positions_of_reference_games_match():
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --------------------------------------------------------------------------------------------
+# The players' own choices (G10/G11, G29, G31, G33): scenarios in the reference engine, then the
+# same positions in the fast engine (on the contract, through the loader), compared move by move.
+# --------------------------------------------------------------------------------------------
+import json  # noqa: E402
+
+import metro_ai  # noqa: E402
+from metro_ai.engine.metro2033 import reference as ref  # noqa: E402
+from test_metro2033_reference import card_id, play, quiet, started, to_phase  # noqa: E402
+
+
+def twin(r, fields, seed=0):
+    """The fast engine's state at reference state `r` (of seed `seed`): r's actions replayed,
+    then r's `fields` copied in through the loader."""
+    g = metro_ai.load_game("metro2033", players=r.n)
+    f = g.new_state(seed)
+    for a in r.history:
+        f.apply(a)
+    d = json.loads(f.to_json())
+    rd = json.loads(r.to_json())["state"]
+    for k in fields:
+        d[k] = rd[k]
+    return g.state_from_json(json.dumps(d))
+
+
+def both(r, f, *actions):
+    """Apply `actions` (texts) to both engines; after each, the same state, legal actions and
+    player to move."""
+    for text in actions:
+        a = r.string_to_action(text)
+        r.apply(a)
+        f.apply(a)
+        fd, rd = json.loads(f.to_json()), json.loads(r.to_json())["state"]
+        for k in ("owner", "vp", "army", "res", "quests", "done_quests", "decks", "known", "law", "phase"):
+            assert fd[k] == rd[k], (text, k)
+        assert f.legal_actions() == r.legal_actions() and f.current_player == r.current_player, text
+
+
+def test_g10_g33_a_player_keeps_less_strength_than_affordable():
+    """ "If you can't or won't pay, disband": with strength 7 and pigs enough for all of it, the
+    player may keep 7, 6 or 5 (5 is free); keeping 5 pays nothing (today's engine kept 7)."""
+    r = started(["Red Line", "Bandits"])
+    assert r.phase == "hire" and r.current_player == 0
+    r.army[1], r.res[1] = 7, [9, 0, 9]
+    f = twin(r, ("army", "res"))
+    both(r, f, "count 0")
+    assert r.phase == "upkeep" and r.current_player == 1
+    assert r.legal_actions() == [ref.COUNT + k for k in (5, 6, 7)]
+    both(r, f, "count 5")
+    assert r.army[1] == 5 and r.res[1][0] == 9
+    assert r.phase == "hire" and r.pending["max"] == 3            # then hire, up to 8
+    both(r, f, "count 0")
+    assert r.army[1] == 5 and r.phase == "army"
+
+
+def test_g10_g33_no_upkeep_decision_at_or_below_the_free_strength():
+    for army, pigs in ((5, 9), (4, 0), (8, 0)):
+        r = started(["Red Line", "Bandits"])
+        r.army[1], r.res[1] = army, [pigs, 0, 0]
+        f = twin(r, ("army", "res"))
+        both(r, f, "count 0")
+        assert r.phase == "army" and r.army[1] == min(army, 5)
+
+
+def law_look_position():
+    """Round 3 (the first law space, G8): the Confederation of 1905 (player 0) to decide whether
+    to look at the top two laws."""
+    r = started(["Confederation of 1905", "Fourth Reich"])
+    r = to_phase(r, "law_look", None, quiet)
+    assert r.round == 3 and r.current_player == 0
+    return r
+
+
+def test_g31_the_confederation_declines_to_look_and_the_second_law_stays_unknown():
+    r = law_look_position()
+    f = twin(r, ())
+    g = r.game
+    assert r.legal_actions() == [g.fixed(ref.YES), g.fixed(ref.NO)] == f.legal_actions()
+    top, second = r.decks["law"][:2]
+    both(r, f, "no")
+    # the top law goes to the vote unseen before; the second stays in the deck, known to nobody
+    assert r.phase == "vote" and r.vote["law"] == top and r.decks["law"][0] == second
+    assert str(second) not in r.known
+    obs = r.observation(0)
+    assert obs["deck_known"]["law"] == [] and obs["deck_sizes"]["law"] == len(g.of_type["law"]) - 1
+    # determinize: the Confederation's worlds put any of the unseen laws second
+    seconds = {r.determinize(0, seed).decks["law"][0] for seed in range(40)}
+    assert len(seconds) > 1 and top not in seconds
+    fobs = f.observation(0)
+    assert fobs["deck_known"]["law"] == obs["deck_known"]["law"]
+
+
+def test_g31_the_confederation_looks_and_knows_the_law_put_under():
+    r = law_look_position()
+    f = twin(r, ())
+    top, second = r.decks["law"][:2]
+    both(r, f, "yes")
+    assert r.phase == "law_peek" and r.legal_actions() == sorted(ref.CARD + c for c in (top, second))
+    assert r.observation(1)["pending"]["cards"] == 2                   # the other sees a count
+    a = ref.CARD + second
+    r.apply(a)
+    f.apply(a)
+    assert r.vote["law"] == second and r.decks["law"][-1] == top and r.known[str(top)] == [0]
+    assert {r.determinize(0, seed).decks["law"][-1] for seed in range(10)} == {top}
+
+
+def mid_round_quest_position():
+    """Round 1, the Red Line's (player 0) hero on Kurskaya (Hansa), holding "Mushroom caves"
+    (4 mushrooms) with 3 mushrooms and 2 pigs: not yet fulfilled when its hero moves."""
+    r = started(["Red Line", "Bandits"])
+    r = to_phase(r, "hero_move", 0, quiet)
+    c = card_id("Mushroom caves")
+    r.decks["quest"].remove(c)
+    r.quests[0] = [c]
+    r.res[0] = [2, 3, 0]
+    r.hero_at[0] = ref.BOARD.station("kurskaya_H")
+    return r, c
+
+
+def test_g29_a_quest_fulfilled_in_the_hero_action_is_completed_before_the_round_ends():
+    r, c = mid_round_quest_position()
+    g = r.game
+    f = twin(r, ("decks", "quests", "res", "hero_at"))
+    assert g.COMPLETE + c not in r.legal_actions()
+    both(r, f, "station kurskaya_H", "exchange", "resource pigs", "resource mushrooms", "count 1")
+    assert r.res[0] == [1, 4, 0] and r.round == 1
+    # G29: fulfilled by the exchange; its holder decides at once, before the Bandits' hero moves
+    assert r.phase == "quest_complete" and r.current_player == 0
+    assert r.legal_actions() == [g.COMPLETE + c, g.fixed(ref.DONE)]
+    vp = r.vp[0]
+    both(r, f, "complete Mushroom caves")
+    assert r.done_quests[0] == [c] and r.vp[0] == vp + 1 and r.round == 1
+    assert r.phase == "hero_move" and r.current_player == 1
+
+
+def test_g29_a_quest_kept_uncompleted_is_offered_again_and_at_the_round_end():
+    r, c = mid_round_quest_position()
+    g = r.game
+    f = twin(r, ("decks", "quests", "res", "hero_at"))
+    both(r, f, "station kurskaya_H", "exchange", "resource pigs", "resource mushrooms", "count 1", "done")
+    assert r.phase == "hero_move" and r.current_player == 1
+    both(r, f, f"station {ref.BOARD.names[r.hero_at[1]]}", "pass")
+    # after the last hero action, before the end of round 1: asked again
+    assert r.round == 1 and r.phase == "quest_complete" and r.current_player == 0
+    both(r, f, "complete Mushroom caves")
+    assert r.vp[0] == 4 and r.round == 2
+
+
+def test_g29_no_fulfilled_quest_survives_a_round_end_when_its_holder_completes(monkeypatch):
+    """A holder who always completes never reaches the end of a round with a quest whose
+    condition holds (the rounds' checks: after the events, each army action and each hero
+    action)."""
+    ends = []
+    original = ref.RefMetro2033State._end_round
+
+    def checked(self):
+        ends.append(self.round)
+        for p in range(self.n):
+            assert not [c for c in self.quests[p] if self._quest_ok(p, c)], (self.round, p)
+        original(self)
+    monkeypatch.setattr(ref.RefMetro2033State, "_end_round", checked)
+    import random
+    for seed in range(8):
+        n = 2 + seed % 5
+        s = RefMetro2033Game(players=n, round_limit=20).new_state(seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            acts = s.legal_actions()
+            done = [a for a in acts if s.game.COMPLETE <= a < s.game.USE]
+            s.apply(done[0] if done else rng.choice(acts))
+    assert len(ends) > 50

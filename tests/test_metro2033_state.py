@@ -194,4 +194,5 @@ def test_every_phase_round_trips_and_plays_on_identically():
                     b.apply(move)
                     assert a.to_json() == b.to_json()
             s.apply(rng.choice(s.legal_actions()))
-    assert {"defender", "combat_pick", "declare", "vote", "hire", "army", "hero_move", "buy"} <= seen
+    assert {"defender", "combat_pick", "declare", "vote", "hire", "army", "hero_move", "buy", "upkeep",
+            "quest_complete", "law_look"} <= seen

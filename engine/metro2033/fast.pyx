@@ -76,18 +76,21 @@ cdef enum:
 PHASES = ("none", "draft_faction", "draft_hero", "place_hero", "polis_res", "law_peek", "vote", "declare",
           "scout_return", "artyom", "capture", "free_station", "defender", "combat_pick", "take_equipment",
           "strip_equipment", "discard_equipment", "hire", "army", "hero_move", "hero_act", "buy",
-          "quest_keep", "exchange_from", "exchange_to", "exchange_amount", "stage2_equipment", "over")
+          "quest_keep", "exchange_from", "exchange_to", "exchange_amount", "stage2_equipment", "law_look",
+          "upkeep", "quest_complete", "over")
 cdef enum:
     P_NONE, P_DRAFT_FACTION, P_DRAFT_HERO, P_PLACE_HERO, P_POLIS_RES, P_LAW_PEEK, P_VOTE, P_DECLARE
     P_SCOUT_RETURN, P_ARTYOM, P_CAPTURE, P_FREE_STATION, P_DEFENDER, P_COMBAT_PICK, P_TAKE_EQ
     P_STRIP_EQ, P_DISCARD_EQ, P_HIRE, P_ARMY, P_HERO_MOVE, P_HERO_ACT, P_BUY
-    P_QUEST_KEEP, P_EX_FROM, P_EX_TO, P_EX_AMOUNT, P_STAGE2_EQ, P_OVER
+    P_QUEST_KEEP, P_EX_FROM, P_EX_TO, P_EX_AMOUNT, P_STAGE2_EQ, P_LAW_LOOK, P_UPKEEP, P_QUEST_COMPLETE
+    P_OVER
 cdef enum:
     J_DRAFT_FACTION, J_DRAFT_HERO, J_SETUP, J_PLACE_HERO, J_ROUND_START, J_PRODUCE, J_POLIS_RES
     J_LAW_EVENT, J_VOTE, J_LAW_RESULT, J_DECLARE, J_THREAT_REVEAL, J_THREAT_FIGHT, J_THREAT_DONE
     J_MOBILISE, J_ARMY, J_HERO, J_HERO_ACT, J_NEUTRAL_ATTACK, J_NEUTRAL_FIGHT, J_CAPTURE
     J_FREE_STATION, J_DEFENDER, J_COMBAT_DEAL, J_COMBAT_PICK, J_COMBAT_RESOLVE, J_TAKE_EQ
     J_STRIP_EQ, J_DISCARD_EQ, J_BUY, J_EX_FROM, J_EX_TO, J_EX_AMOUNT, J_STAGE2_EQ, J_END_ROUND
+    J_QUEST_CHECK, J_QUEST_OFFER
 
 # G8: the round track (resource bits 1, 2, 4; law 8; threat 16), START first
 cdef int TRACK[10]
@@ -725,10 +728,25 @@ cdef class FastMetro2033:
             for i in range(d.hand_n[d.pd_side]):
                 out[i] = A_CARD + d.hand[d.pd_side][i]
             return d.hand_n[d.pd_side]
-        if ph == P_VOTE or ph == P_CAPTURE or ph == P_SCOUT_RETURN:
+        if ph == P_VOTE or ph == P_CAPTURE or ph == P_SCOUT_RETURN or ph == P_LAW_LOOK:
             out[0] = self.FIXED + YES
             out[1] = self.FIXED + NO
             return 2
+        if ph == P_UPKEEP:
+            f = self._amount_fl(p, 1, 5)
+            for i in range(f, min(d.army[p], f + d.res[p][0]) + 1):
+                out[k] = A_COUNT + i
+                k += 1
+            return k
+        if ph == P_QUEST_COMPLETE:
+            for i in range(d.quest_n[p]):
+                if self._quest_ok(p, d.quests[p][i]):
+                    out[k] = self.COMPLETE + d.quests[p][i]
+                    k += 1
+            out[k] = self.FIXED + DONE
+            k += 1
+            _isort(out, k)
+            return k
         if ph == P_DECLARE:
             return self._declare_options(p, out)
         if ph == P_DEFENDER:
@@ -896,6 +914,21 @@ cdef class FastMetro2033:
         elif ph == P_POLIS_RES:
             r = a - A_RESOURCE
             d.res[p][r] = min(35, d.res[p][r] + d.pd_amount)
+        elif ph == P_LAW_LOOK:
+            if a == self.FIXED + YES:
+                c = self._draw(K_LAW)
+                other = self._draw(K_LAW)
+                self._pending_cards(c, other)
+                self._set_phase(P_LAW_PEEK, p)
+            else:
+                self._start_vote(self._draw(K_LAW))
+        elif ph == P_UPKEEP:
+            self._keep(p, a - A_COUNT)
+            self._hire(p)
+        elif ph == P_QUEST_COMPLETE:
+            if a != self.FIXED + DONE:
+                self._quest_do(p, a)
+                self._task(J_QUEST_OFFER, p, 0, 0)
         elif ph == P_LAW_PEEK:
             c = a - A_CARD
             other = d.pd_cards[1] if d.pd_cards[0] == c else d.pd_cards[0]
@@ -1217,13 +1250,17 @@ cdef class FastMetro2033:
             d.round += 1
             ev = TRACK[0] if d.round == 1 else TRACK[1 + (d.round - 2) % 9]
             # pushed in reverse: end_round, heroes, armies, mobilisation, produce, the events
+            # (G29: a quest check after each army and hero action, and after the events)
             self._task(J_END_ROUND, 0, 0, 0)
             for i in range(d.n - 1, -1, -1):
+                self._task(J_QUEST_CHECK, 0, 0, 0)
                 self._task(J_HERO, self._order(i), 0, 0)
             for i in range(d.n - 1, -1, -1):
+                self._task(J_QUEST_CHECK, 0, 0, 0)
                 self._task(J_ARMY, self._order(i), 0, 0)
             for i in range(d.n - 1, -1, -1):
                 self._task(J_MOBILISE, self._order(i), 0, 0)
+            self._task(J_QUEST_CHECK, 0, 0, 0)
             if ev & 7:
                 self._task(J_PRODUCE, ev & 7, 2 if d.round == 1 else 1, 0)
             if ev & 16:
@@ -1259,10 +1296,7 @@ cdef class FastMetro2033:
                     p = self._order(i)
                     break
             if p >= 0 and d.deck_n[K_LAW] >= 2:
-                x = self._draw(K_LAW)
-                y = self._draw(K_LAW)
-                self._pending_cards(x, y)
-                self._set_phase(P_LAW_PEEK, p)
+                self._set_phase(P_LAW_LOOK, p)      # G31: the Confederation "may" look
                 return
             self._start_vote(self._draw(K_LAW))
         elif name == J_VOTE:
@@ -1305,12 +1339,19 @@ cdef class FastMetro2033:
             free = self._amount_fl(p, 1, 5)
             if d.army[p] > free:
                 keep = min(d.army[p], free + d.res[p][0])
-                d.res[p][0] -= max(0, keep - free)
-                d.army[p] = keep
-            k = min(d.res[p][0], min(d.res[p][2], 8 - d.army[p]))
-            if k > 0:
-                self._set_phase(P_HIRE, p)
-                d.pd_max = k
+                if keep > free:                     # G33: the strength kept is p's decision
+                    self._set_phase(P_UPKEEP, p)
+                    return
+                self._keep(p, keep)
+            self._hire(p)
+        elif name == J_QUEST_CHECK:
+            for i in range(d.n - 1, -1, -1):
+                self._task(J_QUEST_OFFER, self._order(i), 0, 0)
+        elif name == J_QUEST_OFFER:
+            for i in range(d.quest_n[a]):
+                if self._quest_ok(a, d.quests[a][i]):
+                    self._set_phase(P_QUEST_COMPLETE, a)
+                    break
         elif name == J_ARMY:
             self._set_phase(P_ARMY, a)
         elif name == J_HERO:
@@ -1403,6 +1444,18 @@ cdef class FastMetro2033:
                 self._set_phase(P_STAGE2_EQ, a)
         elif name == J_END_ROUND:
             self._end_round()
+
+    cdef void _keep(self, int p, int keep) noexcept nogil:
+        """G10, G33: keep `keep` points of strength, a pig for each above the free strength."""
+        self.d.res[p][0] -= max(0, keep - self._amount_fl(p, 1, 5))
+        self.d.army[p] = keep
+
+    cdef void _hire(self, int p) noexcept nogil:
+        cdef Data* d = &self.d
+        cdef int k = min(d.res[p][0], min(d.res[p][2], 8 - d.army[p]))
+        if k > 0:
+            self._set_phase(P_HIRE, p)
+            d.pd_max = k
 
     cdef void _threat_fight(self, int p) noexcept nogil:
         cdef Data* d = &self.d
@@ -1591,6 +1644,8 @@ cdef class FastMetro2033:
                     d.known[cards[i]] = km[i]
         for q in range(d.n):
             _sort(d.quests[q], d.quest_n[q])
+        if d.phase == P_LAW_PEEK or d.phase == P_ARTYOM or d.phase == P_QUEST_KEEP or d.phase == P_STAGE2_EQ:
+            _sort(d.pd_cards, d.pd_ncards)          # the cards chosen among, ascending as dealt
         if d.combat_on:
             _sort(d.hand[0], d.hand_n[0])
             _sort(d.hand[1], d.hand_n[1])
@@ -1740,11 +1795,12 @@ TASK_NAMES = ("draft_faction", "draft_hero", "setup", "place_hero", "round_start
               "mobilise", "army", "hero", "hero_act", "neutral_attack", "neutral_fight", "capture",
               "free_station", "defender", "combat_deal", "combat_pick", "combat_resolve", "take_equipment",
               "strip_equipment", "discard_equipment", "buy", "exchange_from", "exchange_to", "exchange_amount",
-              "stage2_equipment", "end_round")
+              "stage2_equipment", "end_round", "quest_check", "quest_offer")
 # The arguments of each task (J_* order): p a player, s a station, w army/hero (0/1), b 0/1, m a
 # resource mask 0..7, k an amount 1..2, r a resource 0..2; unused arguments are 0.
 _TASK_ARGS = ("p", "p", "", "p", "", "mk", "pmk", "", "p", "", "p", "", "p", "", "p", "p", "p", "p",
-              "pws", "pws", "psb", "p", "p", "", "b", "", "ppb", "ppb", "p", "pbb", "p", "pr", "prr", "p", "")
+              "pws", "pws", "psb", "p", "p", "", "b", "", "ppb", "ppb", "p", "pbb", "p", "pr", "prr", "p", "", "",
+              "p")
 _HIDDEN_PENDING = (P_LAW_PEEK, P_ARTYOM, P_QUEST_KEEP, P_STAGE2_EQ)
 DECK_KEYS = ("equipment", "quest", "law", "threat1", "threat2")
 
@@ -1817,7 +1873,9 @@ cdef class Metro2033Game(Game):
         decisions the rules allow (every quest completed and used in the army and the hero phase,
         a purchase per bullet held, fights with their follow-ups), plus the round's events."""
         n, q = self.players, self.proto.tab.t.n_type[T_QUEST]
-        return 3 * n + self.options["round_limit"] * (n * (4 * q + 140) + 20)
+        # G29, G31, G33: per round and player an upkeep decision, and a quest decision at each
+        # of the 2n + 1 quest checks (each completion asks again: at most q more); the law look
+        return 3 * n + self.options["round_limit"] * (n * (4 * q + 140) + 20 + n * (2 * n + 2 + q) + 1)
 
     cdef Metro2033State _blank(self):
         cdef Metro2033State st = Metro2033State.__new__(Metro2033State)
@@ -2150,11 +2208,14 @@ def _short(v):
 # it; below it lies one of three bases, and above the base only what the running step pushed:
 #   setup:  round_start, place_hero n-1..0, setup, draft_hero 0..n-1, draft_faction n-1..0, cut
 #           where the open draft or placement was taken off (G7);
-#   round:  end_round, hero, army, mobilise (each for the seats in turn order, the first on top),
-#           then as the round's track space says (G8) produce, threat_reveal + declare per seat,
-#           law_event, cut where the running step was taken off;
+#   round:  end_round, then (quest_check, hero) and (quest_check, army) per seat, mobilise per seat
+#           (the seats in turn order, the first on top), quest_check (G29), then as the round's
+#           track space says (G8) produce, threat_reveal + declare per seat, law_event, cut where
+#           the running step was taken off;
 #   stage2: round_start, stage2_equipment for the seats still to choose (G34's new equipment).
-# Above a round base, by the running step: law_event: law_result + the votes still to cast (G13);
+# Above a round base, by the running step: law_event: nothing under the look or the peek (G31),
+# law_result + the votes still to cast (G13); quest_check: the seats' quest offers still to come
+# (G29); mobilise: nothing under the upkeep or the hire (G33);
 # threat_reveal: threat_done + the threat fights still to come (G14); produce: the polis choices
 # still to make (G10); army / hero: a neutral fight waiting for a scouted threat's return (G24),
 # the combat still to resolve with the picks to come (G21), a lost station's free replacement
@@ -2162,13 +2223,13 @@ def _short(v):
 # empty agenda. Nothing else is accepted: every accepted agenda keeps end_round or round_start at
 # the bottom, so the engine never runs it dry, and stays a few dozen tasks deep.
 _BASE_TASKS = frozenset(("end_round", "hero", "army", "mobilise", "produce", "threat_reveal", "declare",
-                         "law_event"))
+                         "law_event", "quest_check"))
 _OWN_PHASES = {"army": ("army",),
                "hero": ("hero_move", "hero_act", "buy", "exchange_from", "exchange_to", "exchange_amount",
                         "quest_keep")}
 _FIGHT_PHASES = ("scout_return", "artyom", "capture", "defender", "combat_pick", "free_station",
                  "take_equipment", "strip_equipment", "discard_equipment")
-MAX_AGENDA = 64                                  # the grammar's deepest agenda is 4n + 12 <= 36
+MAX_AGENDA = 64                                  # the grammar's deepest agenda is 6n + 13 <= 49
 
 
 def _check_agenda(v, bad):
@@ -2210,8 +2271,11 @@ def _check_agenda(v, bad):
     want(1 <= rnd, "a round is played from round 1")
     ev = TRACK[0] if rnd == 1 else TRACK[1 + (rnd - 2) % 9]
     seq = [("end_round", 0, 0, 0)]
-    for name in ("hero", "army", "mobilise"):
-        seq += [(name, order[i], 0, 0) for i in range(n - 1, -1, -1)]
+    for name in ("hero", "army"):                  # G29: a quest check after each action
+        for i in range(n - 1, -1, -1):
+            seq += [("quest_check", 0, 0, 0), (name, order[i], 0, 0)]
+    seq += [("mobilise", order[i], 0, 0) for i in range(n - 1, -1, -1)]
+    seq.append(("quest_check", 0, 0, 0))
     if ev & 7:
         seq.append(("produce", ev & 7, 2 if rnd == 1 else 1, 0))
     if ev & 16:
@@ -2227,7 +2291,7 @@ def _check_agenda(v, bad):
     name, p = run[0], run[1]
     if name == "law_event":
         j = n - len(extra)
-        want((not extra and ph == "law_peek") or (
+        want((not extra and ph in ("law_look", "law_peek")) or (
             ph == "vote" and 0 <= j < n and dd == order[j]
             and extra == [("law_result", 0, 0, 0)] + [("vote", order[i], 0, 0) for i in range(n - 1, j, -1)]),
             "not the law event's peek or vote (G13)")
@@ -2248,7 +2312,13 @@ def _check_agenda(v, bad):
              and extra == [("polis_res", polis[i], run[1], run[2]) for i in range(len(polis) - 1, j, -1)],
              "not the polis resource choices of the production (G10)")
     elif name == "mobilise":
-        want(not extra and ph == "hire" and dd == p, "not the mobilisation of the seat in turn (G16)")
+        want(not extra and ph in ("upkeep", "hire") and dd == p, "not the mobilisation of the seat in turn (G16)")
+    elif name == "quest_check":
+        # one offer per seat in turn order; a completion asks the same seat again (G29)
+        j = n - 1 - len(extra)
+        want(ph == "quest_complete" and 0 <= j < n and dd == order[j]
+             and extra == [("quest_offer", order[i], 0, 0) for i in range(n - 1, j, -1)],
+             "not the quest checks in turn order (G29)")
     else:                                          # army or hero (G17-G29)
         w = 0 if name == "army" else 1
         if ph in _OWN_PHASES[name] or (ph == "discard_equipment" and name == "hero" and extra):
@@ -2291,6 +2361,10 @@ def _load(FastMetro2033 f, Metro2033Game game, dict obj):
         raise StateFormatError(f"metro2033 state: {msg}")
     if not f.d.over and not f.legal_actions():
         bad(f"phase {v['phase']!r}: player {v['decider']} has no legal action")
+    if v["phase"] in ("upkeep", "quest_complete") and (len(f.legal_actions()) < 2 or (
+            v["phase"] == "upkeep" and f.d.army[f.d.decider] <= f._amount_fl(f.d.decider, 1, 5))):
+        bad(f"phase {v['phase']!r}: not a decision here (G29: a quest whose condition holds; G33: strength "
+            f"above the free strength, with a pig to pay)")
     back = _dump(f)
     if back != {key: obj[key] for key in back}:
         bad("not in the engine's canonical form (a field disagrees with the rest once loaded)")
@@ -2574,6 +2648,9 @@ def _validate(FastMetro2033 f, Metro2033Game game, dict obj):
         r = v["res"][dd]
         if pdv["max"] != min(r[0], r[2], 8 - v["army"][dd]) or pdv["max"] < 1:
             bad("pending.max: not what the player can hire (G16)")
+    if ph == "law_look" and (not t.peek[v["faction"][dd]] or len(v["decks"][K_LAW]) < 2
+                             or any(t.peek[v["faction"][q]] for q in range(n) if pos[q] < pos[dd])):
+        bad("phase 'law_look': the first Confederation of 1905 in turn order looks at two laws or not (G31)")
     if ph == "polis_res":
         ev = TRACK[0] if v["round"] == 1 else TRACK[1 + (v["round"] - 2) % 9]
         if pdv["resmask"] != ev & 7 or pdv["amount"] != (2 if v["round"] == 1 else 1):

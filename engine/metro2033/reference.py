@@ -46,8 +46,11 @@ block                       size       meaning (by phase)
 
 Decisions (``state.phase``; ``state.current_player`` decides)
 =============================================================
-``draft_faction``, ``draft_hero``, ``place_hero`` (G6, G24); per round (G8): ``law_peek`` (the
-Confederation of 1905), ``vote`` (YES/NO), ``declare`` (G9, hidden: G32), ``polis_res``;
+``draft_faction``, ``draft_hero``, ``place_hero`` (G6, G24); per round (G8): ``law_look``
+(YES/NO: whether the Confederation of 1905 looks at the top two laws, G31) and ``law_peek`` (the
+law to the vote), ``vote`` (YES/NO), ``declare`` (G9, hidden: G32), ``polis_res``;
+``quest_complete`` (COMPLETE, DONE: after the events and after each army and hero action, every
+player holding a quest whose condition holds, G29); ``upkeep`` (COUNT: the strength kept, G33),
 ``hire`` (COUNT, G10); ``army`` (STATION, PLAYER, RESOURCE, COMPLETE, USE; G11, G29); ``hero_move``
 (STATION in reach, COMPLETE, USE) then ``hero_act`` (BUY, QUEST, EXCHANGE, SCOUT, ATTACK,
 PLAYER, PASS; G12) with its steps ``buy`` (CARD, REFRESH, DONE), ``quest_keep``,
@@ -101,7 +104,8 @@ DEFAULT_ROUND_LIMIT = 40                     # G30: the turn limit (an addition)
 
 # The tasks of the agenda (``_run``) and how many arguments each takes.
 TASKS = {"draft_faction": 1, "draft_hero": 1, "setup": 0, "place_hero": 1, "round_start": 0,
-         "produce": 2, "polis_res": 3, "law_event": 0, "vote": 1, "law_result": 0, "declare": 1,
+         "quest_check": 0, "quest_offer": 1, "produce": 2, "polis_res": 3, "law_event": 0, "vote": 1,
+         "law_result": 0, "declare": 1,
          "threat_reveal": 0, "threat_fight": 1, "threat_done": 0, "mobilise": 1, "army": 1, "hero": 1,
          "hero_act": 1, "neutral_attack": 3, "neutral_fight": 3, "capture": 3, "free_station": 1,
          "defender": 2, "combat_deal": 1, "combat_pick": 1, "combat_resolve": 0, "take_equipment": 2,
@@ -522,8 +526,13 @@ class RefMetro2033State:
             return {CARD + c for c in pd["cards"]}
         if ph == "combat_pick":
             return {CARD + c for c in self.combat["hands"][pd["side"]]}
-        if ph in ("vote", "capture", "scout_return"):
+        if ph in ("vote", "capture", "scout_return", "law_look"):
             return {fx(YES), fx(NO)}
+        if ph == "upkeep":
+            free, most = self._upkeep_range(p)                         # G10, G33
+            return {COUNT + k for k in range(free, most + 1)}
+        if ph == "quest_complete":
+            return {g.COMPLETE + c for c in self.quests[p] if self._quest_ok(p, c)} | {fx(DONE)}
         if ph == "declare":
             return set(self._declare_options(p))
         if ph == "defender":
@@ -641,6 +650,19 @@ class RefMetro2033State:
             self.hero_at[p] = a - STATION
         elif ph == "polis_res":
             self.res[p][a - RESOURCE] = min(MAX_COUNT, self.res[p][a - RESOURCE] + pd["amount"])
+        elif ph == "law_look":
+            if a == fx(YES):                                           # G31: looks at the top two
+                two = [self._draw("law"), self._draw("law")]
+                self._decide("law_peek", p, cards=sorted(two))
+            else:                                                      # the top law, unseen
+                self._start_vote(self._draw("law"))
+        elif ph == "upkeep":
+            self._keep(p, a - COUNT)
+            self._hire(p)
+        elif ph == "quest_complete":
+            if a != fx(DONE):
+                self._quest_do(p, a)                                   # G16: shown, +1 VP
+                self._push(["quest_offer", p])                         # another one?
         elif ph == "law_peek":
             other = [c for c in pd["cards"] if c != a - CARD][0]
             self._under("law", other, [p])                             # G3
@@ -932,8 +954,13 @@ class RefMetro2033State:
             if produce:
                 tasks.append(["produce", produce, 2 if self.round == 1 else 1])
             order = self._order()
-            tasks += [["mobilise", p] for p in order] + [["army", p] for p in order]
-            tasks += [["hero", p] for p in order] + [["end_round"]]
+            # G29: every quest fulfilled can be completed after the events, after each army action
+            # and after each hero action (the last one just before the end of the round)
+            tasks += [["quest_check"]] + [["mobilise", p] for p in order]
+            for step in ("army", "hero"):
+                for p in order:
+                    tasks += [[step, p], ["quest_check"]]
+            tasks += [["end_round"]]
             self._push(*tasks)
         elif name == "produce":
             self._produce(*args)
@@ -1048,6 +1075,12 @@ class RefMetro2033State:
                 self._decide("stage2_equipment", p, cards=sorted(two))
         elif name == "end_round":
             self._end_round()
+        elif name == "quest_check":
+            self._push(*[["quest_offer", p] for p in self._order()])
+        elif name == "quest_offer":
+            p = args[0]
+            if any(self._quest_ok(p, c) for c in self.quests[p]):
+                self._decide("quest_complete", p)
         else:
             raise AssertionError(f"unknown task {name!r}")
 
@@ -1070,8 +1103,7 @@ class RefMetro2033State:
             return
         peek = [p for p in self._order() if self._has_faction(p, "law_peek")]
         if peek and len(self.decks["law"]) >= 2:
-            two = [self._draw("law"), self._draw("law")]
-            self._decide("law_peek", peek[0], cards=sorted(two))
+            self._decide("law_look", peek[0])                          # G31: "may" look
             return
         self._start_vote(self._draw("law"))
 
@@ -1098,14 +1130,32 @@ class RefMetro2033State:
         elif res < 0:
             self._lose(p, s)
 
-    def _mobilise(self, p):
-        """G10, G33: upkeep (strength <= 5 free, each point above costs a pig, unpaid points are
-        disbanded), then hire: +1 per bullet + pig, up to 8."""
+    def _upkeep_range(self, p) -> tuple:
+        """G10, G33: the strengths p may keep: from the free strength (5, or a law's
+        `upkeep_free`) up to what p's pigs pay for (a pig a point above the free strength)."""
         free = self._amount(self._effects(p), "upkeep_free", 5)
+        return free, min(self.army[p], free + self.res[p][0])
+
+    def _keep(self, p, keep):
+        """G10: keep `keep` points of strength, paying a pig for each above the free strength;
+        the rest are disbanded."""
+        free = self._amount(self._effects(p), "upkeep_free", 5)
+        self.res[p][0] -= max(0, keep - free)
+        self.army[p] = keep
+
+    def _mobilise(self, p):
+        """G10, G33: upkeep (strength <= 5 free, each point above costs a pig; "if you can't or
+        won't pay, disband": the strength kept is p's decision when p can pay for some), then
+        hire: +1 per bullet + pig, up to 8."""
+        free, most = self._upkeep_range(p)
         if self.army[p] > free:
-            keep = min(self.army[p], free + self.res[p][0])
-            self.res[p][0] -= max(0, keep - free)
-            self.army[p] = keep
+            if most > free:
+                self._decide("upkeep", p)
+                return
+            self._keep(p, most)
+        self._hire(p)
+
+    def _hire(self, p):
         k = min(self.res[p][0], self.res[p][2], MAX_ARMY - self.army[p])
         if k > 0:
             self._decide("hire", p, max=k)
@@ -1225,9 +1275,9 @@ class RefMetro2033State:
         they do not know, the others' quests in hand and scouted threats, cards another player
         is choosing among, the others' combat cards and picks and the card aside) are sorted,
         shuffled and dealt back in place order; then each other player's threat declaration not
-        yet revealed is redrawn uniformly among that player's declarations (G32). Hands are
-        re-sorted; the new state's generator is ``rng`` after all that (the true one is hidden).
-        Everything `player` sees is kept."""
+        yet revealed is redrawn uniformly among that player's declarations (G32). Hands (and the
+        cards a player is choosing among) are re-sorted; the new state's generator is ``rng`` after
+        all that (the true one is hidden). Everything `player` sees is kept."""
         if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.n:
             raise ValueError(f"player must be an int in 0..{self.n - 1}, got {player!r}")
         s = self.clone()
@@ -1242,6 +1292,8 @@ class RefMetro2033State:
                     s.known[str(c)] = k
         for q in range(s.n):
             s.quests[q].sort()
+        if s.phase in self.HIDDEN_PENDING:
+            s.pending["cards"].sort()                  # the cards chosen among, ascending as dealt
         if s.combat is not None:
             for side in ("att", "def"):
                 s.combat["hands"][side].sort()
@@ -1394,6 +1446,14 @@ class RefMetro2033State:
             bad(f"phase {self.phase!r} with pending {self.pending!r} is not a decision: {e!r}")
         if not legal or not 0 <= self.decider < n:
             bad(f"phase {self.phase!r}: player {self.decider!r} has no legal action")
+        p = self.decider
+        if self.phase == "upkeep" and (len(legal) < 2 or self.army[p] <= self._upkeep_range(p)[0]):
+            bad("phase 'upkeep': the strength kept is a decision only above the free strength, "
+                "with a pig to pay (G33)")
+        if self.phase == "quest_complete" and len(legal) < 2:
+            bad("phase 'quest_complete': the player holds no quest whose condition holds (G29)")
+        if self.phase == "law_look" and (not self._has_faction(p, "law_peek") or len(self.decks["law"]) < 2):
+            bad("phase 'law_look': the player may not look at two laws (G3, G31)")
 
     # ------------------------------------------------------------------------------------------
     # action texts
