@@ -11,9 +11,12 @@ METRO2033 = (
     ("G26", "fight strengths add the faction's, the law's, the hero's and the equipment's bonuses"),
     ("G28", "no fewer than 3 stations: a free neutral producing station after every loss that leaves 2 or "
             "fewer; resources capped at 35 each"),
-    ("G29", "completing a quest is its holder's decision, at their army and hero decisions"),
+    ("G29", "a fulfilled quest is completed at its holder's choice, asked at their army and hero decisions "
+            "and at quest checks after the events and after each army and hero action"),
     ("G30", "round_limit (default 40): a game without a winner ends there, ranked by VP"),
-    ("G31", "votes are open, cast one at a time from the first player; a law passes with more for than against"),
+    ("G31", "votes are open, cast one at a time from the first player; a law passes with more for than "
+            "against; the Confederation decides whether to look before it looks"),
     ("G32", "simultaneous choices (threat declarations, combat cards) are made one at a time, hidden"),
-    ("G33", "upkeep keeps min(strength, 5 + pigs): the disbanding is forced"),
+    ("G33", "upkeep: the player keeps any strength from the free strength (5, or a law's) up to what the "
+            "pigs pay for; free strength is never disbanded"),
 )
