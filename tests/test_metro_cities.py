@@ -3,8 +3,10 @@
 Scenarios start from a position reached by random play and edit its city part through the state
 JSON (the loader checks the edit), then play one placement onto a square with a tourist.
 """
+import collections
 import json
 import random
+import re
 
 import pytest
 
@@ -327,14 +329,167 @@ def test_berlin_lines_earn_a_piece_or_ticket_per_pass_through_a_carrying_tile():
     assert twice > 0                                                   # a tile passed twice was seen
 
 
-def test_berlin_setup_landmarks_on_the_diagonals_and_ticket_groups():
-    game = metro_ai.load_game("metro", players=4, city="berlin", berlin_tickets=True, berlin_sides="B")
+def test_berlin_setup_landmarks_on_the_diagonals_without_tickets():
+    game = metro_ai.load_game("metro", players=4, city="berlin", berlin_sides="B")
     city = game.new_state(2).to_dict()["city"]
     assert sorted(city["landmarks"]) == sorted(map(square_name, BERLIN_SQUARES))
     assert sorted(city["landmarks"].values()) == list(range(8)) and city["sides"] == ["B"] * 8
-    tourists = [v[0] for v in city["tourists"].values()]
-    assert sorted(tourists) == sorted(list(range(8)) * 2)
+    assert city["tourists"] == {} and "row" not in city
     assert all(sorted(p) == [0, 1, 2, 4, 5, 6] for p in city["piles"])
+
+
+def _quarter(sq):
+    """0 A1-D4, 1 E1-H4, 2 A5-D8, 3 E5-H8 (C33), from the square's row and column."""
+    return (0 if sq // 8 < 4 else 2) + (0 if sq % 8 < 4 else 1)
+
+
+def _ticket_groups(city):
+    """The ticket tourists' colours by quarter, waiting or carried (C33)."""
+    groups = [[] for _ in range(4)]
+    for name, v in city["tourists"].items():
+        groups[_quarter((int(name[1]) - 1) * 8 + "ABCDEFGH".index(name[0]))] += v
+    for name, v in city["carried"].items():
+        groups[_quarter((int(name[1]) - 1) * 8 + "ABCDEFGH".index(name[0]))].append(v["colour"])
+    return groups
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_berlin_ticket_setup_row_beside_the_board_and_a_group_of_4_per_quarter(players):
+    """C33: the landmarks lie in a row beside the board, each piece with one tourist (one of each
+    colour); the 16 tourists are one a square on inner squares, 4 in each quarter of the board,
+    no quarter with two of a colour; the diagonal squares, free now, take tourists too."""
+    game = metro_ai.load_game("metro", players=players, city="berlin", berlin_tickets=True, berlin_sides="B")
+    on_diagonal = 0
+    for seed in range(40):
+        city = game.new_state(seed).to_dict()["city"]
+        assert city["landmarks"] == {} and sorted(city["row"]) == list(range(8))
+        squares = [(int(k[1]) - 1) * 8 + "ABCDEFGH".index(k[0]) for k in city["tourists"]]
+        assert len(squares) == 16 and set(squares) <= set(INNER_SQUARES)
+        assert all(len(v) == 1 for v in city["tourists"].values())
+        assert sorted(c for v in city["tourists"].values() for c in v) == sorted(list(range(8)) * 2)
+        for g in _ticket_groups(city):
+            assert len(g) == 4 and len(set(g)) == 4
+        on_diagonal += any(sq in BERLIN_SQUARES for sq in squares)
+        assert all(sorted(p) == [0, 1, 2, 4, 5, 6] for p in city["piles"])   # the VP pieces stay by the board
+    assert on_diagonal > 0
+
+
+def _groupings_shared_colours():
+    """Exact law of |colours of quarter 0 & colours of quarter 1| over the valid groupings (4 sets
+    of 4 colours, each colour in exactly 2), every grouping counted once."""
+    from itertools import combinations
+    sets = [frozenset(s) for s in combinations(range(8), 4)]
+    law = [0] * 5
+    for a in sets:
+        for b in sets:
+            for c in sets:
+                left = [2 - (x in a) - (x in b) - (x in c) for x in range(8)]
+                if all(v in (0, 1) for v in left) and sum(left) == 4:
+                    law[len(a & b)] += 1
+    assert sum(law) == 44730
+    return [x / 44730 for x in law]
+
+
+def test_berlin_ticket_groupings_are_drawn_uniformly():
+    """C33: uniform among the valid groupings: the colours two quarters share follow the exact
+    law of the groupings (and every quarter's inner square is taken half the time)."""
+    game = metro_ai.load_game("metro", players=2, city="berlin", berlin_tickets=True)
+    law, n = _groupings_shared_colours(), 2000
+    shared, taken = [0] * 5, collections.Counter()
+    for seed in range(n):
+        city = game.new_state(seed).to_dict()["city"]
+        g = _ticket_groups(city)
+        shared[len(set(g[0]) & set(g[1]))] += 1
+        taken.update(list(city["tourists"]))
+    for k in range(5):
+        sd = (law[k] * (1 - law[k]) / n) ** 0.5
+        assert abs(shared[k] / n - law[k]) <= 4 * sd + 1e-9, (k, shared, law)
+    assert shared[0] > 0 and shared[4] > 0                   # both extremes occur
+    for sq in INNER_SQUARES:
+        assert abs(taken[square_name(sq)] / n - 0.5) < 0.05, square_name(sq)
+
+
+def test_berlin_ticket_tourist_on_a_diagonal_square_is_carried_and_no_vp_piece_is_won():
+    """C33: with tickets a diagonal square holds a tourist, not a landmark; a tile there carries it
+    (a ticket tourist); over whole games tickets are won and no VP piece ever is."""
+    game = metro_ai.load_game("metro", players=2, city="berlin", berlin_tickets=True)
+    s, a = onto(game, 5, want=lambda s, sq: sq in BERLIN_SQUARES and sq in s.tourists())
+    name, colour = square_name(square_of(a)), s.tourists()[square_of(a)][0]
+    s.apply(a)
+    assert s.to_dict()["city"]["carried"][name] == {"colour": colour, "from": "tourist"}
+    won = 0
+    for seed in range(4):
+        s = game.new_state(seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            s.apply(rng.choice(s.legal_actions()))
+        city = s.to_dict()["city"]
+        won += sum(map(sum, city["tickets"]))
+        assert city["vp"] == [[[]] * 8] * 2 and s.hidden_points() == [0, 0]
+        assert city["pile_sizes"] == [6] * 8 and city["landmarks"] == {}
+    assert won > 0
+
+
+def test_berlin_ticket_row_is_drawn_and_rendered():
+    game = metro_ai.load_game("metro", players=2, city="berlin", berlin_tickets=True)
+    s = game.new_state(3)
+    row = s.to_dict()["city"]["row"]
+    assert "landmark row (tourists): " + " ".join(game.city_rules.colours[c] for c in row) in s.render()
+    assert s.observation(1)["city"]["row"] == row                  # public
+
+
+def _ticket_state(seed=11, steps=20):
+    game = metro_ai.load_game("metro", players=3, city="berlin", berlin_tickets=True)
+    s = game.new_state(seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        s.apply(rng.choice(s.legal_actions()))
+    return game, s
+
+
+def _move_tourist_to_other_quarter(city):
+    """Move a waiting tourist to a free inner square of another quarter (the counts per colour
+    stay right, the groups do not)."""
+    taken = set(city["tourists"]) | set(city["carried"])
+    name = next(iter(city["tourists"]))
+    q = _quarter((int(name[1]) - 1) * 8 + "ABCDEFGH".index(name[0]))
+    free = next(square_name(sq) for sq in INNER_SQUARES if _quarter(sq) != q and square_name(sq) not in taken)
+    city["tourists"][free] = city["tourists"].pop(name)
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda c: c.update(landmarks={"B2": c["row"][0]}), "landmarks must be {} with berlin_tickets"),
+    (lambda c: c.update(row=c["row"][:7] + [c["row"][0]]), "row must list the colours"),
+    (lambda c: c.update(row=c["row"][:7]), "row must list the colours"),
+    (lambda c: c.pop("row"), "must be an object with the fields"),
+    (_move_tourist_to_other_quarter, "each quarter holds a group of 4 of 4 colours"),
+    (lambda c: (c["vp"][0][c["row"][0]].append(c["piles"][c["row"][0]].pop()),
+                c["vp_counts"][0].__setitem__(c["row"][0], 1),
+                c["pile_sizes"].__setitem__(c["row"][0], 5)), "no VP piece is won"),
+])
+def test_berlin_ticket_state_fields_are_checked(change, words):
+    """The loader checks the ticket variant's fields (C33) before writing anything, and says what
+    is wrong; the untouched state loads and is the same."""
+    game, s = _ticket_state()
+    assert game.state_from_json(s.to_json()).to_json() == s.to_json()
+    with pytest.raises(StateFormatError, match=re.escape(words)):
+        edit(game, s, change)
+
+
+def test_berlin_ticket_carried_landmark_tourist_and_row_without_tickets_are_refused():
+    game, s = _ticket_state(seed=12, steps=60)
+    assert s.to_dict()["city"]["carried"], "a tile carries a tourist"
+
+    def from_landmark(c):
+        k = next(iter(c["carried"]))
+        c["carried"][k]["from"] = "landmark"
+    with pytest.raises(StateFormatError, match="carries only a ticket tourist"):
+        edit(game, s, from_landmark)
+    plain = metro_ai.load_game("metro", players=3, city="berlin")
+    obj = plain.new_state(1).to_dict()
+    obj["city"]["row"] = list(range(8))
+    with pytest.raises(StateFormatError, match="must be an object with the fields"):
+        plain.state_from_json(json.dumps(obj))
 
 
 # ---------------------------------------------------------------- hidden information (C34)

@@ -6,7 +6,8 @@ the whole city part of the state (tourists, landmarks, taxi, boards, markers, VP
 piles, tickets: ``to_dict()["city"]`` against the reference's ``city_json()``), after every
 action, and the same returns at the end. Configurations: every city at every player count,
 with and without central tracks (C3), the M9 variant, hand size 2 (M10), the City Edition frames
-(C1), Berlin's sides and its ticket variant, New York with the companies (C35): 90
+(C1), Berlin's sides and its ticket variant (its set-up, C33: the landmark row and the groups
+of 4 by quarter, also compared deal by deal over 600 deals), New York with the companies (C35): 90
 configurations. ``METRO_CITIES_GAMES`` sets the games per configuration (default 3: 270 games;
 12 gives the full run of 1,080).
 """
@@ -68,3 +69,14 @@ def test_cities_cython_matches_reference(city, players, extra):
         last = play_pair(game, rgame, seed)
         # the city's pieces moved in the game (tourists taken, landmarks, points)
         assert last.to_dict()["city"] != game.new_state(seed).to_dict()["city"]
+
+
+@pytest.mark.parametrize("options", [{"berlin_tickets": True}, {"berlin_tickets": True, "berlin_sides": "mixed"}])
+def test_berlin_ticket_setup_matches_reference_over_many_deals(options):
+    """C33's set-up (the landmark row, the groups drawn by rejection, the quarters' squares) in
+    both engines, deal by deal: 300 seeds, so that many draws need several shuffles."""
+    for players in (2, 5):
+        game = metro_ai.load_game("metro", players=players, city="berlin", **options)
+        rgame = game.reference_game()
+        for seed in range(150):
+            assert game.new_state(seed).to_dict()["city"] == rgame.new_state(seed).city_json(), (players, seed)

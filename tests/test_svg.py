@@ -198,3 +198,15 @@ def test_city_pictures_show_tourists_landmarks_and_the_taxi(city):
     if city == "london":
         assert len(_by_class(root, "landmark")) == 8
         assert [int(e.get("data-place")) for e in _by_class(root, "taxi")] == [c["taxi"]]
+
+
+def test_berlin_ticket_picture_shows_the_landmark_row_with_its_tourists():
+    """C33: with tickets no landmark is on the board; the row of landmark pieces is drawn under
+    it, each piece with its tourist's colour."""
+    g = metro_ai.load_game("metro", players=2, city="berlin", berlin_tickets=True)
+    s = g.new_state(4)
+    root = ET.fromstring(s.svg(player=0))
+    row = s.observation(0)["city"]["row"]
+    assert [int(e.get("data-place")) for e in _by_class(root, "landmark")] == list(range(8))
+    assert [int(e.get("data-colour")) for e in _by_class(root, "row-tourist")] == row
+    assert len(_by_class(root, "tourist")) == 16

@@ -29,14 +29,15 @@ cdef struct CityTables:                    # per game: the city and its (reconst
     int npieces                            # Berlin: VP pieces per colour
     signed char side_values[2][8]          # Berlin: the pieces' values on landmark side A, B
     int side_mode                          # Berlin: 0 side A, 1 side B, 2 each colour at random
-    int tickets                            # Berlin: 1 with the ticket variant (C10)
+    int tickets                            # Berlin: 1 with the ticket variant (C10, C33)
 
 cdef struct CityData:                      # the city part of a state, hidden parts included
     unsigned char tour[64][8]              # tourists waiting on each square, per colour
     signed char station_tourist[33]        # New York: colour waiting at station 1..32, -1 taken
     signed char lm_owner[16]               # Paris: the player holding each landmark, -1 out of play
     signed char row[16]                    # Paris: landmark ids dealt, player by player, each row left
-                                           # to right; Stockholm, London: the row by the board
+                                           # to right; Stockholm, London: the row by the board;
+                                           # Berlin with tickets: its landmark pieces' tourists (C33)
     signed char fill[16][8]                # colour on each space of landmark id (-1 free)
     short removed                          # tourists out of the game (Paris) or set aside (London, Stockholm)
     int pts[8]                             # public city points per player (Paris, London, New York, tickets);

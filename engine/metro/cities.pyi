@@ -8,6 +8,7 @@ from metro_ai.engine.metro.rules import MetroGame, MetroState
 CITIES: tuple[str, ...]
 INNER_SQUARES: tuple[int, ...]
 BERLIN_SQUARES: tuple[int, ...]
+QUARTER_NAMES: tuple[str, ...]
 STOCKHOLM_MARKERS: dict[int, int]
 TAXI_REACH: int
 SIDES: tuple[str, ...]
@@ -15,6 +16,7 @@ CHOICE_LANDMARK: int
 CHOICE_SQUARE: int
 CHOICE_END: int
 
+def quarter_of(sq: int) -> int: ...
 def choice_to_string(game: MetroGame, action: int) -> str: ...
 def string_to_choice(game: MetroGame, text: str) -> int: ...
 

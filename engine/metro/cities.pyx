@@ -26,9 +26,11 @@ from the rules that use them.
   its landmark ids into the row, then the 8 colour markers, dealt 3/2/2/1/1 each by player count
   (C7, C29); London shuffles its landmark ids into the row (C30). Berlin (C32) shuffles the
   colours onto the 8 diagonal squares (ascending), draws each colour's side with ``bounded(2)``
-  when sides are mixed, and shuffles each colour's pile; with tickets (C33) two shuffles of the
-  colours give the 16 tourists (the groups are their fours), and a shuffle of the 24 free inner
-  squares gives their squares.
+  when sides are mixed, and shuffles each colour's pile; with tickets (C33) the first shuffle
+  gives instead the colours of the tourists on the landmark pieces in their row beside the board
+  (no landmark is on a square), then the 16 tourists: the list 0, 0, 1, 1, ..., 7, 7 shuffled,
+  from ascending again until no four of it (the groups) repeats a colour, and group g on 4 of
+  quarter g's 8 inner squares (A1-D4, E1-H4, A5-D8, E5-H8; a shuffle of them, ascending).
 * Placing a tile on a square with tourists (C6-C8, C10) or a landmark (C10), or closing a line at
   a station (C9) or through tiles with tourists (C10): see ``c_apply`` and the decisions.
 * Scores (C34): line points plus the city's public points during play; at the end the hidden
@@ -66,6 +68,16 @@ CITIES = ("paris", "stockholm", "london", "new_york", "berlin")
 INNER_SQUARES = tuple(s for s in range(64) if 1 <= s // 8 <= 6 and 1 <= s % 8 <= 6 and s not in CENTRE_SQUARES)
 #: Berlin's landmark squares (C10): the 8 inner diagonal squares from the centre, ascending.
 BERLIN_SQUARES = (9, 14, 18, 21, 42, 45, 49, 54)
+#: The board's quarters, each a group of Berlin's ticket tourists (C33), by number 0-3.
+QUARTER_NAMES = ("A1-D4", "E1-H4", "A5-D8", "E5-H8")
+
+
+def quarter_of(sq):
+    """The board's quarter holding square `sq` (C33: Berlin's ticket groups): 0 A1-D4, 1 E1-H4,
+    2 A5-D8, 3 E5-H8."""
+    return 2 * (sq // 32) + (sq % 8) // 4
+
+
 #: Stockholm: the markers each player holds by player count (C7).
 STOCKHOLM_MARKERS = {2: 3, 3: 2, 4: 2, 5: 1, 6: 1}
 cdef enum:
@@ -111,13 +123,14 @@ cdef int BERLIN_SQ[8]
 cdef int MARKERS_EACH[7]            # STOCKHOLM_MARKERS, by player count
 for _i, _s in STOCKHOLM_MARKERS.items():
     MARKERS_EACH[_i] = _s
-cdef signed char FREE_INNER[24]     # Berlin: inner squares without a landmark (ticket tourists, C33)
+cdef signed char QUARTER[4][8]      # Berlin's ticket groups (C33): quarter g's 8 inner squares, ascending
 for _i in range(32):
     INNER[_i] = INNER_SQUARES[_i]
 for _i in range(8):
     BERLIN_SQ[_i] = BERLIN_SQUARES[_i]
-for _i, _s in enumerate(s for s in INNER_SQUARES if s not in BERLIN_SQUARES):
-    FREE_INNER[_i] = _s
+for _i in range(4):
+    for _j, _s in enumerate(s for s in INNER_SQUARES if quarter_of(s) == _i):
+        QUARTER[_i][_j] = _s
 cdef int DROW[4]
 cdef int DCOL[4]
 DROW[:] = [-1, 0, 1, 0]
@@ -236,7 +249,10 @@ cdef void deal_city(CityData* cd, const CityTables* ct, int players, rng_t* rng)
             b[i] = i
         rng_shuffle(rng, b, 8)
         for i in range(8):
-            cd.landmark[BERLIN_SQ[i]] = b[i]
+            if ct.tickets:                  # the row beside the board: its pieces' tourists (C33)
+                cd.row[i] = b[i]
+            else:
+                cd.landmark[BERLIN_SQ[i]] = b[i]
         for c in range(8):
             cd.side[c] = <signed char>(rng_bounded(rng, 2) if ct.side_mode == 2 else ct.side_mode)
         for c in range(8):
@@ -245,21 +261,32 @@ cdef void deal_city(CityData* cd, const CityTables* ct, int players, rng_t* rng)
             rng_shuffle(rng, &cd.pile[c][0], ct.npieces)
             cd.pile_n[c] = ct.npieces
         if ct.tickets:
-            for i in range(16):
-                a[i] = i % 8
-            rng_shuffle(rng, a, 8)
-            rng_shuffle(rng, a + 8, 8)
-            _deal_tickets(cd, a, rng)
+            _deal_tickets(cd, rng)
 
 
-cdef void _deal_tickets(CityData* cd, const signed char* colours, rng_t* rng) noexcept nogil:
-    cdef signed char sq[24]
-    cdef int i
-    for i in range(24):
-        sq[i] = FREE_INNER[i]
-    rng_shuffle(rng, sq, 24)
-    for i in range(16):
-        cd.tour[sq[i]][colours[i]] += 1
+cdef void _deal_tickets(CityData* cd, rng_t* rng) noexcept nogil:
+    """Berlin's ticket tourists (C33): the 16 colours 0, 0, 1, 1, ..., 7, 7 shuffled until no
+    four (group) repeats a colour, each try from the ascending list (uniform among the valid
+    groupings); group g on the first 4 of quarter g's 8 inner squares, shuffled."""
+    cdef signed char a[16]
+    cdef signed char sq[8]
+    cdef int i, j, g, ok = 0
+    while not ok:
+        for i in range(16):
+            a[i] = <signed char>(i // 2)
+        rng_shuffle(rng, a, 16)
+        ok = 1
+        for g in range(4):
+            for i in range(4 * g, 4 * g + 4):
+                for j in range(i + 1, 4 * g + 4):
+                    if a[i] == a[j]:
+                        ok = 0
+    for g in range(4):
+        for j in range(8):
+            sq[j] = QUARTER[g][j]
+        rng_shuffle(rng, sq, 8)
+        for j in range(4):
+            cd.tour[sq[j]][a[4 * g + j]] += 1
 
 
 cdef inline bint has_tourist(const CityData* cd, int sq) noexcept nogil:
@@ -797,6 +824,8 @@ cdef object city_public(const CityData* cd, const CityTables* ct, int n, int own
         out["boards"] = [[cd.held[p][c] for c in range(8)] for p in range(owners)]
     else:
         out["landmarks"] = {square_name(sq): cd.landmark[sq] for sq in BERLIN_SQUARES if cd.landmark[sq] >= 0}
+        if ct.tickets:                # the landmark pieces' row beside the board: its tourists' colours (C33)
+            out["row"] = [cd.row[i] for i in range(8)]
         out["carried"] = {square_name(sq): {"colour": cd.carried[sq],
                                             "from": "landmark" if (cd.carried_vp >> sq) & 1 else "tourist"}
                           for sq in range(64) if cd.carried[sq] >= 0}
@@ -816,6 +845,8 @@ def city_text(c, colours):
         rows.append(f"row: {c['row']}   taxi: {'start' if c['taxi'] < 0 else c['taxi']}")
     elif c["name"] == "berlin":
         rows.append("landmarks: " + " ".join(f"{sq}:{colours[v]}" for sq, v in c["landmarks"].items()))
+        if "row" in c:                # the ticket variant (C33)
+            rows.append("landmark row (tourists): " + " ".join(colours[v] for v in c["row"]))
     elif c["name"] == "new_york":
         rows.append("stations: " + " ".join(f"{i + 1}:{colours[v]}" for i, v in enumerate(c["stations"]) if v is not None))
     return "\n".join(rows)
@@ -857,7 +888,7 @@ def load_state(MetroGame game, obj):
     if "city" not in obj:
         raise StateFormatError(f"metro state: missing field 'city' (the {name} pieces, C5)")
     o = obj["city"]
-    keys = _KEYS[name]
+    keys = _KEYS[name] | ({"row"} if ct.city == CITY_BERLIN and ct.tickets else set())   # C33
     if not isinstance(o, dict) or set(o) != keys:
         bad(f"must be an object with the fields {', '.join(sorted(keys))}")
     if o["name"] != name:
@@ -905,7 +936,8 @@ def load_state(MetroGame game, obj):
             bad("tourists must be an object {square: [colours]}")
         if len(t) > len(INNER_SQUARES):
             bad(f"tourists: {len(t)} squares; tourists are on the {len(INNER_SQUARES)} inner squares at most (C5)")
-        allowed = INNER_SQUARES if name != "berlin" else tuple(s for s in INNER_SQUARES if s not in BERLIN_SQUARES)
+        allowed = INNER_SQUARES if name != "berlin" or ct.tickets else \
+            tuple(s for s in INNER_SQUARES if s not in BERLIN_SQUARES)
         for key, v in t.items():
             sq = square(key, "tourists")
             if sq not in allowed:
@@ -1028,6 +1060,8 @@ def load_state(MetroGame game, obj):
         lmk = [0] * 8
         if not isinstance(o["landmarks"], dict) or not isinstance(o["carried"], dict):
             bad("landmarks and carried must be objects keyed by square")
+        if ct.tickets and o["landmarks"]:
+            bad("landmarks must be {} with berlin_tickets: the landmark pieces lie in a row beside the board (C33)")
         for key, x in o["landmarks"].items():
             sq = square(key, "landmarks")
             if sq not in BERLIN_SQUARES or not int_in(x, 0, 7):
@@ -1041,20 +1075,38 @@ def load_state(MetroGame game, obj):
             if not isinstance(x, dict) or set(x) != {"colour", "from"} or not int_in(x["colour"], 0, 7) \
                     or not isinstance(x["from"], str) or x["from"] not in ("landmark", "tourist"):
                 bad(f"carried.{key} must be {{\"colour\": 0..7, \"from\": \"landmark\" or \"tourist\"}}")
-            if (sq in BERLIN_SQUARES) != (x["from"] == "landmark"):
+            if ct.tickets and (x["from"] == "landmark" or sq not in INNER_SQUARES):
+                bad(f"carried.{key}: with berlin_tickets a tile carries only a ticket tourist, taken from an inner "
+                    "square (no landmark is on the board, C33)")
+            if not ct.tickets and (sq in BERLIN_SQUARES) != (x["from"] == "landmark"):
                 bad(f"carried.{key}: a landmark's tourist is on a diagonal square, a ticket tourist elsewhere (C32, C33)")
             carried[sq] = (x["colour"], x["from"] == "landmark")
             if x["from"] == "landmark":
                 lmk[x["colour"]] += 1
             else:
                 tk[x["colour"]] += 1
-        if lmk != [1] * 8:
+        if ct.tickets:                # the tourists on the landmark pieces in their row (C33)
+            row = o["row"]
+            if not isinstance(row, list) or len(row) != 8 or any(not int_in(x, 0, 7) for x in row) \
+                    or sorted(row) != list(range(8)):
+                bad("row must list the colours of the tourists on the 8 landmark pieces, each colour once (C33)")
+        elif lmk != [1] * 8:
             bad("each colour's landmark tourist must be on its landmark or on a tile, once (C32)")
         for c in range(8):
             tk[c] += per_colour[c]
         if tk != ([2] * 8 if ct.tickets else [0] * 8):
             bad("the ticket tourists (on squares and tiles) must be 2 of each colour with berlin_tickets, "
                 "none without (C33)")
+        if ct.tickets:                # the groups: 4 in each quarter, no colour twice (C33)
+            quarters = [[] for _ in range(4)]
+            for sq, v in tourists.items():
+                quarters[quarter_of(sq)] += v
+            for sq, (c, _) in carried.items():
+                quarters[quarter_of(sq)].append(c)
+            for i, q in enumerate(quarters):
+                if len(q) != 4 or len(set(q)) != 4:
+                    bad(f"the ticket tourists (waiting or carried) in quarter {QUARTER_NAMES[i]} are "
+                        f"{brief(sorted(q))}: each quarter holds a group of 4 of 4 colours (C33)")
         vp, pv = o["vp"], o["piles"]
         if not isinstance(vp, list) or len(vp) != n or any(not isinstance(r, list) or len(r) != 8 for r in vp) \
                 or not isinstance(pv, list) or len(pv) != 8:
@@ -1073,6 +1125,8 @@ def load_state(MetroGame game, obj):
             if sorted(values) != sorted(side):
                 bad(f"colour {c}'s VP pieces (piles and held) are {brief(sorted(values))}; side {sv[c]} has "
                     f"{sorted(side)} (C32)")
+        if ct.tickets and any(vp[p][c] for p in range(n) for c in range(8)):
+            bad("vp: with berlin_tickets no landmark is on the board, so no VP piece is won (C33)")
         piles = [list(pv[c]) for c in range(8)]
         vps = [[list(vp[p][c]) for c in range(8)] for p in range(n)]
         if o["pile_sizes"] != [len(x) for x in piles] or o["vp_counts"] != [[len(x) for x in r] for r in vps]:

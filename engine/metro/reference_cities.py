@@ -29,12 +29,16 @@ Rules as implemented here
   there) onto its owner's board. A board scores ``tourist_points`` each plus ``colour_bonus`` by
   distinct colours. With the companies (C35) the boards are the 8 companies' (the line's company
   takes the tourist) and a board's points are added to that company's profit.
-* Berlin (C10, C32, C33): the colours shuffled onto the diagonal squares B2 G2 C3 F3 C6 F6 B7 G7;
-  with mixed sides each colour draws its side (``bounded(2)``: 0 = A); each colour's pile
-  (values as listed) shuffled. Tickets: two shuffles of colours 0-7 give 16 colours, a shuffle of
-  the 24 other inner squares gives their squares. A tile on a landmark or ticket tourist carries
-  it at once; each line reaching an arrival gets, per pass through a carrying tile, a VP piece
-  (the last of the pile) or a ticket of that colour. Tickets score as New York's boards.
+* Berlin (C10, C32, C33): the colours shuffled onto the diagonal squares B2 G2 C3 F3 C6 F6 B7 G7
+  (with tickets: onto the row of landmark pieces beside the board, left to right, none on the
+  board); with mixed sides each colour draws its side (``bounded(2)``: 0 = A); each colour's pile
+  (values as listed) shuffled. Tickets (C33): the 16 colours ``[0, 0, 1, 1, ..., 7, 7]`` shuffled,
+  again from that ascending list until no four of it (the groups) repeats a colour; group g goes
+  to quarter g of the board (A1-D4, E1-H4, A5-D8, E5-H8): that quarter's 8 inner squares,
+  ascending, shuffled, the group's colours on the first four. A tile on a landmark or ticket
+  tourist carries it at once; each line reaching an arrival gets, per pass through a carrying
+  tile, a VP piece (the last of the pile) or a ticket of that colour. Tickets score as New York's
+  boards; with tickets no landmark is on the board, so no VP piece is ever won.
 * Scores: lines + the city's public points; at the end also the hidden ones (C34).
 """
 from __future__ import annotations
@@ -132,7 +136,10 @@ class RefCitiesState:
         if city == "berlin":
             colours = list(range(8))
             rng.shuffle(colours)
-            self.landmarks = dict(zip(DIAGONALS, colours))
+            # C33: with tickets the landmark pieces lie in a row beside the board; the shuffle
+            # gives the colour of the tourist on each piece, left to right.
+            self.row = colours if game.tickets else None
+            self.landmarks = {} if game.tickets else dict(zip(DIAGONALS, colours))
             self.carried = {}           # square -> (colour, from a landmark?)
             self.side = [rng.bounded(2) if game.sides == "mixed" else "AB".index(game.sides) for _ in range(8)]
             self.piles = []
@@ -142,13 +149,26 @@ class RefCitiesState:
                 self.piles.append(pile)
             self.vp = [[[] for _ in range(8)] for _ in range(n)]
             if game.tickets:
-                first, second = list(range(8)), list(range(8))
-                rng.shuffle(first)
-                rng.shuffle(second)
-                squares = [s for s in INNER if s not in DIAGONALS]
-                rng.shuffle(squares)
-                for sq, c in zip(squares, first + second):
-                    self.tourists[sq] = [c]
+                self._ticket_tourists(rng)
+
+    def _ticket_tourists(self, rng):
+        """C33: 16 tourists, 2 of each colour, in 4 groups of 4 with no colour twice in a group,
+        uniformly among such groupings (rejection: a group repeating a colour sends the list back
+        to ascending for a new shuffle); group g on 4 random inner squares of quarter g."""
+        while True:
+            bag = sorted(list(range(8)) * 2)
+            rng.shuffle(bag)
+            groups = [bag[4 * g:4 * g + 4] for g in range(4)]
+            if all(len(set(grp)) == 4 for grp in groups):
+                break
+        for g, grp in enumerate(groups):
+            rows = range(4) if g < 2 else range(4, 8)
+            cols = range(4) if g % 2 == 0 else range(4, 8)
+            squares = [s for s in INNER if s // 8 in rows and s % 8 in cols]
+            assert len(squares) == 8
+            rng.shuffle(squares)
+            for sq, c in zip(squares, grp):
+                self.tourists[sq] = [c]
 
     # ---- the contract, as the differential test uses it
     @property
@@ -342,6 +362,8 @@ class RefCitiesState:
             out["boards"] = [list(b) for b in self.boards]
         if city == "berlin":
             out["landmarks"] = {_name(sq): c for sq, c in sorted(self.landmarks.items())}
+            if self.game.tickets:
+                out["row"] = list(self.row)
             out["carried"] = {_name(sq): {"colour": c, "from": "landmark" if lm else "tourist"}
                               for sq, (c, lm) in sorted(self.carried.items())}
             out["sides"] = ["AB"[s] for s in self.side]

@@ -227,8 +227,15 @@ cdef class MetroGame(Game):
         Option.choice("berlin_sides", "A", "with city='berlin': the landmarks' side, 'A', 'B' (a wider spread of "
                       "VP) or 'mixed' (each at random); the values are RECONSTRUCTED (C32)",
                       ("A", "B", "mixed"), rule="C32"),
-        Option.boolean("berlin_tickets", False, "with city='berlin': the ticket variant, 16 tourists whose tiles "
-                       "earn tickets (C33)", rule="C33"),
+        Option.boolean("berlin_tickets", False, "with city='berlin': the ticket variant as printed: the 8 landmarks "
+                       "in a row beside the board (none on the diagonals), 16 tourists, 2 of each colour, in groups of "
+                       "4 on the board, no group with two of a colour, one of the 8 others on each landmark piece; a "
+                       "tile placed on a tourist carries it, and a line scored through it earns a ticket of its "
+                       "colour per pass. This project's reading (C33): a group is a quarter of the board (A1-D4, "
+                       "E1-H4, A5-D8, E5-H8), its 4 tourists on 4 of the quarter's 8 inner squares, the grouping "
+                       "drawn uniformly among the valid ones; no VP piece can be won (no landmark is on the board) "
+                       "and the landmark pieces' tourists score nothing; tickets score 1 each plus a bonus by "
+                       "distinct colours, RECONSTRUCTED", rule="C33"),
     )
     # Options of the companies expansion, left out of a state's envelope while at their default,
     # so that base-game states keep their exact form (and older saved states still load).

@@ -96,7 +96,9 @@ def _dot(cls, x, y, colour, attrs="", r=6):
 def _city_parts(city, game, o):
     """The cities' pieces (C5-C10): tourists on their squares (``class="tourist"``), New York's
     at their stations, Berlin's landmarks (``landmark``) and the tourists tiles carry
-    (``carried``), London's row of landmarks with the taxi (``taxi``) under the board."""
+    (``carried``), London's row of landmarks with the taxi (``taxi``) under the board; with
+    Berlin's tickets (C33) the landmark pieces' row under the board (``landmark``, each with its
+    tourist, ``row-tourist``)."""
     out = []
     for name, colours in city.get("tourists", {}).items():
         sq = (int(name[1]) - 1) * 8 + "ABCDEFGH".index(name[0])
@@ -122,6 +124,12 @@ def _city_parts(city, game, o):
                            f'fill="{TOURIST_COLOURS[c]}" stroke="#333"/>')
             else:
                 out.append(_dot("carried", x + 18, y - 18, c, f'data-square="{sq}"', r=7))
+    if city["name"] == "berlin" and "row" in city:                # the ticket variant's row (C33)
+        y = o + 8 * CELL + MARGIN - 4
+        for i, c in enumerate(city["row"]):
+            out.append(f'<rect class="landmark" data-place="{i}" x="{o + 40 + 26 * i}" y="{y}" width="22" '
+                       f'height="16" fill="#ddd" stroke="#333"/>')
+            out.append(_dot("row-tourist", o + 40 + 26 * i + 11, y + 8, c, f'data-place="{i}"', r=5))
     if city["name"] == "london":
         colours = [game.city_rules.data["landmarks"][lm]["colour"] for lm in city["row"]]
         y = o + 8 * CELL + MARGIN - 4
@@ -150,7 +158,9 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
     else:                                          # the solo game: the two face-up tiles (C4)
         hand = [t for t in obs.get("face_up", []) if t is not None]
     width = 8 * CELL + 2 * MARGIN
-    row_h = 34 if obs.get("city", {}).get("name") == "london" else 0     # London's row under the board (C8)
+    city = obs.get("city", {})
+    row_h = 34 if city.get("name") == "london" or (city.get("name") == "berlin" and "row" in city) else 0
+    # London's row under the board (C8), Berlin's with tickets (C33)
     height = width + 24 + row_h + (CELL + 30 if player is not None else 0)
     o = MARGIN
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
