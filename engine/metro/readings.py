@@ -25,7 +25,8 @@ METRO = (
     ("C29", "Stockholm: landmark points 1, 1, 2, 2, 3, 3, 4, 4, scored for the holder of the colour's marker"),
     ("C31", "New York: a board scores 1 per tourist plus a bonus for the number of colours on it"),
     ("C32", "Berlin: the landmarks' squares and both sides' VP pieces"),
-    ("C33", "Berlin's ticket variant: where the 16 tourists go, and tickets scored as New York's boards"),
+    ("C33", "Berlin's ticket variant: a group of 4 tourists is a quarter of the board (4 of its 8 inner "
+            "squares); no VP piece is won; tickets score as New York's boards"),
     ("C35", "New York with the companies: a board's points are its company's profit points"),
 )
 
