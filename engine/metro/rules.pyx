@@ -472,8 +472,16 @@ cdef class MetroGame(Game):
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
         s = self.new_state(seed)
         rng = random.Random(seed)
-        while s.tiles_placed < self.benchmark_tiles[stage]:
-            s.apply(rng.choice(s.legal_actions()))
+        if self.turn_limit is None:
+            while s.tiles_placed < self.benchmark_tiles[stage]:
+                s.apply(rng.choice(s.legal_actions()))
+            return _to_a_choice(s)
+        # M20: as many turns (a draw is none), short of the turn limit, so that a choice is left
+        turns, target = 0, max(0, min(self.benchmark_tiles[stage], self.turn_limit - 2))
+        while turns < target:
+            a = rng.choice(s.legal_actions())
+            s.apply(a)
+            turns += a != METRO_DRAW
         return _to_a_choice(s)
 
     cdef MetroState _blank(self):
