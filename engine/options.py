@@ -87,8 +87,10 @@ class Option:
     @property
     def bridged(self):
         """Whether interop layers (OpenSpiel) expose it as a parameter: ints, bools and choices
-        among ints."""
-        return self.kind in ("int", "bool") or (self.kind == "choice" and all(_is_int(c) for c in self.choices))
+        among ints, with a default of that type (an OpenSpiel parameter's default sets its type,
+        and None has none)."""
+        return self.default is not None and (
+            self.kind in ("int", "bool") or (self.kind == "choice" and all(_is_int(c) for c in self.choices)))
 
     def check(self, owner, value):
         """The value to keep (converted), or ValueError naming `owner` (e.g. "game 'metro'",

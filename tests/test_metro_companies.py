@@ -178,7 +178,8 @@ def test_exchange_of_a_share_not_held_after_a_draw_and_past_the_limit_are_refuse
 
 def test_tied_companies_share_a_value_and_the_next_is_one_lower():
     """"The company or companies with most profit points... each value 8, with second most
-    profit points ... each value 7" (M14)."""
+    profit points ... each value 7" (M14); below a tie the values go on down from the top, so the
+    least profitable company can be worth more than 1 (M21)."""
     g = game(2)
     tie = lambda s: (sorted(s.profits())[-1] == sorted(s.profits())[-2] > 0
                      and len(set(s.profits())) >= 3)

@@ -39,7 +39,7 @@ def test_list_and_load_games():
     assert "metro" in metro_ai.list_games()
     g = metro_ai.load_game("metro", players=3, orientation=False, hand_size=2)
     assert g.options == {"players": 3, "orientation": False, "hand_size": 2, "companies": False,
-                         "company_chart": None, "exchange_limit": 8, "central_stations": False,
+                         "company_chart": None, "exchange_limit": 8, "turn_limit": None, "central_stations": False,
                          "central_tracks": False, "central_track_layouts": None, "edition": "classic",
                          "city": None, "city_data": None, "berlin_sides": "A", "berlin_tickets": False}
     # the companies (M11) and City Edition (C1-C3, C5-C10) options at their defaults stay out of states and records

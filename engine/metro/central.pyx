@@ -334,6 +334,7 @@ cdef class CentralCompaniesState(CompaniesState):
         self.c.hold_known[p][s & 3] = <unsigned char>((1 << self.t.players) - 1)    # public now (C18)
         place_piece(&self.d, self.t, &self.cd, s >> 2, (action - METRO_CENTRAL_ACTION) & 7)
         pass_turn(&self.d, self.t, p)
+        self.c_end_at_turn_limit()            # a piece is a turn (M20)
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         CompaniesState.c_copy_from(self, other)

@@ -19,11 +19,13 @@ cdef struct CompanyData:
     signed char pile[4][8]              # face-down shares, top first; -1 past pile_n
     unsigned char pile_known[4][8]      # players (bitmask) who know each face-down share (M18)
     signed char pile_n[4]               # face-down shares in each pile (always 7 - players, M16)
-    signed char exchanges[6]            # exchanges each player has made (M17)
+    short exchanges[6]                  # exchanges each player has made (M17; up to the turn limit, M20)
 
 
 cdef class CompaniesState(MetroState):
     cdef CompanyData c
     cdef bint c_exchanges_open(self) noexcept nogil        # no company has reached 25 yet (M13)
+    cdef int c_turns(self) noexcept nogil                  # turns taken: placements, exchanges, pieces
+    cdef void c_end_at_turn_limit(self) noexcept nogil     # M20: the game ends at the turn limit
     cdef void c_company_values(self, const double* profit, int* value) noexcept nogil   # M14
     cdef void c_expected(self, double weight, double bonus, double* out) noexcept nogil  # c_heuristic's

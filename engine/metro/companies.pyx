@@ -14,7 +14,8 @@ The board, tiles, turn and lines are the base game's (rules.pxd helpers); what c
   face-down pile, top first. Every player holds exactly one share of each percentage throughout.
 * Exchange actions (M13): ``6145 + 2 * share + src`` (src 0: take the face-up share, 1: the top
   face-down one), legal in a turn's first step while no company has 25 profit, for a share the
-  player holds, while they have exchanges left (M17). The share put back goes to the bottom of
+  player holds, while they have exchanges left (M17; with exchange_limit=None no cap per player,
+  and the game ends once ``turn_limit`` turns are taken, M20). The share put back goes to the bottom of
   its pile (M16); taking the face-up share turns the top face-down one up. Each pile always has
   a face-up share and ``7 - players`` face-down ones after an exchange (M16), so both sources
   are always there.
@@ -161,6 +162,24 @@ cdef class CompaniesState(MetroState):
                 return False
         return True
 
+    cdef int c_turns(self) noexcept nogil:
+        """Turns taken (M13, C2): tiles placed, exchanges made, central-station pieces placed."""
+        cdef int p, n = self.d.nplaced
+        cdef uint64_t pieces = self.d.central
+        for p in range(self.t.players):
+            n += self.c.exchanges[p]
+        while pieces:
+            pieces &= pieces - 1
+            n += 1
+        return n
+
+    cdef void c_end_at_turn_limit(self) noexcept nogil:
+        """M20 (exchange_limit=None): once a turn ends with ``turn_limit`` turns taken, the game
+        is over there; returns rank by the final scoring (M14, M19) as at any end."""
+        if self.t.turn_limit > 0 and self.d.phase == PHASE_TURN and self.c_turns() >= self.t.turn_limit:
+            self.d.current = -1
+            self.d.phase = PHASE_OVER
+
     cdef int c_legal_actions(self, int* out) noexcept nogil:
         cdef int n = MetroState.c_legal_actions(self, out)
         cdef int p = self.d.current, i, j, s
@@ -202,6 +221,7 @@ cdef class CompaniesState(MetroState):
         cdef int p = self.d.current, share, src, i, j, n
         if action < CO_EXCHANGE:
             MetroState.c_apply(self, action)
+            self.c_end_at_turn_limit()
             return
         share = (action - CO_EXCHANGE) >> 1
         src = (action - CO_EXCHANGE) & 1
@@ -227,6 +247,7 @@ cdef class CompaniesState(MetroState):
         c.pile_n[i] = n
         c.exchanges[p] += 1
         pass_turn(&self.d, self.t, p)
+        self.c_end_at_turn_limit()
 
     cdef void c_company_values(self, const double* profit, int* value) noexcept nogil:
         """Company values (M14): 8 for the most profit, 7 for the next distinct profit, and so
@@ -575,7 +596,8 @@ def load_state(MetroGame game, obj, CompaniesState st=None, central=(), extra_pr
     pile_masks = [[mask(kp[i][j], f"known.piles[{i}][{j}]") for j in range(size)] for i in range(CO_PCTS)]
     if not isinstance(exchanges, list) or len(exchanges) != n \
             or any(not _int_in(e, 0, t.exchange_limit) for e in exchanges):
-        bad(f"exchanges must be {n} ints 0..{t.exchange_limit} (exchange_limit, M17)")
+        bad(f"exchanges must be {n} ints 0..{t.exchange_limit} (exchange_limit, M17)" if not t.turn_limit else
+            f"exchanges must be {n} ints 0..{t.turn_limit} (exchange_limit=None: up to the turn limit, M20)")
     if st is None:
         st = _blank(game)
     _load_state(game, obj, st, exchanges=sum(exchanges) + len(central), central=central)

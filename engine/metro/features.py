@@ -21,7 +21,7 @@ possible value. ``MetroFeatures(game).sections`` names the parts in order with t
 ``companies``      (companies only) profits / 60 and company values / 8 per company (16);
                    own share per percentage (4 x 8); face-up shares (4 x 8); pile sizes / 8
                    (4); shares known held by each other relative seat (5 x 4 x 8);
-                   exchanges per relative seat / the exchange limit (6); exchanges open (1)
+                   exchanges per relative seat / the exchange limit (30 with none; at most 1) (6); exchanges open (1)
 ``central``        (central stations, C2, only) 8 spaces x (a piece there, its owner: 8
                    relative seats or companies, one-hot)
 =================  ===================================================================
@@ -137,7 +137,8 @@ class MetroFeatures:
         return np.concatenate(out)
 
     def _companies(self, obs, rel):
-        limit = max(1, getattr(self.game, "exchange_limit", 1))
+        cap = getattr(self.game, "exchange_limit", 1)
+        limit = max(1, 30 if cap is None else cap)    # None (M17, M20): scaled as the largest cap
         v = np.zeros(16, np.float32)
         v[:8] = np.minimum(1, np.asarray(obs["profits"], np.float32) / 60)
         v[8:] = np.asarray(obs["company_values"], np.float32) / 8

@@ -122,12 +122,25 @@ def load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=
         bad(f"phase must be one of {_PHASES}, got {brief(phase)}")
     if not int_in(cur, -1, t.players - 1):
         bad(f"current_player must be -1..{t.players - 1}, got {brief(cur)}")
+    # M20 (exchange_limit=None): the game ends once turn_limit turns are taken, tiles left or not.
+    turns = nplaced + (exchanges or 0)
+    at_limit = t.turn_limit > 0 and turns == t.turn_limit
+    if t.turn_limit > 0 and turns > t.turn_limit:
+        bad(f"{nplaced} tiles placed and {exchanges} exchanges and central-station pieces make {turns} turns; "
+            f"the game ends at the turn limit {t.turn_limit} (M20)")
     if not turn_checks:
         pass
     elif phase == "over":
-        if nplaced != METRO_TILES or cur != -1:
-            bad("phase 'over' needs all 60 tiles placed and current_player -1")
+        if at_limit and nplaced != METRO_TILES:
+            if cur != -1 or drawn >= 0:
+                bad(f"phase 'over' at the turn limit {t.turn_limit} (M20) needs current_player -1 and no drawn tile")
+        elif nplaced != METRO_TILES or cur != -1:
+            bad("phase 'over' needs all 60 tiles placed and current_player -1"
+                + (f" (or the turn limit {t.turn_limit} reached, M20)" if t.turn_limit > 0 else ""))
     else:
+        if at_limit:
+            bad(f"{turns} turns taken: the game is over at the turn limit {t.turn_limit} (M20), "
+                f"but phase is {phase!r}")
         if cur < 0:
             bad("current_player is -1 but the game is not over")
         if phase == "place_drawn" and drawn < 0:
@@ -143,7 +156,6 @@ def load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=
         # With companies a turn is a placement or an exchange (M13): nobody is skipped while the
         # supply lasts, so the player to move is the turns taken modulo the players; once it is
         # out, exchanges can break the hand-size pattern: the player to move holds a tile.
-        turns = nplaced + (exchanges or 0)
         if (exchanges is None or supply) and cur != turns % t.players:
             bad(f"current_player {cur} is not the player to move after {nplaced} tiles placed"
                 + (f" and {exchanges} exchanges" if exchanges is not None else "")

@@ -263,18 +263,18 @@ class RefCityGame(_CityGame, RefMetroGame):
 
 
 class RefCityCompaniesGame(_CityGame, RefCompaniesGame):
-    def __init__(self, players=4, orientation=True, hand_size=1, chart=None, exchange_limit=8,
+    def __init__(self, players=4, orientation=True, hand_size=1, chart=None, exchange_limit=8, turn_limit=None,
                  central_stations=False, central_tracks=False, track_layouts=None, edition="classic"):
         super().__init__(players=players, orientation=orientation, hand_size=hand_size, chart=chart,
-                         exchange_limit=exchange_limit)
+                         exchange_limit=exchange_limit, turn_limit=turn_limit)
         self._city(central_stations, central_tracks, track_layouts, edition)
 
     def new_state(self, seed):
         return self._dress(super().new_state(seed), RefCityCompaniesState, seed)
 
 
-def city_game(companies=False, chart=None, exchange_limit=8, **options):
+def city_game(companies=False, chart=None, exchange_limit=8, turn_limit=None, **options):
     """The reference game for these options (see the classes above)."""
     if companies:
-        return RefCityCompaniesGame(chart=chart, exchange_limit=exchange_limit, **options)
+        return RefCityCompaniesGame(chart=chart, exchange_limit=exchange_limit, turn_limit=turn_limit, **options)
     return RefCityGame(**options)

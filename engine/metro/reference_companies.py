@@ -24,7 +24,10 @@ Rules as implemented here
   their whole turn, exchanges: they put their share of some percentage face down at the bottom of
   that percentage's pile (M16), then take the face-up share (and the top face-down share is turned
   up) or the top face-down share. Exchanging is allowed while no company has 25 or more profit
-  points, and at most ``exchange_limit`` times per player (M17). Exchange actions are
+  points, and at most ``exchange_limit`` times per player (M17); ``exchange_limit=None`` is the
+  printed rule, no cap per player, and then the game ends after ``turn_limit`` turns (placements,
+  exchanges, central-station pieces; default 60 + 30 per player), ranked by the final scoring as at
+  the end of the tiles (M20). Exchange actions are
   ``6145 + 2 * share + source`` (source 0 face-up, 1 face-down), after the base game's actions.
 * Final scoring (M14, M19): company values by profit, 8 for the most, then 7 for the next
   distinct profit and so on, ties sharing; each share is worth its percent / 10 times its
@@ -32,9 +35,9 @@ Rules as implemented here
   than 0) get floor(profit / 10) each. ``scores()`` applies this to the profits as they stand.
 
 Public API (used by the differential test): ``RefCompaniesGame(players=4, orientation=True,
-hand_size=1, chart=None, exchange_limit=8)``, ``.new_state(seed)``; ``RefCompaniesState`` with
+hand_size=1, chart=None, exchange_limit=8, turn_limit=None)``, ``.new_state(seed)``; ``RefCompaniesState`` with
 the base attributes plus ``held`` (per player, 4 share ids, 10% first), ``face_up`` (4 ids),
-``piles`` (4 lists, top first), ``exchanges`` (per player) and methods ``profits()``,
+``piles`` (4 lists, top first), ``exchanges`` (per player), ``turns`` (turns taken) and methods ``profits()``,
 ``company_values()``, ``exchanges_open()``.
 """
 
@@ -80,9 +83,14 @@ class RefCompaniesGame(RefMetroGame):
     """The companies expansion with the base game's options (M9, M10), the chart (M11) and the
     exchange limit (M17)."""
 
-    def __init__(self, players=4, orientation=True, hand_size=1, chart=None, exchange_limit=8):
+    def __init__(self, players=4, orientation=True, hand_size=1, chart=None, exchange_limit=8, turn_limit=None):
         super().__init__(players=players, orientation=orientation, hand_size=hand_size)
+        if exchange_limit is not None and turn_limit is not None:
+            raise ValueError("turn_limit is for exchange_limit=None only (M20)")
         self.exchange_limit = exchange_limit
+        # M20: the printed rule (no cap) ends after turn_limit turns; None: 60 + 30 per player
+        self.turn_limit = None if exchange_limit is not None else (
+            turn_limit if turn_limit is not None else 60 + 30 * players)
         self.chart = read_chart(chart)
         # Every station belongs to a company (M11): lines, M6 and scoring use the companies.
         self.owner_of_station = {n: k for k, ns in self.chart.items() for n in ns}
@@ -108,6 +116,7 @@ class RefCompaniesGame(RefMetroGame):
         state = RefCompaniesState(self, [None] * 64, hands, supply, current_player=0)
         state.held, state.face_up, state.piles = held, face_up, piles
         state.exchanges = [0] * self.players
+        state.turns = 0
         return state
 
 
@@ -118,6 +127,7 @@ class RefCompaniesState(RefMetroState):
     face_up: list
     piles: list
     exchanges: list
+    turns: int
 
     def clone(self):
         other = super().clone()
@@ -126,6 +136,7 @@ class RefCompaniesState(RefMetroState):
         other.face_up = list(self.face_up)
         other.piles = [list(p) for p in self.piles]
         other.exchanges = list(self.exchanges)
+        other.turns = self.turns
         return other
 
     def profits(self):
@@ -170,7 +181,7 @@ class RefCompaniesState(RefMetroState):
         legal = super().legal_actions()
         player = self.current_player
         if (self.phase == "turn" and self.exchanges_open()
-                and self.exchanges[player] < self.game.exchange_limit):
+                and (self.game.exchange_limit is None or self.exchanges[player] < self.game.exchange_limit)):
             for share in self.held[player]:
                 legal += [exchange_action(share, 0), exchange_action(share, 1)]
         return sorted(legal)
@@ -196,3 +207,12 @@ class RefCompaniesState(RefMetroState):
             self._advance(player)
             return
         super().apply(action)
+
+    def _advance(self, player):
+        """A turn is over (a placement, an exchange or a central-station piece): pass it on (M8),
+        and with a turn limit end the game once that many turns are taken (M20)."""
+        super()._advance(player)
+        self.turns += 1
+        if self.game.turn_limit is not None and self.turns >= self.game.turn_limit and self.phase != "over":
+            self.current_player = -1
+            self.phase = "over"

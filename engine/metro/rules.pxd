@@ -43,9 +43,12 @@ cdef struct MetroTables:                   # per game configuration, shared by a
     int hand_size
     int nlines
     int companies                          # 1: the companies expansion (M11-M14)
-    int exchange_limit                     # exchanges each player may make (companies, M17)
+    int exchange_limit                     # exchanges each player may make (companies, M17); with
+                                           # exchange_limit=None the turn limit, which no player's
+                                           # exchanges reach before the game ends (M20)
     int ncentral                           # central-station pieces (C2): players, 8 with companies, or 0
     int centre_tracks                      # 1: central tracks cover the centre (C3)
+    int turn_limit                         # turns after which the game ends (M20), 0: none
 
 cdef struct MetroData:                     # the whole state, hidden parts included
     unsigned char cell[64]                 # METRO_EMPTY or kind * 4 + rot
@@ -79,7 +82,8 @@ cdef class MetroGame(Game):
     cdef readonly dict owners            # player (with companies: company) -> tuple of station numbers
     cdef readonly bint companies         # the companies expansion (M11-M14)
     cdef readonly object company_chart   # None (the shipped, reconstructed chart) or a file path (M11)
-    cdef readonly int exchange_limit     # exchanges each player may make (M17)
+    cdef readonly object exchange_limit  # exchanges each player may make (M17); None: no cap (M20)
+    cdef readonly object turn_limit      # with exchange_limit=None: the turn limit (M20); else None
     cdef readonly tuple chart            # company -> tuple of its 4 station numbers (companies only)
     cdef readonly bint central_stations  # City Edition module 2 (C2)
     cdef readonly bint central_tracks    # City Edition module 3 (C3)

@@ -108,6 +108,11 @@ _init_geometry()
 CENTRAL_SPACE_SQUARES = (19, 20, 29, 37, 44, 43, 34, 26)
 #: The first central-station station number: space j is station 33 + j (departure and arrival, C2).
 CENTRAL_STATION_BASE = 33
+# With exchange_limit=None (the printed rule, M17) the turn limit (M20): by default the 60
+# placements and 30 exchanges per player (the most turns the largest cap, 30, allows); at most
+# TURN_LIMIT_MAX (CompanyData.exchanges is a short).
+DEFAULT_EXCHANGES = 30
+TURN_LIMIT_MAX = 10000
 
 
 cdef int central_square(int space) noexcept nogil:
@@ -192,8 +197,8 @@ cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil:
 
 cdef class MetroGame(Game):
     """Metro for 2-6 players. Options: ``orientation`` (M9 when False), ``hand_size`` (M10),
-    ``companies`` (the companies expansion, M11-M14) with ``company_chart`` (M11) and
-    ``exchange_limit`` (M17)."""
+    ``companies`` (the companies expansion, M11-M14) with ``company_chart`` (M11),
+    ``exchange_limit`` (M17; None: the printed rule) and ``turn_limit`` (M20)."""
     name = "metro"
     title = "Metro (Dirk Henn's tile-laying game)"
     readings = readings_module.METRO
@@ -208,8 +213,15 @@ cdef class MetroGame(Game):
                        "and may exchange one instead of placing a tile (M11-M14)", rule="M11"),
         Option.path("company_chart", None, "with companies: a CSV of the stations each company owns; None is "
                     "the shipped chart, which is RECONSTRUCTED (the printed one could not be read)", rule="M11"),
-        Option.integer("exchange_limit", 8, "with companies: share exchanges each player may make in a game "
-                       "(a cap, so that every game ends)", low=0, high=30, rule="M17"),
+        Option.integer("exchange_limit", 8, "with companies: share exchanges each player may make in a game. "
+                       "None is the printed rule (M17): exchanges until a company reaches 25, no cap per "
+                       "player; the default 8 is this project's cap (a game of endless exchanges never ends)",
+                       low=0, high=30, none="the printed rule: no cap per player", rule="M17"),
+        Option.integer("turn_limit", None, "with companies and exchange_limit=None: turns (tile placements, "
+                       "exchanges, central-station pieces) after which the game ends there, ranked by the final "
+                       "scoring (M14); this project's addition, so that a game of endless exchanges ends",
+                       low=1, high=TURN_LIMIT_MAX, none=f"{METRO_TILES} turns + {DEFAULT_EXCHANGES} per player, as many as the largest cap allows",
+                       rule="M20"),
         Option.boolean("central_stations", False, "City Edition module 2, central stations: instead of placing a "
                        "tile, put a central-station piece on a free space round the centre; a line departs from "
                        "it (with companies: show a share of that company)", rule="C2"),
@@ -239,7 +251,7 @@ cdef class MetroGame(Game):
     )
     # Options of the companies expansion, left out of a state's envelope while at their default,
     # so that base-game states keep their exact form (and older saved states still load).
-    added_options = ("companies", "company_chart", "exchange_limit", "central_stations", "central_tracks",
+    added_options = ("companies", "company_chart", "exchange_limit", "turn_limit", "central_stations", "central_tracks",
                      "central_track_layouts", "edition", "city", "city_data", "berlin_sides", "berlin_tickets")
     # Play-out settings the search bots use unless told otherwise: uniform random to the end.
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
@@ -256,6 +268,7 @@ cdef class MetroGame(Game):
         self.companies = self._options["companies"]
         self.company_chart = self._options["company_chart"]
         self.exchange_limit = self._options["exchange_limit"]
+        self.turn_limit = None
         self.central_stations = self._options["central_stations"]
         self.central_tracks = self._options["central_tracks"]
         self.central_track_layouts = self._options["central_track_layouts"]
@@ -268,11 +281,18 @@ cdef class MetroGame(Game):
         # a malformed layout file is a DataError naming the file and the fault (C13)
         self.track_layouts = metro_data.load_central_tracks(self.central_track_layouts) if self.central_tracks else ()
         if not self.companies:
-            for name in ("company_chart", "exchange_limit"):
+            for name in ("company_chart", "exchange_limit", "turn_limit"):
                 if self._options[name] != self.option(name).default:
                     raise ValueError(f"game 'metro': option {name!r} needs companies=True (M11)")
             self.chart = ()
         else:         # a malformed file is a DataError naming the file and the line (M11)
+            if self.exchange_limit is not None and self._options["turn_limit"] is not None:
+                raise ValueError(f"game 'metro': option 'turn_limit' needs exchange_limit=None (M20): with a cap "
+                                 f"of {self.exchange_limit} exchanges per player every game ends already")
+            if self.exchange_limit is None:      # the printed rule (M17), bounded by a turn limit (M20)
+                self.turn_limit = self._options["turn_limit"]
+                if self.turn_limit is None:
+                    self.turn_limit = METRO_TILES + DEFAULT_EXCHANGES * self.players
             self.chart = metro_data.load_company_chart(self.company_chart)
         self._configure_city()
         self.data = metro_data.load()
@@ -317,7 +337,9 @@ cdef class MetroGame(Game):
         for s in sets:
             if "berlin_sides" in s or "berlin_tickets" in s:
                 s["city"] = "berlin"
-        return sets + [{"players": p, "city": "new_york", "companies": True} for p in (2, 6)]   # C35
+        return sets + [{"players": p, "city": "new_york", "companies": True} for p in (2, 6)] + [   # C35
+            {"players": 2, "companies": True, "exchange_limit": None},               # the printed rule (M17, M20)
+            {"players": 6, "companies": True, "exchange_limit": None, "turn_limit": 40}]
 
     cdef _build_tables(self):
         cdef MetroTables* t = &self.tables
@@ -326,7 +348,10 @@ cdef class MetroGame(Game):
         t.players = self.players
         t.hand_size = self.hand_size
         t.companies = self.companies
-        t.exchange_limit = self.exchange_limit
+        # With exchange_limit=None (M17, M20) the cap is the turn limit: every exchange is a turn,
+        # so no player's exchanges reach it before the game ends there; no cap in effect.
+        t.exchange_limit = self.turn_limit if self.exchange_limit is None else self.exchange_limit
+        t.turn_limit = self.turn_limit or 0
         t.centre_tracks = self.central_tracks
         tiles = self.data.tiles
         for k in range(METRO_KINDS):
@@ -415,6 +440,10 @@ cdef class MetroGame(Game):
 
     @property
     def max_game_length(self):
+        if self.turn_limit is not None:
+            # M20: at most turn_limit turns, a placement turn at most 2 actions (a draw, then the
+            # tile), an exchange or a central-station piece 1
+            return self.turn_limit + min(self.turn_limit, METRO_TILES)
         # every tile placed, each at most one draw before it; with companies, the exchanges (M17)
         return (2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
                 + ((8 if self.companies else self.players) if self.central_stations else 0)    # pieces (C2)
@@ -433,15 +462,18 @@ cdef class MetroGame(Game):
                                                   berlin_sides=self._options["berlin_sides"],
                                                   berlin_tickets=self._options["berlin_tickets"],
                                                   companies=self.companies, chart=self.company_chart,
-                                                  exchange_limit=self.exchange_limit, **base, **city)
+                                                  exchange_limit=self.exchange_limit,
+                                                  turn_limit=self._options["turn_limit"], **base, **city)
         if any(city[k] != self.option(o).default for k, o in (
                 ("central_stations", "central_stations"), ("central_tracks", "central_tracks"), ("edition", "edition"))):
             return reference_city.city_game(companies=self.companies, chart=self.company_chart,
-                                            exchange_limit=self.exchange_limit, **base, **city)
+                                            exchange_limit=self.exchange_limit,
+                                            turn_limit=self._options["turn_limit"], **base, **city)
         if not self.companies:
             return reference.RefMetroGame(**base)
         return reference_companies.RefCompaniesGame(**base, chart=self.company_chart,
-                                                    exchange_limit=self.exchange_limit)
+                                                    exchange_limit=self.exchange_limit,
+                                                    turn_limit=self._options["turn_limit"])
 
     def benchmark_position(self, stage="opening", seed=11):
         """The deal `seed` after random play (``random.Random(seed)``) has put
@@ -450,8 +482,16 @@ cdef class MetroGame(Game):
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
         s = self.new_state(seed)
         rng = random.Random(seed)
-        while s.tiles_placed < self.benchmark_tiles[stage]:
-            s.apply(rng.choice(s.legal_actions()))
+        if self.turn_limit is None:
+            while s.tiles_placed < self.benchmark_tiles[stage]:
+                s.apply(rng.choice(s.legal_actions()))
+            return _to_a_choice(s)
+        # M20: as many turns (a draw is none), short of the turn limit, so that a choice is left
+        turns, target = 0, max(0, min(self.benchmark_tiles[stage], self.turn_limit - 2))
+        while turns < target:
+            a = rng.choice(s.legal_actions())
+            s.apply(a)
+            turns += a != METRO_DRAW
         return _to_a_choice(s)
 
     cdef MetroState _blank(self):

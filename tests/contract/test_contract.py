@@ -188,7 +188,7 @@ def bad_option_values(o):
     """Values option `o` must refuse, by its declared kind (none for kind "any": its check is the
     game's own)."""
     if o.kind == "int":
-        out = [True, "1", 1.5, None]
+        out = [True, "1", 1.5] + ([] if o.test(None) else [None])      # None where it is declared
         if o.low is not None:
             out.append(o.low - 1)
         if o.high is not None:
