@@ -8,7 +8,9 @@ ones could not be read say so in the options too.
 #: The base game, the companies expansion, the City Edition modules 1-3 and the cities.
 METRO = (
     ("M17", "exchange_limit (default 8) caps each player's share exchanges, so that every game ends; "
-            "the printed rule has no cap (exchanges end only when a company reaches 25)"),
+            "exchange_limit=None is the printed rule (exchanges until a company reaches 25)"),
+    ("M20", "with exchange_limit=None, turn_limit (default 60 + 30 per player) ends the game, ranked by "
+            "the final scoring"),
     ("M19", "shares still in the piles score for nobody, and a company nobody holds pays no majority bonus"),
     ("M21", "company values with tied profits are ranked densely from the top (8, then 7 for the next "
             "lower profit, ...), so the least profitable company can be worth more than 1"),
