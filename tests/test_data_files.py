@@ -327,3 +327,15 @@ def test_the_card_games_reference_engines_read_card_files_as_their_games_do(tmp_
         for make in (lambda p: RefBreakthroughGame(players=2, cards=str(p)),
                      lambda p: RefMetro2033Game(players=3, cards=str(p))):
             assert message in _refused(make, path)
+
+
+def test_the_metro_references_read_data_files_as_their_games_do(tmp_path):
+    # the cities' reference reads its city file through the one reader too: a deeply nested or
+    # over-long file is a DataError naming it, as the game's, not a RecursionError
+    from metro_ai.engine.metro.reference_cities import RefCitiesGame
+    path = tmp_path / "cities.json"
+    for content, message in ((b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+                             (b'{"colours": ' + b"9" * 5000 + b"}", "a number too long to convert")):
+        path.write_bytes(content)
+        assert message in _refused(lambda p: RefCitiesGame("berlin", players=2, city_data=str(p)), path)
+        assert message in _refused(lambda p: metro_ai.load_game("metro", city="berlin", city_data=str(p)), path)

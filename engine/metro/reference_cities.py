@@ -43,10 +43,9 @@ Rules as implemented here
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from metro_ai.engine.datafile import read_text
+from metro_ai.engine.datafile import read_json
 
 from .reference import CENTRAL_SQUARES, ENTRY_PORT, STATIONS, SplitMix64, neighbour, square_of
 from .reference_city import city_game
@@ -73,7 +72,7 @@ class RefCitiesGame:
         self.companies = companies
         self.owners = 8 if companies else players      # New York's boards: the companies' with them
         self.base = city_game(players=players, companies=companies, **options)
-        raw = json.loads(read_text(city_data or DATA, what="city data"))
+        raw = read_json(city_data or DATA, what="city data").data
         self.colours = raw["colours"]
         self.spec = raw[city]
         self.sides = berlin_sides

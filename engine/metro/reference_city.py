@@ -27,14 +27,11 @@ Rules as implemented here
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
-
-from metro_ai.engine.datafile import read_text
 
 from .reference import (ARRIVAL_AT, CENTRAL_SQUARES, ENTRY_PORT, ROTATED_EXITS, STATIONS, RefMetroGame,
                         RefMetroState, SplitMix64, candidate_squares, is_one_tile_violation, neighbour,
-                        place_action, rotate_exits, square_of)
+                        place_action, rotate_exits, square_of, _read_csv)
 from .reference_companies import EXCHANGE, RefCompaniesGame, RefCompaniesState
 
 #: First central-station action (C16).
@@ -43,12 +40,6 @@ CENTRAL = 6209
 CENTRAL_BASE = 33
 TRACKS_SALT = 0x43454E5452414C33
 DATA = Path(__file__).resolve().parent / "data"
-
-
-def _rows(path):
-    text = read_text(path)                   # the library's one reader: a regular file, capped in size
-    lines = [ln for ln in text.splitlines(keepends=True) if ln.strip() and not ln.lstrip().startswith("#")]
-    return [{k.strip(): v.strip() for k, v in row.items()} for row in csv.DictReader(lines)]
 
 
 def _spaces():
@@ -77,14 +68,14 @@ SPACE_AT = {sq: j for j, (sq, _) in enumerate(SPACES)}
 
 def read_tracks(path=None):
     """The 8 central-track pieces' exits (C13) from ``path`` (None: the shipped file)."""
-    rows = _rows(path or DATA / "central_tracks.csv")
+    rows = _read_csv(path or DATA / "central_tracks.csv")
     return [tuple(int(ch) for ch in row["exits"]) for row in sorted(rows, key=lambda r: int(r["piece"][2:]))]
 
 
 def read_frames():
     """players -> [(colour, stations)] of the City Edition frames (C1)."""
     frames = {}
-    for row in _rows(DATA / "city_frames.csv"):
+    for row in _read_csv(DATA / "city_frames.csv"):
         frames.setdefault(int(row["frame"]), []).append((row["colour"], [int(x) for x in row["stations"].split()]))
     return {p: frames[2 if p == 2 else 4 if p <= 4 else 6][:p] for p in range(2, 7)}
 

@@ -43,12 +43,9 @@ the base attributes plus ``held`` (per player, 4 share ids, 10% first), ``face_u
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
-from metro_ai.engine.datafile import read_text
-
-from .reference import DRAW, RefMetroGame, RefMetroState, SplitMix64, TILE_COUNTS, NUM_KINDS
+from .reference import DRAW, RefMetroGame, _read_csv, RefMetroState, SplitMix64, TILE_COUNTS, NUM_KINDS
 
 COMPANIES = 8
 PERCENTS = (10, 20, 30, 40)
@@ -68,10 +65,8 @@ def read_chart(path=None):
     """Company -> list of its 4 stations, from a CSV with columns company,stations ('#' lines
     are comments); default: the shipped chart beside this module."""
     path = Path(path) if path is not None else Path(__file__).resolve().parent / "data" / "companies_chart.csv"
-    text = read_text(path)                   # the library's one reader: a regular file, capped in size
-    lines = [ln for ln in text.splitlines(keepends=True) if ln.strip() and not ln.lstrip().startswith("#")]
     chart = {}
-    for row in csv.DictReader(lines):
+    for row in _read_csv(path):
         chart[int(row["company"])] = [int(x) for x in row["stations"].split()]
     stations = sorted(n for ns in chart.values() for n in ns)
     if sorted(chart) != list(range(COMPANIES)) or stations != list(range(1, 33)):

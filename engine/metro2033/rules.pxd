@@ -1,5 +1,5 @@
-# Metro 2033 (board game): the C side of the fast engine, in progress. So far the map as flat
-# tables and the path rules over it (G6, G11, G12, G22, G23), checked against board.py by
+# Metro 2033 (board game): the map as flat tables and the path rules over it (G6, G11, G12, G22,
+# G23), which the fast engine (fast.pyx) cimports; checked against board.py by
 # tests/test_metro2033_rules.py. Rules: docs/rules/metro2033.md.
 
 cdef enum:
