@@ -59,9 +59,16 @@ class Client:
         self._waiters: dict = {}
 
     async def _receive(self, text):
-        assert "\n" not in text
-        message = json.loads(text)
-        check_server_message(message, self.methods)
+        try:
+            assert "\n" not in text
+            message = json.loads(text)
+            check_server_message(message, self.methods)
+        except Exception as exc:      # a message off the schema fails the calls waiting, not hangs them
+            for waiter in self._waiters.values():
+                if not waiter.done():
+                    waiter.set_exception(exc)
+            self._waiters.clear()
+            raise
         if "method" in message:
             self.notes.append(message)
             return
