@@ -22,7 +22,8 @@ class Option:
     words, a ``test`` that is true of exactly those values, what it does (``description``), the
     rules id it implements (``rule``, or None), and ``convert`` applied to an allowed value before
     it is kept (None: kept as given). ``low``/``high`` (int, number) and ``choices`` (choice)
-    describe the allowed values for listings, tests and interop. Make one with the constructors
+    describe the allowed values for listings, tests and interop; ``none`` says what None means
+    where None is allowed besides them (int, number, choice). Make one with the constructors
     (`integer`, `number`, `boolean`, `choice`, `path`, `custom`)."""
     name: str
     default: Any
@@ -35,6 +36,7 @@ class Option:
     low: Any = None
     high: Any = None
     choices: tuple = ()
+    none: Optional[str] = None
 
     @classmethod
     def integer(cls, name, default, description, low=None, high=None, none=None, words=None, rule=None):
@@ -43,7 +45,7 @@ class Option:
         words = words or "an int" + _range_words(low, high)
         return cls(name, default, "int", _or_none(words, none),
                    lambda v: (v is None and none is not None) or (_is_int(v) and _within(v, low, high)),
-                   description, rule, low=low, high=high)
+                   description, rule, low=low, high=high, none=none)
 
     @classmethod
     def number(cls, name, default, description, low=None, high=None, finite=False, none=None, rule=None):
@@ -54,7 +56,7 @@ class Option:
                    lambda v: (v is None and none is not None) or (
                        _is_number(v) and not math.isnan(v) and (not finite or math.isfinite(v))
                        and _within(v, low, high)),
-                   description, rule, lambda v: v if v is None else float(v), low=low, high=high)
+                   description, rule, lambda v: v if v is None else float(v), low=low, high=high, none=none)
 
     @classmethod
     def boolean(cls, name, default, description, rule=None):
@@ -70,7 +72,7 @@ class Option:
         return cls(name, default, "choice", _or_none(words, none),
                    lambda v: (v is None and none is not None) or (
                        not isinstance(v, bool) and any(type(v) is type(c) and v == c for c in values)),
-                   description, rule, choices=values)
+                   description, rule, choices=values, none=none)
 
     @classmethod
     def path(cls, name, default, description, rule=None):
@@ -108,6 +110,8 @@ class Option:
             out.update(low=self.low, high=self.high)
         if self.kind == "choice":
             out["choices"] = list(self.choices)
+        if self.none is not None:
+            out["none"] = self.none
         return out
 
 

@@ -279,3 +279,11 @@ def test_new_york_with_companies_matches_the_reference_with_the_printed_rule(pla
         _pair(g, 93000 + 100 * players + i, _same_city, lambda f, s, c: None)
     g = game(players, city="new_york", turn_limit=30)
     _pair(g, 93500 + players, _same_city, lambda f, s, c: None)
+
+
+def test_options_that_allow_none_say_what_none_means_in_their_description():
+    # the web page and the protocol's clients read this: an empty box is None (M17, M20)
+    options = metro_ai.registry.game_class("metro").describe()["options"]
+    assert options["turn_limit"]["none"].startswith("60 turns + 30 per player")
+    assert options["exchange_limit"]["none"].startswith("the printed rule")
+    assert "none" not in options["players"]

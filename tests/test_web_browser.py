@@ -93,7 +93,7 @@ def _set_up(driver, url, game, opponent="easy"):
     driver.find_element(By.ID, "seed").click()              # leaves the field: its change event
     for name, value in (("turn_limit", "6"),):
         found = driver.find_elements(By.ID, f"opt-{name}")
-        if found:
+        if found and found[0].get_attribute("value"):      # a limit in play (Metro's is None: no companies)
             found[0].clear()
             found[0].send_keys(value)
     orientation = driver.find_elements(By.ID, "opt-orientation")

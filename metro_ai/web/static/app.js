@@ -195,9 +195,13 @@ function renderOptions() {
   for (const [name, o] of Object.entries(info.options)) {
     let input;
     if (o.kind === "int") {
-      input = el("input", { type: "number", id: `opt-${name}`, value: o.default, step: 1 });
+      input = el("input", { type: "number", id: `opt-${name}`, value: o.default === null ? "" : o.default, step: 1 });
       if (o.low !== undefined) input.min = o.low;
       if (o.high !== undefined) input.max = o.high;
+      if (o.none !== undefined) {   // None allowed: an empty box (its meaning shown as the placeholder)
+        input.placeholder = `empty: ${o.none}`;
+        input.dataset.none = "1";
+      }
     } else if (o.kind === "bool") {
       input = el("input", { type: "checkbox", id: `opt-${name}` });
       input.checked = !!o.default;
@@ -222,7 +226,7 @@ function chosenOptions() {
   const out = {};
   for (const input of $("options").querySelectorAll("[data-option]")) {
     const kind = input.dataset.kind;
-    out[input.dataset.option] = kind === "int" ? Number(input.value)
+    out[input.dataset.option] = kind === "int" ? (input.value === "" && input.dataset.none ? null : Number(input.value))
       : kind === "bool" ? input.checked : JSON.parse(input.value);
   }
   return out;
