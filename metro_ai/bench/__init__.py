@@ -47,6 +47,9 @@ section briefly (CI uses it to keep them working; its figures are not for quotin
 Everything is seeded; timings and time-budgeted matches are wall clock, so they vary with the
 machine and its load: the figures to quote are the ratios, measured side by side in one run.
 """
+from metro_ai.bots.search import NODE_BYTES
+from metro_ai.engine.core import STAGES
+
 from .common import (DEAL, DEFAULT_PAIRS, OPENSPIEL, SAME_PLAYOUTS, SECTIONS, UCT_C, Settings, Skipped, _bar,
                      _openspiel, _say, games_per_second, machine, playouts_per_second, position, search_rate, searcher,
                      two_counts)
@@ -59,10 +62,6 @@ from .parallel import parallel_section, time_margin
 from .runner import RUNNERS, _json_ready, add_arguments, check_sections, execute, markdown, run, settings_from
 from .shared import shared_section
 from .strength import parse_pairs, strength_game, strength_section
-
-# Names the tests and benches/ read from here.
-from metro_ai.bots.search import NODE_BYTES  # noqa: E402
-from metro_ai.engine.core import STAGES  # noqa: E402
 
 __all__ = ["DEAL", "DEFAULT_PAIRS", "MO_ITERATIONS", "NODE_BYTES", "OPENSPIEL", "RUNNERS", "SAME_PLAYOUTS", "SECTIONS",
            "STAGES", "UCT_C", "Settings", "Skipped", "add_arguments", "check_sections", "engine_section", "execute",
