@@ -127,7 +127,6 @@ class SearchHandle:
         self._future.set_exception(exc)
 
     def _search(self, root, jobs, limit, finish, workers, chunk, pick) -> None:
-        from .mcts import _summary
         t0 = time.perf_counter()
         deadline = None if limit.time is None else t0 + limit.time
         left = [it for _, it in jobs]                   # iterations still to run per core (None: no cap)
@@ -156,8 +155,8 @@ class SearchHandle:
                 if chunk is None:                       # aim at CHUNK_SECONDS per chunk
                     per = took / max(max(done), 1)
                     size = int(min(MAX_CHUNK, max(1, CHUNK_SECONDS / per if per > 0 else MAX_CHUNK)))
-                self._publish([_summary(c) for c, _ in jobs], root, pick, t0)
-            summaries = [_summary(c) for c, _ in jobs]
+                self._publish([c.summary() for c, _ in jobs], root, pick, t0)
+            summaries = [c.summary() for c, _ in jobs]
             analysis = finish(summaries, time.perf_counter() - t0)
         except BaseException as exc:                    # noqa: BLE001 - handed to whoever waits
             self._fail(exc, t0)

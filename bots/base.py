@@ -14,6 +14,7 @@ from typing import Any
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.options import Option, check_options
 
+from .background import SearchHandle
 from .limit import Limit
 
 
@@ -61,7 +62,6 @@ class Bot:
         once (``stop()``, ``result()``, ``progress()``, ``await handle``). This default runs
         ``choose`` on a copy of `state` (``stop`` waits for it); search bots search in chunks
         and stop early (``SearchBot.start``). `analyse` and `chunk` matter to search bots only."""
-        from .background import SearchHandle
         if state.is_terminal():
             raise ValueError("the game is over: there is nothing to choose")
         return SearchHandle.calling(self.choose, state.clone(), limit)

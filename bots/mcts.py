@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from metro_ai.engine.options import Option
 
+from .background import SearchHandle
 from .base import Bot
 from .limit import Limit
 from .search import NODE_BYTES, HeuristicPlayout, Playout, RandomPlayout, SearchCore
@@ -174,7 +175,7 @@ class SearchBot(Bot):
                 with ThreadPoolExecutor(max_workers=self.workers) as pool:
                     per = remaining / math.ceil(len(jobs) / self.workers) if remaining is not None else None
                     list(pool.map(lambda job: job[0].run(iterations=job[1], seconds=per), jobs))
-            summaries = [_summary(core) for core, _ in jobs]
+            summaries = [core.summary() for core, _ in jobs]
         return player, call_seed, summaries, time.perf_counter() - t0
 
     @staticmethod
@@ -247,7 +248,6 @@ class SearchBot(Bot):
         `state`. Workers run as threads here whatever ``backend`` says (the cores are the same;
         only where they run differs). `chunk`: iterations per core between checks (None: sized
         to about 20 ms)."""
-        from .background import SearchHandle
         actions = state.legal_actions()
         if not analyse and len(actions) == 1:
             self._calls += 1
@@ -293,16 +293,10 @@ def _remaining(limit, t0):
     return None if limit.time is None else max(limit.time - (time.perf_counter() - t0), 1e-4)
 
 
-def _summary(core):
-    """What the merge and the analysis need from a finished core (picklable)."""
-    return {"stats": core.root_stats(), "line": core.principal_variation(), "iterations": core.iterations,
-            "worlds": core.worlds, "nodes": core.node_count, "root_visits": core.root_visits}
-
-
 def _process_job(bot, state, player, call_seed, index, iterations, seconds):
     core = bot._cores(state, player, call_seed)[index]
     core.run(iterations=iterations, seconds=seconds)
-    return _summary(core)
+    return core.summary()
 
 
 def _run_processes(bot, state, player, call_seed, limit, t0):

@@ -521,6 +521,15 @@ cdef class SearchCore:
             node = best
         return line
 
+    def summary(self):
+        """What a search driver needs from this core after (or between) runs, as plain data
+        (picklable, for worker processes): ``{"stats": root_stats(), "line":
+        principal_variation(), "iterations", "worlds", "nodes": node_count, "root_visits"}``.
+        Merging the summaries of several cores and choosing from them is the bot's
+        (``SearchBot._merge`` / ``_pick``)."""
+        return {"stats": self.root_stats(), "line": self.principal_variation(), "iterations": self.iterations,
+                "worlds": self.worlds, "nodes": self.node_count, "root_visits": self.root_visits}
+
     @property
     def node_count(self):
         """Nodes in all trees together."""

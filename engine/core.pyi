@@ -33,6 +33,7 @@ class Game:
     max_players: ClassVar[int]
     OPTIONS: ClassVar[tuple[Option, ...]]
     readings: ClassVar[tuple[tuple[str, str], ...]]
+    ladder_levels: ClassVar[Optional[tuple[str, ...]]]
     search_defaults: ClassVar[dict[str, Any]]
     state_fields: ClassVar[tuple[str, ...]]
     unique_action_strings: ClassVar[bool]

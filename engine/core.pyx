@@ -130,7 +130,9 @@ cdef class Game:
     a card), ``benchmark_moves`` (random actions played for each stage of ``benchmark_position``),
     ``reference`` ("module:Class" of an independent pure-Python engine of the same rules, or None),
     ``readings`` (the game's rules that are this project's decisions rather than the printed rules:
-    ``(rule id, one line)`` pairs, ids defined in ``docs/rules/``; ``metro-ai games`` lists them).
+    ``(rule id, one line)`` pairs, ids defined in ``docs/rules/``; ``metro-ai games`` lists them),
+    ``ladder_levels`` (the bot specs an Elo calibration of the game plays, weakest first, where the
+    default levels do not suit it; None: ``metro_ai.play.calibrate.DEFAULT_LEVELS``).
     """
     name = None
     title = None
@@ -139,6 +141,7 @@ cdef class Game:
     max_players = 2
     OPTIONS = ()
     readings = ()
+    ladder_levels = None
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
     state_fields = ()
     unique_action_strings = True

@@ -18,13 +18,13 @@ the floors below.
 from metro_ai.bots.background import Progress, SearchHandle
 from metro_ai.bots.limit import Limit
 from metro_ai.engine.errors import DataError, IllegalActionError, MetroAIError, StateFormatError
-from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
+from metro_ai.bots.catalogue import BotSpec, BotSpecError, describe_bots, list_bots, make_bot, parse_specs
 from metro_ai.play.match import RecordError, load_state, play_match, replay
 from metro_ai.play.tournament import (Tournament, TournamentConfig, TournamentError, TournamentResult,
                                       load_tournament, run_tournament)
-from metro_ai.registry import describe_bots, list_bots, list_games, load_game, make_bot
+from metro_ai.registry import list_games, load_game
+from metro_ai.version import __version__
 
-__version__ = "0.1.0"
 
 
 def svg(state, player=None, lastmove=None) -> str:

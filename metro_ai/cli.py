@@ -16,12 +16,15 @@ import sys
 import textwrap
 from pathlib import Path
 
-import metro_ai
 from metro_ai import bench
+from metro_ai.bots.limit import Limit
 # option_value: still importable from here, where it was defined before metro_ai.optionspec
 from metro_ai.optionspec import OPTION_VALUES_HELP, option_value, parse_options  # noqa: F401
-from metro_ai.play.botspec import BotSpec, BotSpecError, format_value, parse_specs
-from metro_ai.registry import BOTS, DEFAULT_GAME, PRESETS, bot_catalogue, game_class, list_games
+from metro_ai.bots.catalogue import (BOTS, PRESETS, BotSpec, BotSpecError, bot_catalogue, describe_bots,
+                                     format_value, parse_specs)
+from metro_ai.play.match import load_state, play_match
+from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game
+from metro_ai.version import __version__
 
 BOT_SPEC_HELP = """\
 bot specs: NAME[:KEY=VALUE,...] where NAME is a bot or preset (metro-ai bots) and the keys are
@@ -65,7 +68,7 @@ def _add_budget_args(p, what):
 def _parser():
     p = argparse.ArgumentParser(prog="metro-ai", description="AI opponents for the Metro family of games.",
                                 epilog="exit codes: 0 success, 1 failure, 2 bad usage")
-    p.add_argument("--version", action="version", version=f"metro-ai {metro_ai.__version__}")
+    p.add_argument("--version", action="version", version=f"metro-ai {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -228,7 +231,7 @@ def _parser():
 def _limit(args):
     if args.iterations is None and args.time is None:
         return None
-    return metro_ai.Limit(iterations=args.iterations, time=args.time)
+    return Limit(iterations=args.iterations, time=args.time)
 
 
 def _game_options(args, players_default):
@@ -249,7 +252,7 @@ def _game_options(args, players_default):
 
 def _game(args, players_default):
     name, options = _game_options(args, players_default)
-    return metro_ai.load_game(name, **options)
+    return load_game(name, **options)
 
 
 def _catalogue():
@@ -306,7 +309,7 @@ def _games_markdown(info):
 def _cmd_bots(args):
     cat = _catalogue()
     if args.json:
-        out = dict(metro_ai.describe_bots())          # name -> description (kept for scripts)
+        out = dict(describe_bots())          # name -> description (kept for scripts)
         out.update({"bots": cat["bots"], "presets": cat["presets"], "ladders": cat["ladders"]})
         print(json.dumps(out, indent=2))
         return 0
@@ -352,7 +355,7 @@ def _cmd_match(args):
         pictures = Path(args.svg)
         try:
             pictures.mkdir(parents=True, exist_ok=True)
-            (pictures / "000.svg").write_text(metro_ai.svg(game.new_state(args.seed)))
+            (pictures / "000.svg").write_text(game.new_state(args.seed).svg())
         except OSError as exc:
             raise SystemExit(f"metro-ai match: --svg {args.svg}: {exc.strerror or exc}") from None
 
@@ -360,11 +363,11 @@ def _cmd_match(args):
         final[:] = [s]
         if pictures is not None:
             moves.append(a)
-            (pictures / f"{len(moves):03d}.svg").write_text(metro_ai.svg(s, lastmove=a))
+            (pictures / f"{len(moves):03d}.svg").write_text(s.svg(lastmove=a))
 
     moves: list = []
 
-    record = metro_ai.play_match(game, specs, seed=args.seed, limit=_limit(args), on_action=on_action)
+    record = play_match(game, specs, seed=args.seed, limit=_limit(args), on_action=on_action)
     if args.save:
         with open(args.save, "w") as fh:
             json.dump(record, fh)
@@ -539,7 +542,7 @@ def _analysis_position(args):
         return record_position(data, args.move)
     if args.move is not None:
         raise ValueError(f"--move picks a position of a match record, but {args.state!r} is a saved state")
-    return metro_ai.load_state(args.state), None
+    return load_state(args.state), None
 
 
 def _cmd_analyse(args):

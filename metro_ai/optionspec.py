@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from metro_ai.play.botspec import parse_value
+from metro_ai.bots.catalogue import parse_value
 
 __all__ = ["OPTION_VALUES_HELP", "option_value", "parse_options"]
 

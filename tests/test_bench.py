@@ -83,9 +83,9 @@ def test_option_texts_are_read_by_the_one_parser_the_cli_uses(pair, err, tmp_pat
     assert str(from_bench.value) in capsys.readouterr().err
     with pytest.raises(ValueError, match="option 'companies' given twice"):
         bench.settings_from(_parser().parse_args(["bench", "--option", "companies=true", "--option", "companies=1"]))
-    tree = ast.parse(Path(bench.__file__).read_text(encoding="utf-8"))
-    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
-        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    trees = [ast.parse(f.read_text(encoding="utf-8")) for f in Path(bench.__file__).parent.glob("*.py")]
+    imported = {n.module for t in trees for n in ast.walk(t) if isinstance(n, ast.ImportFrom)} | {
+        a.name for t in trees for n in ast.walk(t) if isinstance(n, ast.Import) for a in n.names}
     assert "metro_ai.optionspec" in imported and not any(m and m.startswith("metro_ai.cli") for m in imported)
 
 
@@ -183,7 +183,7 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
 
 
 def test_games_without_reference_engines_skip_the_engine_section(tmp_path, monkeypatch):
-    monkeypatch.setattr(bench, "reference_of", lambda game: None)
+    monkeypatch.setattr(bench.engine, "reference_of", lambda game: None)   # the engine section's
     md, js = tmp_path / "b.md", tmp_path / "b.json"
     # a section named on the command line that cannot run: reported, and exit code 1
     code = cli_main(["bench", "--sections", "engine", "--games", "metro", "--quiet",
@@ -204,7 +204,7 @@ def test_bench_games_option_is_checked(tmp_path, capsys):
 def test_openspiel_sections_skip_without_openspiel(monkeypatch):
     def missing():
         raise bench.Skipped("needs OpenSpiel")
-    monkeypatch.setattr(bench, "_openspiel", missing)
+    monkeypatch.setattr(bench.common, "_openspiel", missing)       # both sections call it there
     report = bench.run(tiny(sections=("openspiel", "strength")), progress=False)
     assert report["sections"]["openspiel"]["skipped"] == "needs OpenSpiel"
     assert report["sections"]["strength"]["skipped"] == "needs OpenSpiel"
@@ -261,12 +261,12 @@ def test_long_loops_show_a_progress_bar_on_a_terminal_only(monkeypatch):
             return True
 
     tty = Tty()
-    monkeypatch.setattr(bench.sys, "stderr", tty)
+    monkeypatch.setattr(bench.common.sys, "stderr", tty)
     bar = bench._bar(True, 10, "strength")
     for _ in range(10):
         bar.update(1)
     bar.close()
     assert "/10 [" in tty.getvalue() and "game/s" in tty.getvalue()          # drawn in place
     assert bench._bar(False, 10, "strength") is None
-    monkeypatch.setattr(bench.sys, "stderr", io.StringIO())
+    monkeypatch.setattr(bench.common.sys, "stderr", io.StringIO())
     assert bench._bar(True, 10, "strength") is None

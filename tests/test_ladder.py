@@ -1,6 +1,7 @@
-"""The difficulty ladder (metro_ai/ladder.py): the ladder schedule, ratings anchored at random = 0,
-the budget for a rating, ISMCTS at an Elo rating through make_bot, bot specs, matches,
-tournaments and the protocol, the agreement table, the shipped ladders, and clear errors."""
+"""The difficulty ladder (bots/elo.py and metro_ai/play/calibrate.py, both through
+metro_ai.ladder): the ladder schedule, ratings anchored at random = 0, the budget for a rating,
+ISMCTS at an Elo rating through make_bot, bot specs, matches, tournaments and the protocol, the
+agreement table, the shipped ladders, and clear errors."""
 import json
 import math
 

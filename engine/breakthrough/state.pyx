@@ -119,6 +119,15 @@ cdef class BreakthroughGame(Game):
         Option.path("card_set", None, "a card-set JSON file (schema in engine/breakthrough/cards.py); "
                     "default: the shipped, reconstructed set"),
     )
+    # The levels of an Elo calibration (metro_ai.play.calibrate): the root's values lie close
+    # together, so the margin is a steep dial here (at 150 iterations, 0.1 rates about 540, 0.05
+    # about 1,150 and 0.03 above, each sweeping the one before in a trial of 40 games), and at 50
+    # iterations the noisy means make 0.03 filter harder than at 150 (it rated above easy): the
+    # bridges from random are 150 iterations at margins 0.1 and 0.07 instead of the default's.
+    ladder_levels = ("random", "ismcts:iterations=50,temperature=1", "ismcts:iterations=150,temperature=1,margin=0.1",
+                     "ismcts:iterations=150,temperature=1,margin=0.07", "easy", "medium",
+                     "ismcts:iterations=500,temperature=0.1,margin=0.03", "ismcts:iterations=500",
+                     "greedy", "ismcts:iterations=1500", "hard")
     state_fields = ("turn", "active", "current_player", "phase", "main_done", "pending", "agenda", "winner",
                     "factions", "faction_done", "above", "below", "supply", "hands", "known", "hand_gen",
                     "tableaux", "market", "deck", "deck_generation", "discard", "rng_state")

@@ -67,7 +67,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "(or pip install open_spiel>=2.0; wheels exist for CPython on Linux x86_64 and macOS)"
     ) from exc
 
-import metro_ai
+from metro_ai.registry import game_class, list_games, load_game
 
 __all__ = ["GAMES", "MetroAIGame", "MetroAIState", "game_name", "load", "from_state"]
 
@@ -112,7 +112,7 @@ class _Spec:
 
 
 #: metro-ai game name -> its OpenSpiel description, for every registered game.
-GAMES = {name: _Spec(metro_ai.registry.game_class(name)) for name in metro_ai.list_games()}
+GAMES = {name: _Spec(game_class(name)) for name in list_games()}
 
 
 def game_name(name):
@@ -154,7 +154,7 @@ _ENGINE_GAMES: dict = {}
 def _engine_game(name, options):
     key = (name, tuple(sorted(options.items())))
     if key not in _ENGINE_GAMES:
-        _ENGINE_GAMES[key] = metro_ai.load_game(name, **options)
+        _ENGINE_GAMES[key] = load_game(name, **options)
     return _ENGINE_GAMES[key]
 
 

@@ -67,7 +67,7 @@ def columns(items, width):
 class HumanSeat:
     """The seat of `player`, played by a person through `read` (``input``) and `write` (``print``).
 
-    `hint`: a search bot's :class:`~metro_ai.play.botspec.BotSpec` that answers ``hint`` (each
+    `hint`: a search bot's :class:`~metro_ai.bots.catalogue.BotSpec` that answers ``hint`` (each
     hint a fresh bot seeded from `hint_seed` and the hint's number), or None for no hints.
     Leaving (``quit``, or the end of input) raises :class:`~metro_ai.play.loop.Stop`.
     """

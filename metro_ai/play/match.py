@@ -11,8 +11,10 @@ from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.datafile import describe, parse_json, read_json, read_text, with_path
 from metro_ai.engine.errors import MetroAIError, StateFormatError
-from metro_ai.play.botspec import BotSpec
+from metro_ai.bots.catalogue import BotSpec
 from metro_ai.play.loop import play_game
+from metro_ai.registry import load_game
+from metro_ai.version import __version__
 
 RECORD_FORMAT = "metro-ai-match"
 RECORD_VERSION = 1
@@ -24,7 +26,6 @@ class RecordError(MetroAIError, ValueError):
 
 
 def _versions(**more):
-    from metro_ai import __version__
     return {"metro_ai": __version__, "python": platform.python_version(), **more}
 
 
@@ -38,7 +39,6 @@ def limit_from_dict(d):
 
 def _as_game(game, seats):
     if isinstance(game, str):
-        from metro_ai.registry import load_game
         return load_game(game, players=seats)
     return game
 
@@ -193,7 +193,6 @@ def replay(record):
         raise RecordError(f"match record lacks {', '.join(missing)}")
     if not isinstance(record["actions"], list):
         raise with_path(RecordError("match record: field 'actions' must be a list"), ("actions",))
-    from metro_ai.registry import load_game
     try:
         game = load_game(record["game"], **(record["options"] or {}))
         state = game.new_state(record["seed"])
@@ -288,7 +287,6 @@ def load_state(text_or_path):
                                "metro-ai analyse FILE --move N")
     if not isinstance(data, dict) or "game" not in data:
         raise StateFormatError("a saved state must be a JSON object with a 'game' field (the JSON of state.to_json())")
-    from metro_ai.registry import load_game
     try:
         game = load_game(data["game"], **(data.get("options") or {}))
     except (ValueError, TypeError) as exc:

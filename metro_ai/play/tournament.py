@@ -35,8 +35,10 @@ from pathlib import Path
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import MetroAIError
-from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
+from metro_ai.bots.catalogue import BotSpec, BotSpecError, parse_specs
 from metro_ai.play.match import limit_from_dict, limit_to_dict, play_match
+from metro_ai.play.report import build_report
+from metro_ai.registry import load_game
 
 MODES = ("round-robin", "gauntlet", "ladder")
 LADDER_REACH = 2          # in a ladder, each bot meets the next LADDER_REACH bots of the list
@@ -61,7 +63,6 @@ class TournamentConfig:
     limit: Limit | None = None      # budget per move for search bots whose spec has none
 
     def __post_init__(self):
-        from metro_ai.registry import load_game
         self.bots = parse_specs(list(self.bots))
         self.options = dict(self.options)
         self._game = load_game(self.game, **self.options)          # validates name and options
@@ -485,7 +486,6 @@ class TournamentResult:
 
     def report(self, **kwargs):
         """The standings, ratings and matrices: see :func:`metro_ai.play.report.build_report`."""
-        from metro_ai.play.report import build_report
         return build_report(self, **kwargs)
 
 

@@ -15,6 +15,8 @@ import stat
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from metro_ai.bots.catalogue import BOTS
+
 #: Bot options that name a file, besides any a bot class declares with ``Option.path``.
 BOT_FILE_OPTIONS = ("ladder",)
 
@@ -86,7 +88,6 @@ def game_file_options(cls: Any) -> tuple[str, ...]:
 def bot_file_options(name: str) -> tuple[str, ...]:
     """The names of the options of bot `name` (or a preset) that name files: those it declares
     with kind "path", and `BOT_FILE_OPTIONS`."""
-    from metro_ai.registry import BOTS
     cls = BOTS.get(name, (None,))[0]
     declared = tuple(o.name for o in getattr(cls, "options", ()) if o.kind == "path")
     return declared + tuple(n for n in BOT_FILE_OPTIONS if n not in declared)

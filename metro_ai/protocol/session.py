@@ -17,14 +17,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Optional, Union
 
-import metro_ai
 from metro_ai.bots.background import SearchHandle
 from metro_ai.bots.limit import Limit
+from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import IllegalActionError
-from metro_ai.play.botspec import BotSpec, BotSpecError
+from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue
 from metro_ai.play.match import match_record
-from metro_ai.registry import bot_catalogue, game_class, list_games
+from metro_ai.registry import game_class, list_games
+from metro_ai.version import __version__
 
 from .files import FileRefused, bot_file_options, game_file_options, resolve_options
 from .limits import MAX_GAMES, MAX_MESSAGE_BYTES, Limits, Server
@@ -402,7 +403,7 @@ class Session:
         p.done()
         games = {name: game_class(name).describe() for name in list_games()}
         return {"protocol": PROTOCOL, "protocol_version": PROTOCOL_VERSION, "server": "metro-ai",
-                "version": metro_ai.__version__, "games": games, **bot_catalogue(),
+                "version": __version__, "games": games, **bot_catalogue(),
                 "methods": sorted(self.methods), "notifications": ["progress"],
                 "limits": {**self.limits.to_dict(), "progress_per_second": round(1 / self.progress_interval, 3)},
                 "data_dir": self.server.data_dir is not None}
@@ -577,7 +578,6 @@ class Session:
         """The bot of `spec` within the server's limits (its files resolved in the data
         directory, its threads and nodes capped), with its file options as the client named
         them and as resolved."""
-        from metro_ai.bots.mcts import SearchBot
         keys = [k for k in bot_file_options(spec.name) if spec.options.get(k) is not None]
         try:
             options = resolve_options(self.server.data_dir, keys, spec.options, f"bot {spec.name!r}")

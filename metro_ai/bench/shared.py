@@ -1,18 +1,19 @@
 """``metro-ai bench --sections openspiel``, second half: games OpenSpiel has too
 (``Game.openspiel_game``, e.g. Leduc poker), searched natively on both sides with no bridge: our
 ismcts on our engine against OpenSpiel's C++ ``ISMCTSBot`` on its own, simulations per second side
-by side, and strength at equal iterations and at equal time. ``metro_ai.bench`` calls
-:func:`shared_section` from its openspiel section; the helpers below are its own."""
+by side, and strength at equal iterations and at equal time. :mod:`metro_ai.bench.openspiel`
+calls :func:`shared_section`; the helpers below are its own."""
 from __future__ import annotations
 
 import statistics
 import time
 
-import metro_ai
-from metro_ai.bench import DEAL, SAME_PLAYOUTS, UCT_C, _say, searcher, two_counts
+from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.play.ratings import wilson
-from metro_ai.registry import game_class, list_games
+from metro_ai.registry import game_class, list_games, load_game
+
+from .common import DEAL, SAME_PLAYOUTS, UCT_C, _say, searcher, two_counts
 
 
 SHARED_ITERATIONS = 20_000          # simulations per search in the speed rows (OpenSpiel's usual figure)
@@ -55,13 +56,13 @@ def _their_uct_c(game):
 def shared_speed(name, players, iterations, repeats, progress):
     """Simulations per second of our ismcts and OpenSpiel's C++ ISMCTSBot from the first decision
     of the same deal, same budget, alternating, medians of `repeats`."""
-    game = metro_ai.load_game(name, players=players)
+    game = load_game(name, players=players)
     state = game.benchmark_position("opening", DEAL)
     their_game = _their_game(game)
     their_c = _their_uct_c(game)
     ours, theirs = [], []
     for rep in range(repeats):
-        r = searcher("ismcts", seed=rep, c=UCT_C, **SAME_PLAYOUTS).analyse(state, metro_ai.Limit(iterations=iterations))
+        r = searcher("ismcts", seed=rep, c=UCT_C, **SAME_PLAYOUTS).analyse(state, Limit(iterations=iterations))
         ours.append(r.iterations / r.seconds)
         bot, t = _their_bot(rep, their_c, iterations), _their_state(their_game, game, state)
         t0 = time.perf_counter()
@@ -78,12 +79,12 @@ def shared_hand(name, seed, index, our_iterations, their_iterations):
     against OpenSpiel's C++ ISMCTSBot on OpenSpiel's own game, each with its iterations per move;
     the same actions and chance outcomes in both engines. Our chips (``scores()``) at the end."""
     deal, seat = divmod(index, 2)
-    game = metro_ai.load_game(name, players=2)
+    game = load_game(name, players=2)
     state = game.new_state(derive(seed, deal))
     their_game = _their_game(game)
     ours = searcher("ismcts", seed=derive(seed, deal, seat, 1), c=UCT_C, **SAME_PLAYOUTS)
     theirs = _their_bot(derive(seed, deal, seat, 2) % 2 ** 31, _their_uct_c(game), their_iterations)
-    limit = metro_ai.Limit(iterations=our_iterations)
+    limit = Limit(iterations=our_iterations)
     while not state.is_terminal():
         if state.current_player == seat:
             action = ours.choose(state, limit)

@@ -1,0 +1,71 @@
+"""``metro-ai bench``: speed, memory and strength, every comparison measured in one run.
+
+Sections (``--sections``, default all):
+
+``engine``
+    random full games per second: the Cython engine driven by its C-level play-out loop and from
+    Python, against the game's pure-Python reference engine (``Game.reference``, shipped in the
+    game's package), for every registered game that has one, at two player counts.
+``options``
+    random full games per second in the C-level loop of every game option set
+    (``Game.option_sets``: each bool or choice option at its other values) next to the same game
+    at its default options, timed in interleaved rounds: the ratio option / base.
+``growth``
+    how ``ismcts`` scales with the number of players and the stage of the game: iterations per
+    second next to the engine's random play-outs per second from the same position, and tree
+    bytes per iteration (ismcts, and mo-ismcts with its tree per player).
+``parallel``
+    iterations per second at 1, 2, ... workers (threads, and processes), speed-up against one
+    worker, and how far past a 0.1 s time budget a search returns.
+``memory``
+    bytes per tree node, and the peak resident memory of a 1,000,000-iteration search in a fresh
+    process.
+``openspiel``
+    our ``ismcts`` against OpenSpiel's ISMCTS on the same game, position and iteration budget
+    (iterations per second); OpenSpiel's C++ bot if it runs on the bridged game (probed in a
+    child process), else its Python bot; the table says which.  Extra ``openspiel``.
+``strength``
+    bot pairs (``--strength-pairs``, default ``ismcts:openspiel``: our ``ismcts`` against
+    OpenSpiel's Python ISMCTS, extra ``openspiel``) at equal time per move (or equal iterations,
+    ``--strength-iterations``), 2 players of ``--game`` (default: the default game) with game
+    options ``--option NAME=VALUE``, 200 games a pair with the seats swapped on each deal; the
+    first bot's win rate with a 95% Wilson interval.
+
+Every game-specific fact (players, positions, reference engine, action space) comes from the game
+classes in the registry; ``--games`` limits the per-game sections (engine, growth, memory) and
+``--game`` picks the game of the others (parallel, openspiel, strength).
+
+The package has one module per section (``engine``, ``options``, ``growth``, ``parallel``,
+``memory``, ``openspiel`` with ``shared``, ``strength``), their common settings and helpers
+(``common``), the run and its report (``runner``), and the child programs the memory and
+openspiel sections start (``peak``, ``cpp_probe``: ``python -m metro_ai.bench.peak ...``).
+``python -m metro_ai.bench [options]`` is ``metro-ai bench [options]``.
+
+Writes a Markdown report and a JSON file (with the machine's description); ``--quick`` runs every
+section briefly (CI uses it to keep them working; its figures are not for quoting).
+
+Everything is seeded; timings and time-budgeted matches are wall clock, so they vary with the
+machine and its load: the figures to quote are the ratios, measured side by side in one run.
+"""
+from metro_ai.bots.search import NODE_BYTES
+from metro_ai.engine.core import STAGES
+
+from .common import (DEAL, DEFAULT_PAIRS, OPENSPIEL, SAME_PLAYOUTS, SECTIONS, UCT_C, Settings, Skipped, _bar,
+                     _openspiel, _say, games_per_second, machine, playouts_per_second, position, search_rate, searcher,
+                     two_counts)
+from .engine import engine_section, random_game_rates, reference_of
+from .growth import MO_ITERATIONS, growth_section
+from .memory import memory_section, peak_memory
+from .openspiel import openspiel_cpp_accepts, openspiel_section
+from .options import option_rates, options_section
+from .parallel import parallel_section, time_margin
+from .runner import RUNNERS, _json_ready, add_arguments, check_sections, execute, markdown, run, settings_from
+from .shared import shared_section
+from .strength import parse_pairs, strength_game, strength_section
+
+__all__ = ["DEAL", "DEFAULT_PAIRS", "MO_ITERATIONS", "NODE_BYTES", "OPENSPIEL", "RUNNERS", "SAME_PLAYOUTS", "SECTIONS",
+           "STAGES", "UCT_C", "Settings", "Skipped", "add_arguments", "check_sections", "engine_section", "execute",
+           "games_per_second", "growth_section", "machine", "markdown", "memory_section", "openspiel_cpp_accepts",
+           "openspiel_section", "option_rates", "options_section", "parallel_section", "parse_pairs", "peak_memory",
+           "playouts_per_second", "position", "random_game_rates", "reference_of", "run", "search_rate", "searcher",
+           "settings_from", "shared_section", "strength_game", "strength_section", "time_margin", "two_counts"]
