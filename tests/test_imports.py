@@ -128,10 +128,14 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
             if len(comp) > 1:
                 out.append(sorted(comp))
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:                        # the interpreter's limit as it was: other tests rely on it
+        sys.setrecursionlimit(limit)
     return out
 
 
