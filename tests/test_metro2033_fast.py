@@ -190,16 +190,17 @@ def test_fast_determinize_matches_reference(players):
 BOARD_FIELDS = ("owner", "vp", "hero_at", "army")
 
 
-def fast_twin(r, seed=0):
+def fast_twin(r, seed=0, fields=BOARD_FIELDS):
     """The fast engine's state (``Metro2033State``) at reference state `r` (of seed `seed`): r's
-    actions replayed, then r's board (owners, VP, heroes, armies) copied in through the loader."""
+    actions replayed, then r's `fields` (by default its board: owners, VP, heroes, armies) copied
+    in through the loader."""
     g = metro_ai.load_game("metro2033", players=r.n)
     f = g.new_state(seed)
     for a in r.history:
         f.apply(a)
     d = json.loads(f.to_json())
     rd = json.loads(r.to_json())["state"]
-    for k in BOARD_FIELDS:
+    for k in fields:
         d[k] = rd[k]
     return g.state_from_json(json.dumps(d))
 

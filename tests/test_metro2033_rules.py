@@ -93,21 +93,13 @@ import json  # noqa: E402
 
 import metro_ai  # noqa: E402
 from metro_ai.engine.metro2033 import reference as ref  # noqa: E402
+from test_metro2033_fast import fast_twin  # noqa: E402
 from test_metro2033_reference import card_id, play, quiet, started, to_phase  # noqa: E402
 
 
-def twin(r, fields, seed=0):
-    """The fast engine's state at reference state `r` (of seed `seed`): r's actions replayed,
-    then r's `fields` copied in through the loader."""
-    g = metro_ai.load_game("metro2033", players=r.n)
-    f = g.new_state(seed)
-    for a in r.history:
-        f.apply(a)
-    d = json.loads(f.to_json())
-    rd = json.loads(r.to_json())["state"]
-    for k in fields:
-        d[k] = rd[k]
-    return g.state_from_json(json.dumps(d))
+def twin(r, fields):
+    """The fast engine's state at reference state `r`, with r's `fields` copied in."""
+    return fast_twin(r, fields=fields)
 
 
 def both(r, f, *actions):
