@@ -22,7 +22,7 @@ from metro_ai.play.botspec import BotSpec, BotSpecError, parse_specs
 from metro_ai.play.match import RecordError, load_state, play_match, replay
 from metro_ai.play.tournament import (Tournament, TournamentConfig, TournamentError, TournamentResult,
                                       load_tournament, run_tournament)
-from metro_ai.registry import describe_bots, list_bots, list_games, load_game, make_bot
+from metro_ai.registry import describe_bots, list_bots, list_games, load_game, make_bot, register_game
 
 __version__ = "0.1.0"
 
@@ -37,5 +37,5 @@ __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "Progress",
     "RecordError", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
     "describe_bots", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
-    "parse_specs", "play_match", "replay", "run_tournament", "svg",
+    "parse_specs", "play_match", "register_game", "replay", "run_tournament", "svg",
 ]
