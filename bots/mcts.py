@@ -302,6 +302,12 @@ def _process_job(bot, state, player, call_seed, index, iterations, seconds):
 def _run_processes(bot, state, player, call_seed, limit, t0):
     """Run the cores in joblib worker processes; each rebuilds its own core from the state."""
     from joblib import Parallel, delayed
+    module = type(state.game).__module__
+    # (metro_ai.usergames names the modules it loads from a file "metro_ai_user_games_<stem>")
+    if module == "__main__" or module.startswith("metro_ai_user_games_"):
+        raise ValueError(f"backend='processes' sends the state to worker processes, which import the game "
+                         f"{state.game.name!r} by its module name; {type(state.game).__module__} was loaded from "
+                         "a file or __main__: use backend='threads' or make the game's module importable")
     n = bot._n_cores()
     budgets = _budgets(limit, n)
     remaining = _remaining(limit, t0)

@@ -484,6 +484,11 @@ cdef class SearchCore:
                 done += 1
                 if limit >= 0 and done % TIME_CHECK_EVERY == 0 and _now() >= deadline:
                     break
+        # A game written in Python (engine/python_game.pyx) records an error of its own code
+        # here, where the C loop cannot raise it; Cython games have no such method.
+        raise_pending = getattr(self.world.game, "raise_pending_error", None)
+        if raise_pending is not None:
+            raise_pending()
         return done
 
     cdef Node* _own(self) except NULL:

@@ -608,6 +608,11 @@ def random_playouts(GameState state, long games, seed):
                 PyErr_CheckSignals()
     finally:
         free(buf)
+    # A game written in Python (engine/python_game.pyx) raises here an error its code raised in
+    # the loop; Cython games have no such method.
+    raise_pending = getattr(state.game, "raise_pending_error", None)
+    if raise_pending is not None:
+        raise_pending()
     return [total[i] for i in range(n)]
 
 

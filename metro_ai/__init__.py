@@ -22,7 +22,7 @@ from metro_ai.bots.catalogue import BotSpec, BotSpecError, describe_bots, list_b
 from metro_ai.play.match import RecordError, load_state, play_match, replay
 from metro_ai.play.tournament import (Tournament, TournamentConfig, TournamentError, TournamentResult,
                                       load_tournament, run_tournament)
-from metro_ai.registry import list_games, load_game
+from metro_ai.registry import list_games, load_game, register_game
 from metro_ai.version import __version__
 
 
@@ -37,5 +37,5 @@ __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "Progress",
     "RecordError", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
     "describe_bots", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
-    "parse_specs", "play_match", "replay", "run_tournament", "svg",
+    "parse_specs", "play_match", "register_game", "replay", "run_tournament", "svg",
 ]

@@ -69,6 +69,9 @@ def _parser():
     p = argparse.ArgumentParser(prog="metro-ai", description="AI opponents for the Metro family of games.",
                                 epilog="exit codes: 0 success, 1 failure, 2 bad usage")
     p.add_argument("--version", action="version", version=f"metro-ai {__version__}")
+    p.add_argument("--game-module", action="append", default=[], metavar="MODULE:CLASS",
+                   help="register a game of your own before the command: package.module:Class or "
+                        "path/to/file.py:Class (repeatable; also $METRO_AI_GAMES, comma-separated)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -692,6 +695,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)      # the command, for reports
     try:
+        for spec in args.game_module:            # the operator's games (never a client's: serve, web)
+            metro_ai.register_game(spec)
         return COMMANDS[args.command](args)
     except ValueError as exc:   # bad options, bot specs, states, settings: a usage error
         print(f"metro-ai: error: {exc}", file=sys.stderr)

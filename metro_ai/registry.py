@@ -39,7 +39,25 @@ def _games() -> dict[str, type[Game]]:
             if cls.name in _GAMES:
                 raise RuntimeError(f"two registered games are called {cls.name!r}")
             _GAMES[cls.name] = cls
+        from metro_ai.usergames import env_specs
+        for entry in env_specs():                  # $METRO_AI_GAMES: the user's games
+            register_game(entry)
     return _GAMES
+
+
+def register_game(spec: Any) -> type[Game]:
+    """Register a game of your own beside the built-in ones: `spec` is "package.module:Class",
+    "path/to/file.py:Class" or the class (a ``Game`` subclass, e.g. a
+    ``metro_ai.engine.python_game.PythonGame``); returns the class. ValueError if it is not a
+    game or its name is taken by another class. See metro_ai/usergames.py."""
+    from metro_ai.usergames import load_class, remember
+    cls = load_class(spec)
+    games = _games()
+    if games.get(cls.name, cls) is not cls:
+        raise ValueError(f"a game called {cls.name!r} is already registered ({games[cls.name].__module__})")
+    games[cls.name] = cls
+    remember(spec)
+    return cls
 
 
 def list_games(family: str | None = None) -> list[str]:
