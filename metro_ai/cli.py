@@ -23,7 +23,7 @@ from metro_ai.optionspec import OPTION_VALUES_HELP, option_value, parse_options 
 from metro_ai.bots.catalogue import (BOTS, PRESETS, BotSpec, BotSpecError, bot_catalogue, describe_bots,
                                      format_value, parse_specs)
 from metro_ai.play.match import load_state, play_match
-from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game
+from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game, register_game
 from metro_ai.version import __version__
 
 BOT_SPEC_HELP = """\
@@ -696,7 +696,7 @@ def main(argv=None):
     args.argv = list(sys.argv[1:] if argv is None else argv)      # the command, for reports
     try:
         for spec in args.game_module:            # the operator's games (never a client's: serve, web)
-            metro_ai.register_game(spec)
+            register_game(spec)
         return COMMANDS[args.command](args)
     except ValueError as exc:   # bad options, bot specs, states, settings: a usage error
         print(f"metro-ai: error: {exc}", file=sys.stderr)
