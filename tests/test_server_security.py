@@ -23,7 +23,7 @@ from tests.protocol_client import Client, check_server_message, run
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "engine" / "metro" / "data" / "companies_chart.csv"
-LADDER = ROOT / "metro_ai" / "data" / "ladder-metro-2p.json"
+LADDER = ROOT / "bots" / "data" / "ladder-metro-2p.json"
 SERVE = [sys.executable, "-m", "metro_ai", "serve"]
 
 

@@ -1,6 +1,4 @@
 # cython: language_level=3
-# Why one module of about 1,150 lines: the five cities share one CityData struct and its nogil
-# helpers (deal, collect, scoring) and one checked loader for the city part of a state.
 """Metro: City Edition cities (rules C5-C10; decisions C26-C35 of ``docs/rules/metro.md``):
 ``MetroGame(city="paris" | "stockholm" | "london" | "new_york" | "berlin")``. St. Petersburg
 (C11) is refused by ``MetroGame`` itself: its rules are not available.
@@ -13,7 +11,7 @@ more to go, its player chooses (``6465 + landmark id``, ``6481 + square``, C28);
 player is to move. The numbers (landmarks, points, VP pieces) come from ``data/cities.json``
 (RECONSTRUCTED) or the user's file (option ``city_data``).
 
-Why one module of about 1,100 lines: the five cities share one state layout, one set-up stream,
+Why one module of about 1,200 lines: the five cities share one state layout, one set-up stream,
 one loader and the base game's placement hook; each city's rule is a short function over that
 shared state, and splitting them into files would split the layout and the loader that checks it
 from the rules that use them.

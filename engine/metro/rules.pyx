@@ -4,7 +4,7 @@ expansion, M11-M14, is the state subclass in ``companies.pyx``, chosen by the op
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
 rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
-engine it is tested against is ``reference.py``. One module of about 1,000 lines because it is one
+engine it is tested against is ``reference.py``. One module of about 1,050 lines because it is one
 ``cdef class`` (the state, its C-level contract methods, its loader) and the board tables that
 class reads; the expansions already live in modules of their own.
 

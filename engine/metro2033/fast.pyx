@@ -1,5 +1,5 @@
 # cython: language_level=3
-# Why one module of about 2,700 lines: the card compiler, the state machine, the checked loader and
+# Why one module of about 2,800 lines: the card compiler, the state machine, the checked loader and
 # the contract adapter share one C struct (Data) and its cdef helpers, which Cython cannot share
 # across modules without a .pxd; issue 25 splits it into rules/state/loader on a .pxd.
 """Metro 2033 (board game): the fast engine, and the game on the contract.

@@ -1,4 +1,4 @@
-# Why one file of about 1,450 lines: it is the independent specification the fast engine is tested
+# Why one file of about 1,500 lines: it is the independent specification the fast engine is tested
 # against, read top to bottom in rule order (G1 onwards); splitting it would scatter one reading.
 """Reference engine for *Metro 2033*, the board game (2nd edition): the full game, in plain Python.
 
