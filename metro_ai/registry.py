@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from metro_ai.usergames import env_specs, load_class, remember
+
 if TYPE_CHECKING:
     from metro_ai.engine.core import Game
 
@@ -39,7 +41,6 @@ def _games() -> dict[str, type[Game]]:
             if cls.name in _GAMES:
                 raise RuntimeError(f"two registered games are called {cls.name!r}")
             _GAMES[cls.name] = cls
-        from metro_ai.usergames import env_specs
         for entry in env_specs():                  # $METRO_AI_GAMES: the user's games
             register_game(entry)
     return _GAMES
@@ -50,7 +51,6 @@ def register_game(spec: Any) -> type[Game]:
     "path/to/file.py:Class" or the class (a ``Game`` subclass, e.g. a
     ``metro_ai.engine.python_game.PythonGame``); returns the class. ValueError if it is not a
     game or its name is taken by another class. See metro_ai/usergames.py."""
-    from metro_ai.usergames import load_class, remember
     cls = load_class(spec)
     games = _games()
     if games.get(cls.name, cls) is not cls:

@@ -153,7 +153,7 @@ def test_no_import_circle_in_metro_ai_or_bots():
 FLOORS = [
     ("engine", ("metro_ai.engine", "metro_ai.version")),
     ("bots", ("metro_ai.bots",)),
-    ("games and options", ("metro_ai.registry", "metro_ai.optionspec")),
+    ("games and options", ("metro_ai.registry", "metro_ai.optionspec", "metro_ai.usergames")),
     ("play and interop", ("metro_ai.play", "metro_ai.interop")),
     ("bench, protocol, ladder", ("metro_ai.bench", "metro_ai.protocol", "metro_ai.ladder")),
     ("faces", ("metro_ai.web", "metro_ai.cli")),
