@@ -24,6 +24,7 @@ import pytest
 from metro_ai.engine.breakthrough import BreakthroughGame
 from metro_ai.engine.breakthrough import reference as ref
 from breakthrough_positions import ref_to_dict
+from differential import lockstep
 from test_breakthrough_reference import _policy  # the card-aware random policy
 
 SWITCHES = [(a, b, c) for a in (False, True) for b in (False, True) for c in (False, True)]
@@ -52,34 +53,24 @@ def _play_pair(players, seed, switches, greedy, turn_limit=1000):
                 quest_tokens_stay_down=qs, turn_limit=turn_limit)
     game = BreakthroughGame(players=players, **opts)
     rgame = ref.RefBreakthroughGame(players=players, **opts)
-    fast, slow = game.new_state(seed), rgame.new_state(seed)
-    pick = random.Random(seed)
-    step = pays = 0
-    _same_full(fast, slow, (seed, step))
-    while True:
-        ctx = (players, seed, switches, step)
-        actions = fast.legal_actions()
-        assert actions == slow.legal_actions(), ctx
-        assert fast.current_player == slow.current_player, ctx
+    pays = 0
+
+    def same(fast, slow, ctx):
+        nonlocal pays
+        step = ctx[1]
         assert fast.phase == slow.phase, ctx
         assert fast.scores() == slow.scores(), ctx
-        assert fast.is_terminal() == slow.is_terminal(), ctx
         if step % 8 == 0:
-            _same_full(fast, slow, ctx)
             p = step // 8 % players
             assert fast.observation(p) == slow.observation(p), ctx
-        if step % 40 == 20 and actions:
+        if step % 40 == 20 and not fast.is_terminal():
             p = step // 40 % players
             dseed = seed * 1000 + step
             _same_full(fast.determinize(p, dseed), slow.determinize(p, dseed), ("determinize",) + ctx)
-        if not actions:
-            break
         pays += fast.phase == "quest_pay"
-        a = _policy(slow, pick, greedy, actions)
-        fast.apply(a)
-        slow.apply(a)
-        step += 1
-    _same_full(fast, slow, (players, seed, "end"))
+
+    fast, slow, step = lockstep(game, seed, rgame=rgame, same=same, hidden=_same_full,
+                                pick=lambda rng, actions, slow: _policy(slow, rng, greedy, actions))
     assert fast.returns() == slow.returns()
     assert fast.winner == slow.winner
     return fast, step, pays
@@ -112,19 +103,12 @@ def test_chosen_factions_and_deep_reshuffles_match_reference():
         names = ["Spartan Order", "Polis", "Hansa", "Red Line", "Fourth Reich"][:players]
         game = BreakthroughGame(players=players, factions=names, turn_limit=300)
         rgame = ref.RefBreakthroughGame(players=players, factions=names, turn_limit=300)
-        fast, slow = game.new_state(seed), rgame.new_state(seed)
-        pick = random.Random(seed)
-        step = 0
-        while not slow.is_terminal():
-            a = pick.choice(slow.legal_actions())
-            assert fast.legal_actions() == slow.legal_actions()
-            fast.apply(a)
-            slow.apply(a)
-            step += 1
-            if step % 97 == 0:
-                _same_full(fast, slow, (players, seed, step))
-                _same_full(fast.determinize(1, step), slow.determinize(1, step), (players, step))
-        _same_full(fast, slow, (players, seed, "end"))
+
+        def full(fast, slow, ctx):
+            _same_full(fast, slow, ctx)
+            if isinstance(ctx[1], int) and ctx[1] > 0:
+                _same_full(fast.determinize(1, ctx[1]), slow.determinize(1, ctx[1]), ("determinize",) + ctx)
+        _, slow, _ = lockstep(game, seed, rgame=rgame, hidden=full, hidden_every=97)
         assert slow.deck_generation >= 3
 
 

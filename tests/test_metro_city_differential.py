@@ -8,11 +8,11 @@ returns, after every action: 1,080 random games over every player count, both va
 with and without companies. Random play picks a central-station action half the time it may,
 so that pieces go down early and often (and lines arrive at them).
 """
-import random
 
 import pytest
 
 import metro_ai
+from differential import favour, lockstep
 from metro_ai.engine.metro import reference_city as ref
 
 CENTRAL = ref.CENTRAL
@@ -23,8 +23,6 @@ GAMES = {0: 24, 1: 24, 2: 12}                                                   
 
 
 def _same(fast, slow, ctx, companies):
-    assert fast.current_player == slow.current_player, ctx
-    assert fast.is_terminal() == slow.is_terminal(), ctx
     assert fast.scores() == slow.scores(), ctx
     assert fast.phase == slow.phase, ctx
     if companies:
@@ -44,27 +42,8 @@ def _same_board(fast, slow, ctx):
 
 
 def play_pair(game, rgame, seed, companies):
-    fast, slow = game.new_state(seed), rgame.new_state(seed)
-    pick = random.Random(seed)
-    step = 0
-    _same_board(fast, slow, (seed, step))
-    while True:
-        ctx = (seed, step)
-        _same(fast, slow, ctx, companies)
-        actions = fast.legal_actions()
-        assert actions == slow.legal_actions(), ctx
-        if not actions:
-            break
-        central = [a for a in actions if a >= CENTRAL]
-        a = pick.choice(central if central and pick.random() < 0.5 else actions)
-        fast.apply(a)
-        slow.apply(a)
-        step += 1
-        if step % 4 == 0:
-            _same_board(fast, slow, ctx)
-    _same_board(fast, slow, (seed, "end"))
-    assert fast.returns() == pytest.approx(slow.returns())
-    return fast
+    return lockstep(game, seed, rgame=rgame, pick=favour(lambda a: a >= CENTRAL, 0.5),
+                    same=lambda f, s, ctx: _same(f, s, ctx, companies), hidden=_same_board, hidden_every=4)[0]
 
 
 @pytest.mark.parametrize("players,orientation,companies,module", CONFIGS)

@@ -7,11 +7,11 @@ random games across every player count and both variants (M9, M10). Random play 
 exchange half the time it may, so that games exchange often (and the limit, M17, is reached).
 """
 import os
-import random
 
 import pytest
 
 import metro_ai
+from differential import favour, lockstep
 from metro_ai.engine.metro import reference_companies as ref
 from test_metro_differential import _same_hidden   # board, hands, supply, drawn tile, lines
 
@@ -21,8 +21,6 @@ EXCHANGE = ref.EXCHANGE
 
 
 def _same(fast, slow, ctx):
-    assert fast.current_player == slow.current_player, ctx
-    assert fast.is_terminal() == slow.is_terminal(), ctx
     assert fast.profits() == slow.profits(), ctx
     assert fast.scores() == slow.scores(), ctx
     assert fast.exchanges_open == slow.exchanges_open(), ctx
@@ -35,26 +33,8 @@ def _same(fast, slow, ctx):
 
 def play_pair(game, rgame, seed):
     """One random game on both engines, compared after every action; the final fast state."""
-    fast, slow = game.new_state(seed), rgame.new_state(seed)
-    pick = random.Random(seed)
-    step = 0
-    _same_hidden(fast, slow, (seed, step))
-    while True:
-        ctx = (seed, step)
-        _same(fast, slow, ctx)
-        actions = fast.legal_actions()
-        assert actions == slow.legal_actions(), ctx
-        if not actions:
-            break
-        exchanges = [a for a in actions if a >= EXCHANGE]
-        a = pick.choice(exchanges if exchanges and pick.random() < 0.5 else actions)
-        fast.apply(a)
-        slow.apply(a)
-        step += 1
-        if step % 8 == 0:
-            _same_hidden(fast, slow, ctx)
-    _same_hidden(fast, slow, (seed, "end"))
-    assert fast.returns() == pytest.approx(slow.returns())
+    fast, _, _ = lockstep(game, seed, rgame=rgame, pick=favour(lambda a: a >= EXCHANGE, 0.5),
+                          same=_same, hidden=_same_hidden)
     assert fast.tiles_placed == 60
     return fast
 

@@ -14,6 +14,7 @@ import random
 import pytest
 
 import metro_ai
+from differential import favour, lockstep
 from metro_ai import IllegalActionError
 from metro_ai.engine.errors import StateFormatError
 from metro_ai.engine.metro import reference_cities, reference_city, reference_companies as ref
@@ -220,32 +221,10 @@ def test_loader_checks_the_turns_against_the_limit():
 
 # ---- the fast engines against the references ----
 
-def _pick(rng, actions):
-    exch = [a for a in actions if a >= EXCHANGE]
-    return rng.choice(exch if exch and rng.random() < 0.6 else actions)
-
-
 def _pair(g, seed, same, hidden):
-    fast, slow = g.new_state(seed), g.reference_game().new_state(seed)
-    rng = random.Random(seed)
-    step = 0
-    while True:
-        ctx = (seed, step)
-        same(fast, slow, ctx)
-        actions = fast.legal_actions()
-        assert actions == slow.legal_actions(), ctx
-        if not actions:
-            break
-        a = _pick(rng, actions)
-        fast.apply(a)
-        slow.apply(a)
-        step += 1
-        if step % 8 == 0:
-            hidden(fast, slow, ctx)
-    hidden(fast, slow, (seed, "end"))
+    fast, slow, steps = lockstep(g, seed, pick=favour(lambda a: a >= EXCHANGE, 0.6), same=same, hidden=hidden)
     assert slow.is_terminal()
-    assert fast.returns() == pytest.approx(slow.returns())
-    assert step <= g.max_game_length
+    assert steps <= g.max_game_length
     return fast
 
 

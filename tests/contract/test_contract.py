@@ -25,6 +25,7 @@ import metro_ai
 from metro_ai import IllegalActionError, Limit
 from metro_ai.engine.core import STAGES, STATE_FORMAT, STATE_VERSION, random_playouts
 from metro_ai.registry import game_class
+from differential import lockstep
 
 #: Random play stops here when a game has no declared option to make it shorter and its random
 #: games do not end sooner (only invariants are checked then).
@@ -294,6 +295,21 @@ def test_random_play_keeps_the_invariants(name, index):
             "max_game_length actions without reaching the end"
     actions, last = check_states(game, trajectory(name, index, index + 1, "greedy"))
     assert last.is_terminal() or actions == ACTION_CAP < game.max_game_length
+
+
+@pytest.mark.parametrize("name, index", ALL_SETS)
+def test_the_fast_engine_matches_its_reference(name, index):
+    """Every option set of a game with an independent pure-Python reference engine
+    (``Game.reference_game()``) plays the same random games on both engines: after every action
+    the same player to move, terminality and legal actions, and the same returns at the end
+    (tests/differential.py; each game's own differential tests compare its state too)."""
+    game = short_game(name, index)
+    rgame = game.reference_game()
+    if rgame is None:
+        pytest.skip(f"{name} has no reference engine")
+    for seed in (1, 2):
+        fast, _, steps = lockstep(game, seed, rgame=rgame, cap=ACTION_CAP)
+        assert fast.is_terminal() or steps == ACTION_CAP < game.max_game_length
 
 
 @pytest.mark.parametrize("name", GAMES)
