@@ -327,8 +327,18 @@ cdef class Game:
         raise NotImplementedError
 
     def string_to_action(self, text):
-        """*Game hook*: the action of a text written by ``action_to_string``."""
-        raise NotImplementedError
+        """The action that ``action_to_string`` writes as `text` (case and runs of white space
+        aside), found by reading the texts of every action of the game, as OpenSpiel's default
+        does; ValueError if none is written so. A game overrides it only with a reason: an action
+        space too large to search (Metro parses), aliases (Leduc), texts that depend on the
+        state (Breakthrough)."""
+        if isinstance(text, str):
+            want = " ".join(text.lower().split())
+            for action in range(self.num_distinct_actions):
+                if " ".join(self.action_to_string(action).lower().split()) == want:
+                    return action
+        raise ValueError(f"cannot read {self.name} action {text!r}: no action of the game is written so "
+                         f"(e.g. {self.action_to_string(0)!r})")
 
 
 def _to_a_choice(s):

@@ -28,7 +28,7 @@ A state subclass writes (``examples/tunnel_draft.py`` is a worked example):
 The game subclass writes the class attributes of every game (``name``, ``title``, ``OPTIONS``,
 player range...), ``new_state(seed)``, ``_load_state(obj)``, ``num_distinct_actions``,
 ``max_game_length`` and ``_action_text(action)``; ``max_actions`` defaults to
-``num_distinct_actions`` and ``string_to_action`` to a search of the action texts.
+``num_distinct_actions`` and ``string_to_action`` to the contract's search of the action texts.
 
 Errors in the game's code: from a Python call (``state.apply``, ``legal_actions``...) they
 propagate as usual (the adapter records them at the C level and raises them again, unchanged,
@@ -101,14 +101,6 @@ cdef class PythonGame(Game):
     def _action_text(self, action):
         """*Game hook*: human text of a checked action (default: its number)."""
         return str(action)
-
-    def string_to_action(self, text):
-        """The action whose text is `text` (ValueError if none): a search of every action's text."""
-        if isinstance(text, str):
-            for action in range(self.num_distinct_actions):
-                if self._action_text(action) == text:
-                    return action
-        raise ValueError(f"{text!r} is not a {self.name} action")
 
 
 cdef class PythonState(GameState):

@@ -1919,16 +1919,6 @@ cdef class Metro2033Game(Game):
             return f"{('card', 'complete', 'use')[block]} {self.card_names[c]}"
         return _FIXED_NAMES[action - f.FIXED]
 
-    def string_to_action(self, text):
-        """The action id of a text written by ``action_to_string`` (case and spaces aside)."""
-        if isinstance(text, str):
-            want = " ".join(text.lower().split())
-            for a in range(self.num_distinct_actions):
-                if self.action_to_string(a).lower() == want:
-                    return a
-        raise ValueError(f"cannot read metro2033 action {text!r}: expected e.g. 'station Polyanka', "
-                         f"'card Shotgun', 'pass'")
-
     # ---- loading
     def _load_state(self, obj):
         cdef Metro2033State st = self._blank()
