@@ -16,6 +16,7 @@ stand around the board with their numbers and a legend says whose they are.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Optional
 
 N = 5                                   # nodes per side of a square
 PORT_NODES = ((0, 1), (0, 3), (1, 4), (3, 4), (4, 3), (4, 1), (3, 0), (1, 0))
@@ -60,7 +61,7 @@ def _dirs(path, i):
 
 
 @lru_cache(maxsize=None)
-def routes(exits: tuple, rot: int) -> dict:
+def routes(exits: tuple, rot: int) -> Optional[dict]:
     """{node: set of directions} of a tile (its `exits` turned by `rot`), port stubs included."""
     tracks = track_nodes(exits, rot)
     if tracks is None:

@@ -353,8 +353,7 @@ class MetroView:
             from metro_ai.engine.metro.text import board_text
             board = board_text(state, p, paint=lambda who, text: paint("last" if who == "last" else who, text),
                                last=self.last, notes={sq: t for sq, t in notes.items()}).splitlines()
-            if paint.on:                                  # the colours say whose stations are whose
-                board = board[:-1] + stations_legend(state, p, paint, self.columns)
+            board = board[:-1] + stations_legend(state, p, paint, self.columns)
         else:
             board = compact_board(state, p, paint, self.last, notes) + stations_legend(state, p, paint, self.columns)
         status = self.status(rest)
