@@ -319,3 +319,20 @@ def test_metro2033_in_the_terminal_says_what_is_decided(monkeypatch, capsys):
     listed = out.split("your legal actions")[-1].split("hint (")[0]
     assert "hire no soldiers" in listed and not re.search(r"\bcount \d", listed)
     assert "you left the game" in out
+    moves = [x for x in out.splitlines() if re.match(r"P\d \((you|random)\): ", x)]
+    assert moves and not any("_" in x or re.search(r": (station|count) ", x) for x in moves)
+    assert "P0 (you): hero starts at " in out                   # the third decision, in words
+
+
+def test_a_metro2033_action_may_be_typed_as_its_label():
+    from metro_ai.play.human import match_prefix
+    game = metro_ai.load_game("metro2033", players=3)
+    s = game.new_state(2)
+    r = random.Random(0)
+    while s.phase != "place_hero":
+        s.apply(r.choice(s.legal_actions()))
+    acts = s.legal_actions()
+    label = m33.describe(s, acts[-1])
+    assert label.startswith("hero starts at ")
+    assert match_prefix(s, acts, label.upper()) == acts[-1]
+    assert match_prefix(s, acts, s.action_to_string(acts[-1])) == acts[-1]       # the text still works

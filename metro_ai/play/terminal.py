@@ -315,7 +315,10 @@ class MetroView:
         """The engine's lines under the board, with the scores in colour and ``(you)`` said."""
         p = self.player
         out = []
-        for line in rest:
+        wrapped = []
+        for line in rest:                                 # a variant's long lines (shares, a city)
+            wrapped += textwrap.wrap(line, self.columns, subsequent_indent="  ", break_on_hyphens=False) or [""]
+        for line in wrapped:
             if line.startswith("scores:"):
                 for k in range(8):
                     line = line.replace(f"P{k}=", self.paint(k, f"P{k}") + "=", 1)
@@ -324,7 +327,12 @@ class MetroView:
                 line = line.replace(f"P{mover}", self.paint(mover, f"P{mover}"), 1) + \
                     (" - " + self.paint("bold", "you") if mover == p else "")
                 if self.last_text:
-                    line += f"; last: {self.last_text}"
+                    tail = f"last: {self.last_text}"
+                    if visible_len(line) + 2 + len(tail) <= self.columns:
+                        line += "; " + tail
+                    else:
+                        out.append(line)
+                        line = tail[:self.columns]
             out.append(line)
         return out
 
