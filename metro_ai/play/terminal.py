@@ -5,7 +5,7 @@ tiles, readable action labels.
   is set to anything non-empty (the no-color.org convention) or when ``TERM`` is ``dumb``;
   ``FORCE_COLOR`` (non-empty) turns them on anyway. :func:`color_enabled` decides, :class:`Paint`
   writes them; lines and stations take their owner's colour.
-* Metro: a *compact* board of one text line per row of squares (8 rows, 6 characters a square,
+* Metro: a *compact* board of one text line per row of squares (8 rows, 7 characters a square,
   station numbers on the edges: 11 lines of 65 columns, and its legend), so that the board, the
   scores, the tiles in hand and the prompt fit 80 x 24; the *full* drawing (every square's tracks,
   ``engine/metro/text.py``) when the terminal has room for it. Each tile the player may place is
