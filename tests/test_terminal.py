@@ -318,6 +318,8 @@ def test_metro2033_in_the_terminal_says_what_is_decided(monkeypatch, capsys):
     assert "_" not in "".join(x for x in out.splitlines() if x.lstrip()[:4].rstrip(":").strip().isdigit())
     listed = out.split("your legal actions")[-1].split("hint (")[0]
     assert "hire no soldiers" in listed and not re.search(r"\bcount \d", listed)
+    table = out.split("hint (")[-1].split("you left")[0]
+    assert re.search(r"\n  hire (no|\d) soldiers? +visits", table) and not re.search(r"\n  count \d", table)
     assert "you left the game" in out
     moves = [x for x in out.splitlines() if re.match(r"P\d \((you|random)\): ", x)]
     assert moves and not any("_" in x or re.search(r": (station|count) ", x) for x in moves)

@@ -261,6 +261,28 @@ class HumanSeat:
             label = term.describe(state, analysis.chosen)
             text = analysis.chosen_text if label == analysis.chosen_text else f"{label} ({analysis.chosen_text})"
             self.write(f"hint ({self.hint.display}): play {number}: {text}")
-            self.write(term.readable(state, analysis.table(top=5)))
+            self.write(self._hint_table(state, analysis, top=5))
         except Exception as exc:  # noqa: BLE001 - a hint must never end the game
             self.write(f"no hint: {type(exc).__name__}: {exc}")
+
+    @staticmethod
+    def _hint_table(state, analysis, top=5):
+        """The analysis' table, with each action's label where it differs from its text (Metro
+        2033: ``hire 2 soldiers`` for ``count 2``) and station ids made readable."""
+        table = analysis.table(top=top)
+        stats = getattr(analysis, "actions", None)
+        if not stats or not all(hasattr(a, "action") and hasattr(a, "text") for a in stats):
+            return term.readable(state, table)
+        rows = []
+        first = f"player {analysis.player}: {analysis.chosen_text}  ("
+        for row in table.splitlines():
+            if row.startswith(first) and analysis.chosen is not None:
+                row = f"player {analysis.player}: {term.describe(state, analysis.chosen)}  (" + row[len(first):]
+            for a in stats:
+                head = f"  {a.text:<28} visits"
+                if row.startswith(head):
+                    label = term.describe(state, a.action)
+                    row = f"  {label:<28} visits" + row[len(head):]
+                    break
+            rows.append(term.readable(state, row))
+        return "\n".join(rows)
