@@ -598,11 +598,11 @@ def _cmd_play(args, read=None, write=None):
           + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
     try:
         play_game(state, seats, limits,
-                  on_move=lambda s, move: write(f"P{move['player']} ({labels[move['player']]}): {move['text']}"))
+                  on_move=lambda s, move: write(human.move_line(s, move, labels[move['player']])))
     except Stop:
         return 0
     write("")
-    write(state.render(player=me))
+    human.show(state)
     scores, returns = state.scores(), state.returns()
     ranked = sorted(range(n), key=lambda q: -returns[q])
     write("game over:")

@@ -72,7 +72,7 @@ def _line_path(game, board, number):
     """The squares and ports the line of departure `number` passes: [(square, in, out), ...]
     (through central-track pieces too, C3)."""
     r, c, port = departure(game, number)
-    out = []
+    out: list = []
     while 0 <= r < 8 and 0 <= c < 8 and len(out) < 200:
         cell = board[8 * r + c]
         if cell is None:

@@ -16,6 +16,7 @@ stand around the board with their numbers and a legend says whose they are.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Optional
 
 N = 5                                   # nodes per side of a square
 PORT_NODES = ((0, 1), (0, 3), (1, 4), (3, 4), (4, 3), (4, 1), (3, 0), (1, 0))
@@ -60,8 +61,22 @@ def _dirs(path, i):
 
 
 @lru_cache(maxsize=None)
-def routes(exits: tuple, rot: int) -> dict:
+def routes(exits: tuple, rot: int) -> Optional[dict]:
     """{node: set of directions} of a tile (its `exits` turned by `rot`), port stubs included."""
+    tracks = track_nodes(exits, rot)
+    if tracks is None:
+        return None
+    nodes: dict = {}
+    for pair, path in tracks.items():
+        for node, d in path.items():
+            nodes.setdefault(node, set()).update(d)
+    return nodes
+
+
+@lru_cache(maxsize=None)
+def track_nodes(exits: tuple, rot: int):
+    """Per track of a tile (its `exits` turned by `rot`): {(p, q): {node: set of directions}},
+    ports p < q in the board's orientation, port stubs included; None for T15 (no drawing)."""
     pairs = []
     for p in range(8):
         q = (exits[(p - 2 * rot) % 8] + 2 * rot) % 8
@@ -97,12 +112,13 @@ def routes(exits: tuple, rot: int) -> dict:
     search(0, {}, [], 0)
     if best[1] is None:                    # T15, whose four tracks all cross one another
         return None
-    nodes: dict = {}
+    tracks: dict = {}
     for (p, q), path in zip(pairs, best[1]):
+        nodes = tracks.setdefault((p, q), {})
         for i, node in enumerate(path):
             d = _dirs(path, i) | ({OUT[p]} if i == 0 else set()) | ({OUT[q]} if i == len(path) - 1 else set())
             nodes.setdefault(node, set()).update(d)
-    return nodes
+    return tracks
 
 
 INWARD = {"U": "D", "D": "U", "L": "R", "R": "L"}
@@ -121,52 +137,119 @@ def _cell(nodes, r, c):
     return GLYPH.get(d, "┼") + ("─" if "R" in d else " ")
 
 
-def board_text(state, player=None) -> str:
+def line_owners(state, player=None):
+    """Who owns each track on the board and where the open lines wait: ``(tracks, waiting)``,
+    ``tracks`` {(square, (p, q)): owner} for every track a line of an owned station (M1, or a
+    company's, M11; a central station's, C2) runs along, ports in the board's orientation;
+    ``waiting`` {square: set of owners} for the empty squares (not the centre) where a line
+    that has not arrived ends, the square a tile placed would extend it into."""
+    from metro_ai.engine.metro import svg
+    game = state.game
+    obs = state.observation(0 if player is None else player)
+    board = state.board()
+    owner_of = {s: k for k, numbers in enumerate(obs["stations"]) for s in numbers}
+    for j, k in enumerate(obs.get("central", {}).get("spaces", ())):
+        if k is not None:
+            owner_of[svg.CENTRAL_STATION_BASE + j] = k
+    tracks: dict = {}
+    waiting: dict = {}
+    for number, k in sorted(owner_of.items()):
+        r, c, port = svg.departure(game, number)
+        for _ in range(200):
+            if not (0 <= r < 8 and 0 <= c < 8):
+                break
+            sq = 8 * r + c
+            if board[sq] is None:
+                if sq not in CENTRE:
+                    waiting.setdefault(sq, set()).add(k)
+                break
+            kind, rot = board[sq]
+            e = (svg.kind_exits(game, kind)[(port - 2 * rot) % 8] + 2 * rot) % 8
+            tracks.setdefault((sq, (min(port, e), max(port, e))), k)
+            dr, dc = svg.STEP[e]
+            r, c, port = r + dr, c + dc, svg.ENTER[e]
+    return tracks, waiting
+
+
+def _plain(owner, text):
+    return text
+
+
+def board_text(state, player=None, paint=None, last=(), notes=None) -> str:
     """The board with its tracks, column letters and row numbers (squares are named like C1),
-    the stations and a legend saying whose they are (``MetroState.render``'s drawing)."""
+    the stations and a legend saying whose they are (``MetroState.render``'s drawing).
+
+    For terminals (all optional; without them the drawing is ``render``'s, unchanged):
+    ``paint(owner, text)`` colours a line's tracks and a station's number by owner (owner None:
+    a track no owned line runs along); the squares in `last` have their corners marked ``◆``;
+    ``notes`` {square: text of up to 4 characters} writes in the middle of empty squares."""
     game = state.game
     obs = state.observation(0 if player is None else player)
     from metro_ai.engine.metro.svg import kind_exits
     board = state.board()
     owner_of = {s: k for k, numbers in enumerate(obs["stations"]) for s in numbers}
+    tinted = paint is not None
+    paint = paint or _plain
+    notes = notes or {}
+    owners = line_owners(state, player)[0] if tinted else {}
     by_side: dict = {0: {}, 1: {}, 2: {}, 3: {}}
     for st in game.data.stations:
         by_side[st.depart_port // 2][st.col if st.depart_port // 2 in (0, 2) else st.row] = st.number
     rows = []
 
-    def label(n):
-        return f"{n:^{2 * N}}" if n is not None else " " * (2 * N)
+    def label(n, width=2 * N, align="^"):
+        if n is None:
+            return " " * width
+        text = f"{n:{align}{width}}"
+        return paint(owner_of.get(n), text) if isinstance(n, int) else text
 
+    def cell(sq, nodes, tracks, i, j):
+        text = _cell(nodes, i, j)
+        if sq in last and i in (0, N - 1) and j in (0, N - 1) and text == "· ":
+            return paint("last", "◆") + " "
+        if tinted and text.strip():
+            node = (i, j)
+            who = next((owners[(sq, pq)] for pq, path in tracks.items()
+                        if node in path and (sq, pq) in owners), None)
+            return paint(who, text)
+        return text
 
     rows.append("     " + "".join(label(by_side[0].get(c)) for c in range(8)))
     rows.append("     " + "".join(label("ABCDEFGH"[c]) for c in range(8)))
     for r in range(8):
         for i in range(N):
-            left = f"{by_side[3][r]:>2} {r + 1}" if i == N // 2 else "    "
-            right = f" {by_side[1][r]:<3}" if i == N // 2 else ""
+            left = (label(by_side[3][r], 2, ">") + f" {r + 1}") if i == N // 2 else "    "
+            right = (" " + label(by_side[1][r], 3, "<")) if i == N // 2 else ""
             line = []
             for c in range(8):
                 sq = 8 * r + c
                 if sq in CENTRE and board[sq] is None:
                     line.append("▓" * (2 * N))
                 elif board[sq] is None:
-                    line.append("".join(_cell({}, i, j) for j in range(N)))
+                    text = "".join(cell(sq, {}, {}, i, j) for j in range(N))
+                    if sq in notes and i == N // 2:
+                        text = f"{notes[sq]:^{2 * N}}"
+                    line.append(text)
                 else:
                     kind, rot = board[sq]
-                    nodes = routes(tuple(kind_exits(game, kind)), rot)     # a tile, or a C3 piece
+                    exits = tuple(kind_exits(game, kind))
+                    nodes = routes(exits, rot)     # a tile, or a C3 piece
+                    tracks = track_nodes(exits, rot) or {}
                     text = ""
                     if nodes is None:
                         nodes, text = _stubs(game.piece_name(kind))
-                    cell = "".join(_cell(nodes, i, j) for j in range(N))
                     if text and i == N // 2:
-                        cell = cell[:3] + text + "·" + cell[7:]
-                    line.append(cell)
+                        full = "".join(_cell(nodes, i, j) for j in range(N))
+                        line.append(full[:3] + text + "·" + full[7:])
+                    else:
+                        line.append("".join(cell(sq, nodes, tracks, i, j) for j in range(N)))
             rows.append(left + " " + "".join(line) + right)
     rows.append("     " + "".join(label(by_side[2].get(c)) for c in range(8)))
     who = "company" if getattr(game, "companies", False) else "P"
     legend = []
     for k, numbers in enumerate(obs["stations"]):
-        legend.append(f"{who}{' ' if who == 'company' else ''}{k}: " + " ".join(str(n) for n in sorted(numbers)))
+        legend.append(paint(k, f"{who}{' ' if who == 'company' else ''}{k}") + ": "
+                      + " ".join(str(n) for n in sorted(numbers)))
     unused = sorted(n for n in range(1, 33) if n not in owner_of)
     rows.append("stations  " + " | ".join(legend) + (f" | unused: {' '.join(map(str, unused))}" if unused else ""))
     return "\n".join(rows)

@@ -55,7 +55,7 @@ class Board:
         self.polis = [i for i in range(self.n) if self.kind[i] == "polis"]
         self.zones = sorted(set(self.zone))
         # G6: two faction zones border when a link joins them
-        self.borders = {z: set() for z in self.zones}
+        self.borders: dict[str, set] = {z: set() for z in self.zones}
         for a, b, _ in self.link_list:
             if self.zone[a] != self.zone[b]:
                 self.borders[self.zone[a]].add(self.zone[b])

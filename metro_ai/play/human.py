@@ -1,24 +1,28 @@
 """A person's seat: it shows the state as that player sees it and the legal actions, reads an
-action from input (a number from the list, or the action written out), and answers ``help``,
-``list``, ``board``, ``hint`` and ``quit``. ``metro-ai play`` puts it in the game loop
-(:func:`metro_ai.play.loop.play_game`) beside the bots.
+action from input (a number from the list, the action written out or its readable label, or for
+Metro a square), and answers ``help``, ``list``, ``board``, ``hint`` and ``quit``.
+``metro-ai play`` puts it in the game loop (:func:`metro_ai.play.loop.play_game`) beside the bots.
+What it draws (colour, Metro's board and tiles, Metro 2033's prompts) is
+:mod:`metro_ai.play.terminal`'s.
 """
 from __future__ import annotations
 
-import shutil
-
 from metro_ai.bots.seeding import derive
+from metro_ai.play import terminal as term
 from metro_ai.play.loop import Stop
 
 HELP = """{title}, seat P{player}: {phase}
 commands:
   NUMBER        play the action with that number in the list
   TEXT          play the action written out as in the list, e.g. {example},
-                or the start of it if only one legal action starts so, e.g. {prefix}
-  list          show the legal actions again      board   show the board again
+                or the start of it if only one legal action starts so, e.g. {prefix}{metro}
+  list          show the legal actions again      board   show the board again (in full)
   hint          what the hint bot would play, and why
   help          this help                          quit    leave the game
 the actions you have now are of these kinds: {kinds}"""
+METRO_HELP = """
+  SQUARE        Metro: place a tile at that square (C1); where several of your tiles fit
+                there (the letters on the board), the letter or the tile first: b C1, T17 C1"""
 
 
 def _norm(text):
@@ -26,16 +30,18 @@ def _norm(text):
 
 
 def match_prefix(state, actions, text):
-    """The legal action whose text starts with `text` (case and spacing free), the lowest id
-    among copies printed alike; ValueError naming the candidates when none or several differ."""
+    """The legal action whose text (or readable label) starts with `text` (case and spacing
+    free), the lowest id among copies printed alike; ValueError naming the candidates when none
+    or several differ."""
     want = _norm(text)
     hits: dict[str, int] = {}
     for a in actions:
         t = state.action_to_string(a)
-        if _norm(t).startswith(want):
-            hits.setdefault(t, a)
-    if len(hits) == 1:
-        return next(iter(hits.values()))
+        label = term.describe(state, a)
+        if _norm(t).startswith(want) or _norm(label).startswith(want):
+            hits.setdefault(label, a)
+    if len(set(hits.values())) == 1 or len(hits) == 1:
+        return min(hits.values())
     if not hits:
         raise ValueError("no legal action starts so")
     shown = sorted(hits)[:6]
@@ -49,8 +55,9 @@ def _help(state, actions, player):
     prefix = next((t[:n] for t in texts for n in range(3, len(t) + 1)
                    if sum(_norm(u).startswith(_norm(t[:n])) for u in set(texts)) == 1), example)
     phase = getattr(state, "phase", "")
+    metro = METRO_HELP if term.is_metro(state) else ""
     return HELP.format(title=state.game.title, player=player, phase=f"phase {phase}" if phase else "",
-                       example=repr(example), prefix=repr(prefix), kinds=", ".join(kinds))
+                       example=repr(example), prefix=repr(prefix), kinds=", ".join(kinds), metro=metro)
 
 
 def columns(items, width):
@@ -69,29 +76,106 @@ class HumanSeat:
 
     `hint`: a search bot's :class:`~metro_ai.bots.catalogue.BotSpec` that answers ``hint`` (each
     hint a fresh bot seeded from `hint_seed` and the hint's number), or None for no hints.
-    Leaving (``quit``, or the end of input) raises :class:`~metro_ai.play.loop.Stop`.
+    `width`, `height`: the terminal's size (default: asked of the terminal); `color`: ANSI
+    colours on or off (default: :func:`~metro_ai.play.terminal.color_enabled`).
+    :meth:`move_line` writes another seat's move readably and remembers it as the last move;
+    :meth:`show` draws the state. Leaving (``quit``, or the end of input) raises
+    :class:`~metro_ai.play.loop.Stop`.
     """
 
     name = "you"
 
-    def __init__(self, player, read=input, write=print, hint=None, hint_seed=0, width=None):
+    def __init__(self, player, read=input, write=print, hint=None, hint_seed=0, width=None, height=None,
+                 color=None):
         self.player = player
         self.read, self.write = read, write
         self.hint, self.hint_seed, self.hints = hint, hint_seed, 0
-        self.width = width or shutil.get_terminal_size((100, 24)).columns
+        columns, lines = term.terminal_size((100, 24))
+        self.width = width or columns
+        self.height = height or lines
+        self.paint = term.Paint(term.color_enabled() if color is None else color)
+        self._before = None           # a copy of the state before the move being made
+        self._seen = None             # Metro's board after this seat's last move
+        self._last_text = ""          # the last other seat's move, in words
+
+    # ---- what the person sees
+    def move_line(self, state, move, label):
+        """The line that reports `move` (just applied to `state`) by the seat called `label`: its
+        readable label (Metro 2033: ``hero defends Kievskaya (blue)``) if the state before it is
+        known, else its text."""
+        before = self._before
+        text = move["text"]
+        if before is not None and not term.is_metro(state):
+            try:
+                text = term.describe(before, move["action"])
+            except Exception:  # noqa: BLE001 - a label is a courtesy; the text always works
+                text = term.readable(state, move["text"])
+        else:
+            text = term.readable(state, text)
+        self._before = state.clone()
+        if move["player"] != self.player:
+            self._last_text = f"P{move['player']} {text}"
+        return f"P{move['player']} ({label}): {text}"
+
+    def _last_squares(self, state):
+        if self._seen is None or not term.is_metro(state):
+            return ()
+        board = state.board()
+        return {sq for sq in range(64) if board[sq] != self._seen[sq]}
+
+    def view(self, state, actions=None, full=None) -> list[str]:
+        """The lines drawing `state` for this seat (with `actions`: what may be played)."""
+        me = self.player
+        if term.is_metro(state):
+            v = term.MetroView(state, me, self.paint, (self.width, self.height),
+                               last=self._last_squares(state), last_text=self._last_text)
+            return v.render(actions, full=full)
+        lines = term.readable(state, state.render(player=me)).splitlines()
+        status = []
+        try:
+            scores = state.scores()
+            status.append("scores: " + "  ".join(f"{self.paint(p, f'P{p}')}={v}" for p, v in enumerate(scores)))
+        except Exception:  # noqa: BLE001 - a game may keep no score before its end
+            pass
+        if not state.is_terminal():
+            mover = state.current_player
+            status.append(f"to move: {self.paint(mover, f'P{mover}')}" + (" - " + self.paint("bold", "you")
+                                                                         if mover == me else ""))
+        if self._last_text:
+            status.append(f"last: {self._last_text}")
+        return lines + ["; ".join(status)]
+
+    def show(self, state):
+        """Write the state as this seat sees it (the board in full where it fits)."""
+        for line in self.view(state):
+            self.write(line)
 
     def show_actions(self, state, actions):
-        items = [f"{i + 1:>3}: {state.action_to_string(a)}" for i, a in enumerate(actions)]
+        items = [f"{i + 1:>3}: {term.describe(state, a)}" for i, a in enumerate(actions)]
         self.write(f"your legal actions ({len(actions)}):")
         for line in columns(items, self.width):
             self.write("  " + line)
 
+    def _show_turn(self, state, actions):
+        for line in self.view(state, actions):
+            self.write(line)
+        options = term.tile_options(state, actions) if term.is_metro(state) else []
+        if options:
+            placing = {a for *_, squares in options for a in squares.values()}
+            others = [term.describe(state, a) for a in actions if a not in placing]
+            self.write(term.how_to_place(options, others, self.width))
+        else:
+            question = term.prompt(state)
+            if question:
+                self.write(self.paint("bold", f"P{self.player}, decide: ") + question)
+            self.show_actions(state, actions)
+
     def choose(self, state, limit=None):
         me, write = self.player, self.write
         write("")
-        write(state.render(player=me))
         actions = state.legal_actions()
-        self.show_actions(state, actions)
+        self._show_turn(state, actions)
+        options = term.tile_options(state, actions) if term.is_metro(state) else []
         while True:
             try:
                 text = self.read(f"P{me}> ").strip()
@@ -111,30 +195,59 @@ class HumanSeat:
                 self.show_actions(state, actions)
                 continue
             if low in ("board", "b"):
-                write(state.render(player=me))
+                for line in self.view(state, actions, full=True):
+                    write(line)
                 continue
             if low == "hint":
                 self.show_hint(state, actions)
                 continue
-            if text.isdigit():
-                k = int(text)
-                if not 1 <= k <= len(actions):
-                    write(f"there is no action {k}: choose 1-{len(actions)}, or type 'list'")
-                    continue
-                return actions[k - 1]
-            try:
-                action = state.string_to_action(text)
-            except (ValueError, KeyError):
-                try:
-                    action = match_prefix(state, actions, text)
-                except ValueError as exc:
-                    write(f"not understood: {text!r} ({exc}). Type a number from the list, an action "
-                          "as written there (or its start), or 'help'")
-                    continue
-            if action not in actions:
-                write(f"{text!r} is not legal now; type 'list' to see what is")
+            action = self._parse(state, actions, options, text)
+            if action is None:
                 continue
+            self._remember(state, action)
             return action
+
+    def _parse(self, state, actions, options, text):
+        """The action `text` names, or None after saying what is wrong."""
+        write = self.write
+        if text.isdigit():
+            k = int(text)
+            if not 1 <= k <= len(actions):
+                write(f"there is no action {k}: choose 1-{len(actions)}, or type 'list'")
+                return None
+            return actions[k - 1]
+        try:
+            placed = term.parse_placement(text, options, state.game)
+        except ValueError as exc:
+            write(f"{exc}; type 'list' for every move, 'help' for how to type one")
+            return None
+        if placed is not None:
+            return placed
+        try:
+            action = state.string_to_action(text)
+        except (ValueError, KeyError):
+            try:
+                action = match_prefix(state, actions, text)
+            except ValueError as exc:
+                write(f"not understood: {text!r} ({exc}). Type a number from the list, an action "
+                      "as written there (or its start), or 'help'")
+                return None
+        if action not in actions:
+            write(f"{text!r} is not legal now; type 'list' to see what is")
+            return None
+        return action
+
+    def _remember(self, state, action):
+        """Note the state before `action` (for the label of the move) and, in Metro, the board
+        after it (the squares that differ next time are the others' moves)."""
+        try:
+            self._before = state.clone()
+            if term.is_metro(state):
+                after = state.clone()
+                after.apply(action)
+                self._seen = list(after.board())
+        except Exception:  # noqa: BLE001 - marks are a courtesy
+            self._seen = None
 
     def show_hint(self, state, actions):
         if self.hint is None:
@@ -145,7 +258,31 @@ class HumanSeat:
             self.hints += 1
             analysis = hinter.analyse(state, self.hint.limit)
             number = actions.index(analysis.chosen) + 1 if analysis.chosen in actions else "?"
-            self.write(f"hint ({self.hint.display}): play {number}: {analysis.chosen_text}")
-            self.write(analysis.table(top=5))
+            label = term.describe(state, analysis.chosen)
+            text = analysis.chosen_text if label == analysis.chosen_text else f"{label} ({analysis.chosen_text})"
+            self.write(f"hint ({self.hint.display}): play {number}: {text}")
+            self.write(self._hint_table(state, analysis, top=5))
         except Exception as exc:  # noqa: BLE001 - a hint must never end the game
             self.write(f"no hint: {type(exc).__name__}: {exc}")
+
+    @staticmethod
+    def _hint_table(state, analysis, top=5):
+        """The analysis' table, with each action's label where it differs from its text (Metro
+        2033: ``hire 2 soldiers`` for ``count 2``) and station ids made readable."""
+        table = analysis.table(top=top)
+        stats = getattr(analysis, "actions", None)
+        if not stats or not all(hasattr(a, "action") and hasattr(a, "text") for a in stats):
+            return term.readable(state, table)
+        rows = []
+        first = f"player {analysis.player}: {analysis.chosen_text}  ("
+        for row in table.splitlines():
+            if row.startswith(first) and analysis.chosen is not None:
+                row = f"player {analysis.player}: {term.describe(state, analysis.chosen)}  (" + row[len(first):]
+            for a in stats:
+                head = f"  {a.text:<28} visits"
+                if row.startswith(head):
+                    label = term.describe(state, a.action)
+                    row = f"  {label:<28} visits" + row[len(head):]
+                    break
+            rows.append(term.readable(state, row))
+        return "\n".join(rows)

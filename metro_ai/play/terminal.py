@@ -1,0 +1,432 @@
+"""What a person sees of a game in the terminal (``metro-ai play``): colour, Metro's board and
+tiles, readable action labels.
+
+* Colour: ANSI escape codes when the output is a terminal, none when it is not, when ``NO_COLOR``
+  is set to anything non-empty (the no-color.org convention) or when ``TERM`` is ``dumb``;
+  ``FORCE_COLOR`` (non-empty) turns them on anyway. :func:`color_enabled` decides, :class:`Paint`
+  writes them; lines and stations take their owner's colour.
+* Metro: a *compact* board of one text line per row of squares (8 rows, 7 characters a square,
+  station numbers on the edges: 11 lines of 65 columns, and its legend), so that the board, the
+  scores, the tiles in hand and the prompt fit 80 x 24; the *full* drawing (every square's tracks,
+  ``engine/metro/text.py``) when the terminal has room for it. Each tile the player may place is
+  drawn as a picture of its tracks, one per legal rotation, lettered ``a``, ``b``, ...; on the
+  board each empty square where a tile fits shows those letters, so a person types a square
+  (``C1``, or ``b C1`` when several tiles fit there). Squares changed since the player's last
+  turn are marked ``*`` (compact) or ``◆`` at the corners (full).
+* Labels: :func:`describe` says what an action does (Metro 2033: ``hero defends Kievskaya
+  (blue)``, ``hire 2 soldiers``; ``engine/metro2033/text.py``), :func:`prompt` what the decision
+  is; other games' labels are their action texts. ``action_to_string`` is left as it is.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import textwrap
+
+RESET = "\x1b[0m"
+# Owner colours (ANSI SGR), the SVG pictures' order: red, blue, green, orange, purple, brown;
+# companies add pink and cyan.
+OWNER_CODES = ("1;31", "1;34", "1;32", "1;33", "1;35", "33", "95", "1;36")
+LAST_CODE = "1;7"                  # reverse video: the squares just played
+DIM_CODE = "2"
+
+
+def color_enabled(stream=None, env=None) -> bool:
+    """Whether to write ANSI colours to `stream` (default: standard output): not when
+    ``NO_COLOR`` is set and non-empty, yes when ``FORCE_COLOR`` is, else only on a terminal
+    whose ``TERM`` is not ``dumb``."""
+    env = os.environ if env is None else env
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    stream = sys.stdout if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        tty = bool(isatty()) if callable(isatty) else False
+    except (ValueError, OSError):                 # a closed stream
+        tty = False
+    return tty and env.get("TERM", "") != "dumb"
+
+
+class Paint:
+    """Colours text by owner (an int), ``"last"``, ``"dim"`` or ``"bold"``; with `on` false
+    every call returns the text unchanged."""
+
+    def __init__(self, on: bool):
+        self.on = bool(on)
+
+    def code(self, who):
+        if who is None:
+            return None
+        if who == "last":
+            return LAST_CODE
+        if who == "dim":
+            return DIM_CODE
+        if who == "bold":
+            return "1"
+        if isinstance(who, int):
+            return OWNER_CODES[who % len(OWNER_CODES)]
+        return None
+
+    def __call__(self, who, text):
+        code = self.code(who) if self.on else None
+        return f"\x1b[{code}m{text}{RESET}" if code and text else text
+
+
+def visible_len(text: str) -> int:
+    """The width of `text` on screen: its length without the ANSI codes."""
+    out, i = 0, 0
+    while i < len(text):
+        if text[i] == "\x1b":
+            j = text.find("m", i)
+            i = len(text) if j < 0 else j + 1
+            continue
+        out += 1
+        i += 1
+    return out
+
+
+def strip_ansi(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\x1b":
+            j = text.find("m", i)
+            i = len(text) if j < 0 else j + 1
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def terminal_size(default=(80, 24)):
+    """(columns, lines) of the terminal (``shutil.get_terminal_size``: ``COLUMNS``/``LINES``
+    first), `default` when unknown."""
+    size = shutil.get_terminal_size(default)
+    return size.columns, size.lines
+
+
+# ---------------------------------------------------------------- labels
+
+def _is_metro2033(state):
+    return getattr(state.game, "name", "") == "metro2033"
+
+
+def describe(state, action) -> str:
+    """What `action` does, in words, if the player to move plays it now."""
+    if _is_metro2033(state):
+        from metro_ai.engine.metro2033.text import describe as d
+        return d(state, action)
+    return state.action_to_string(action)
+
+
+def prompt(state) -> str | None:
+    """The decision the player to move faces, in a sentence; None where the actions say it."""
+    if _is_metro2033(state):
+        from metro_ai.engine.metro2033.text import prompt as p
+        return p(state)
+    return None
+
+
+def readable(state, text: str) -> str:
+    """An engine's text (its ``render``, an action text) with ids made readable."""
+    if _is_metro2033(state):
+        from metro_ai.engine.metro2033.text import readable as r
+        return r(text)
+    return text
+
+
+# ---------------------------------------------------------------- Metro
+
+def is_metro(state) -> bool:
+    return callable(getattr(state, "board", None)) and hasattr(getattr(state.game, "data", None), "stations")
+
+
+PLACE_LIMIT = 6144                 # Metro's draw action; placements are kind << 8 | square << 2 | rot
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def square_name(sq: int) -> str:
+    return "ABCDEFGH"[sq % 8] + str(sq // 8 + 1)
+
+
+def placements(state, actions):
+    """Metro's legal placements grouped by tile and rotation: [(kind, rot, {square: action})],
+    in the order of the actions (hand first). Other actions (draw, a city's choices) are left
+    out."""
+    groups: dict = {}
+    for a in actions:
+        if isinstance(a, int) and 0 <= a < PLACE_LIMIT and state.action_to_string(a).startswith("place "):
+            kind, sq, rot = a >> 8, (a >> 2) & 63, a & 3
+            groups.setdefault((kind, rot), {})[sq] = a
+    return [(k, r, squares) for (k, r), squares in groups.items()]
+
+
+def tile_picture(game, kind, rot=0) -> list[str]:
+    """A tile's tracks (kind index `kind`, turned `rot` quarter turns clockwise) as 5 lines of
+    10 characters, the drawing of the full board (M2)."""
+    from metro_ai.engine.metro import text
+    from metro_ai.engine.metro.svg import kind_exits
+    nodes = text.routes(tuple(kind_exits(game, kind)), rot)
+    label = ""
+    if nodes is None:                                   # T15: four tracks all crossing
+        nodes, label = text._stubs(game.piece_name(kind))
+    rows = []
+    for i in range(text.N):
+        row = "".join(text._cell(nodes, i, j) for j in range(text.N))
+        if label and i == text.N // 2:
+            row = row[:3] + label + "·" + row[7:]
+        rows.append(row)
+    return rows
+
+
+def tile_options(state, actions):
+    """The placements grouped as lettered options: [(letter, kind, rot, {square: action})]."""
+    return [(LETTERS[i % 26], k, r, squares) for i, (k, r, squares) in enumerate(placements(state, actions))]
+
+
+def option_title(game, kind, rot, drawn=None):
+    name = game.piece_name(kind)
+    return name + (f" rot {rot}" if rot else "") + (" (drawn)" if drawn == name else "")
+
+
+def tiles_block(state, options, width, drawn=None) -> list[str]:
+    """The options' pictures side by side (wrapped to `width`), each titled ``a: T17``."""
+    game = state.game
+    cell = 2 * 5 + 4
+    per = max(1, width // cell)
+    out = []
+    for start in range(0, len(options), per):
+        chunk = options[start:start + per]
+        out.append("".join(f"{f'{l}: ' + option_title(game, k, r, drawn):<{cell}}" for l, k, r, _ in chunk).rstrip())
+        pics = [tile_picture(game, k, r) for _, k, r, _ in chunk]
+        for i in range(5):
+            out.append("".join(f"{pic[i]:<{cell}}" for pic in pics).rstrip())
+    return out
+
+
+def compact_board(state, player, paint, last=(), notes=None) -> list[str]:
+    """Metro's board in one line per row: a square is 7 characters, ``*`` in front if it
+    changed since the player's last turn; a tile shows its id and the owners of the lines on it
+    (in colour: in their colours), an empty square the letters of the tiles that fit there and
+    the owners of the lines waiting to enter it; ``▓▓`` is the centre. Station numbers stand on
+    the edges in their owner's colour, the legend under it."""
+    from metro_ai.engine.metro.text import CENTRE, line_owners
+    game = state.game
+    obs = state.observation(player)
+    board = state.board()
+    owner_of = {s: k for k, numbers in enumerate(obs["stations"]) for s in numbers}
+    tracks, waiting = line_owners(state, player)
+    on_tile: dict = {}
+    for (sq, _), k in tracks.items():
+        on_tile.setdefault(sq, [])
+        if k not in on_tile[sq]:
+            on_tile[sq].append(k)
+    notes = notes or {}
+    by_side: dict = {0: {}, 1: {}, 2: {}, 3: {}}
+    for st in game.data.stations:
+        by_side[st.depart_port // 2][st.col if st.depart_port // 2 in (0, 2) else st.row] = st.number
+    W = 7
+
+    def station(n, width, align):
+        if n is None:
+            return " " * width
+        return paint(owner_of.get(n), f"{n:{align}{width}}")
+
+    def owners_text(ks):
+        ks = sorted(ks)
+        shown = ks if len(ks) <= 2 else ks[:1]
+        text = "".join(paint(k, str(k)) for k in shown) + ("+" if len(ks) > 2 else "")
+        return text + " " * (2 - min(2, len(ks)))
+
+    rows = ["     " + "".join(station(by_side[0].get(c), W, "^") for c in range(8)),
+            "     " + "".join(f"{'ABCDEFGH'[c]:^{W}}" for c in range(8))]
+    for r in range(8):
+        cells = []
+        for c in range(8):
+            sq = 8 * r + c
+            mark = "*" if sq in last else " "
+            if board[sq] is None and sq in CENTRE:
+                body = paint("dim", " ▓▓ ") + "  "
+            elif board[sq] is None:
+                note = notes.get(sq, "")
+                core = f"{note:>3}" if note else "  ·"
+                body = core + " " + owners_text(waiting.get(sq, ()))
+            else:
+                kind, _ = board[sq]
+                ks = on_tile.get(sq, [])
+                name = f"{game.piece_name(kind):>3}"
+                name = paint("last", name) if sq in last else paint(ks[0] if len(ks) == 1 else None, name)
+                body = name + " " + owners_text(ks)
+            cells.append(mark + body)
+        rows.append(station(by_side[3].get(r), 2, ">") + f" {r + 1} " + "".join(cells)
+                    + " " + station(by_side[1].get(r), 2, "<"))
+    rows.append("     " + "".join(station(by_side[2].get(c), W, "^") for c in range(8)))
+    return rows
+
+
+def stations_legend(state, player, paint, width) -> list[str]:
+    obs = state.observation(player)
+    who = "company " if getattr(state.game, "companies", False) else "P"
+    owned = {s for numbers in obs["stations"] for s in numbers}
+    parts = [paint(k, f"{who}{k}") + ("(you)" if k == player and not who.startswith("c") else "") + ": "
+             + " ".join(str(n) for n in sorted(numbers)) for k, numbers in enumerate(obs["stations"])]
+    unused = sorted(n for n in range(1, 33) if n not in owned)
+    if unused:
+        parts.append("unused: " + " ".join(map(str, unused)))
+    return _wrap_coloured("stations " + " | ".join(parts), width)
+
+
+def _wrap_coloured(text, width):
+    """Wrap `text` at spaces to `width` visible characters (ANSI codes kept)."""
+    out, line = [], ""
+    for word in text.split(" "):
+        cand = word if not line else line + " " + word
+        if line and visible_len(cand) > width:
+            out.append(line)
+            line = "  " + word
+        else:
+            line = cand
+    if line:
+        out.append(line)
+    return out
+
+
+class MetroView:
+    """How Metro looks in the terminal for `player`, with `paint` and a `size` (columns, lines)."""
+
+    def __init__(self, state, player, paint, size, last=(), last_text=""):
+        self.state, self.player, self.paint = state, player, paint
+        self.columns, self.lines = size
+        self.last, self.last_text = set(last), last_text
+
+    def engine_rest(self):
+        """The lines of ``render`` after the board: scores, whose turn, the hand (a city's
+        extras too)."""
+        from metro_ai.engine.metro.text import board_text
+        full = self.state.render(player=self.player)
+        board = board_text(self.state, self.player)
+        if full.startswith(board):
+            return full[len(board):].strip("\n").splitlines()
+        return None
+
+    def status(self, rest):
+        """The engine's lines under the board, with the scores in colour and ``(you)`` said."""
+        p = self.player
+        out = []
+        wrapped = []
+        for line in rest:                                 # a variant's long lines (shares, a city)
+            wrapped += textwrap.wrap(line, self.columns, subsequent_indent="  ", break_on_hyphens=False) or [""]
+        for line in wrapped:
+            if line.startswith("scores:"):
+                for k in range(8):
+                    line = line.replace(f"P{k}=", self.paint(k, f"P{k}") + "=", 1)
+            if line.startswith("to move: P"):
+                mover = self.state.current_player
+                line = line.replace(f"P{mover}", self.paint(mover, f"P{mover}"), 1) + \
+                    (" - " + self.paint("bold", "you") if mover == p else "")
+                if self.last_text:
+                    tail = f"last: {self.last_text}"
+                    if visible_len(line) + 2 + len(tail) <= self.columns:
+                        line += "; " + tail
+                    else:
+                        out.append(line)
+                        line = tail[:self.columns]
+            out.append(line)
+        return out
+
+    def full_fits(self, extra):
+        from metro_ai.engine.metro.text import N
+        return self.columns >= 5 + 8 * 2 * N + 4 and self.lines >= 2 + 8 * N + 2 + extra
+
+    def render(self, actions=None, full=None) -> list[str]:
+        """The view's lines: the board (compact, or full when it fits or `full`), the status
+        lines, and with `actions` (the player's legal actions) the tiles that may be placed."""
+        state, p, paint = self.state, self.player, self.paint
+        rest = self.engine_rest()
+        if rest is None:                                  # a variant drawn its own way
+            return [state.render(player=p)]
+        options = tile_options(state, actions) if actions else []
+        notes: dict = {}
+        for letter, _, _, squares in options:
+            for sq in squares:
+                notes[sq] = notes.get(sq, "") + letter
+        notes = {sq: (t if len(t) <= 3 else t[:2] + "+") for sq, t in notes.items()}
+        obs = state.observation(p)
+        drawn = obs.get("drawn")
+        tiles = tiles_block(state, options, self.columns, drawn) if options else []
+        use_full = full if full is not None else self.full_fits(len(rest) + len(tiles) + 3)
+        if use_full:
+            from metro_ai.engine.metro.text import board_text
+            board = board_text(state, p, paint=lambda who, text: paint("last" if who == "last" else who, text),
+                               last=self.last, notes={sq: t for sq, t in notes.items()}).splitlines()
+            board = board[:-1] + stations_legend(state, p, paint, self.columns)
+        else:
+            board = compact_board(state, p, paint, self.last, notes) + stations_legend(state, p, paint, self.columns)
+        status = self.status(rest)
+        if options:                                       # the tiles' pictures say the hand
+            status = [x for x in status if not (x.startswith(f"P{p} hand:") and "drawn" not in x)]
+        return board + status + tiles
+
+
+def how_to_place(options, other_actions, width=80) -> str:
+    """The line that says how to type a placement (within `width` where it can)."""
+    if not options:
+        return ""
+    first = square_name(next(iter(options[0][3])))
+    text = f"type a square marked {options[0][0]}" if len(options) == 1 else \
+        f"type a square marked {options[0][0]}-{options[-1][0]}"
+    text += f" on the board, e.g. {first}"
+    if len(options) > 1:
+        text += f" ({options[1][0]} {square_name(next(iter(options[1][3])))}: tile {options[1][0]} there)"
+    tail = "; or " + ", ".join(other_actions) if other_actions else ""
+    if len(text + tail) > width:
+        tail = "; or 'list'" if other_actions else ""
+    return text + tail
+
+
+def parse_placement(text, options, game):
+    """The action a typed placement names: a square (``C1``) and, where several tiles fit there,
+    the option's letter or the tile's id (``b C1``, ``C1 T17``, ``T17 rot 1 C1``). Returns the
+    action, None if `text` names no square, or raises ValueError saying what does not fit."""
+    words = text.lower().replace(",", " ").split()
+    if not words or not options:
+        return None
+    square = letter = tile = rot = None
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if len(w) == 2 and w[0] in "abcdefgh" and w[1] in "12345678":
+            square = (int(w[1]) - 1) * 8 + "abcdefgh".index(w[0])
+        elif len(w) == 1 and any(l == w for l, *_ in options):
+            letter = w
+        elif w in ("rot", "r") and i + 1 < len(words) and words[i + 1].isdigit():
+            rot = int(words[i + 1])
+            i += 1
+        elif w.startswith("rot") and w[3:].isdigit():
+            rot = int(w[3:])
+        elif w in ("place", "at"):
+            pass
+        else:
+            tile = w.upper()
+        i += 1
+    if square is None:
+        return None
+    fits = [(l, kind, r, squares[square]) for l, kind, r, squares in options
+            if square in squares and (letter is None or l == letter) and (rot is None or r == rot)
+            and (tile is None or _same_tile(game.piece_name(kind), tile))]
+    if not fits:
+        raise ValueError(f"no tile you may place fits at {square_name(square)} so")
+    if len(fits) > 1:
+        raise ValueError(f"{len(fits)} tiles fit at {square_name(square)}: say which, e.g. "
+                         + " or ".join(f"'{l} {square_name(square)}'" for l, *_ in fits))
+    return fits[0][3]
+
+
+def _same_tile(name, typed):
+    """Whether `typed` names the tile `name` (``T07``, ``t7`` and ``7`` name T07)."""
+    if typed == name:
+        return True
+    digits = typed.lstrip("T")
+    return digits.isdigit() and name.startswith("T") and name[1:].isdigit() and int(name[1:]) == int(digits)

@@ -1,0 +1,340 @@
+"""What a person sees in the terminal (metro_ai/play/terminal.py, engine/metro2033/text.py): tile
+pictures traced back to the tile data (M2), the compact Metro board within 80 x 24, colour only
+on a terminal and never with NO_COLOR, the last move marked, Metro 2033's readable labels and
+prompts, and `metro-ai play` driven through a pseudo-terminal."""
+import os
+import random
+import re
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+
+import metro_ai
+from metro_ai.engine.metro import text as mtext
+from metro_ai.engine.metro2033 import text as m33
+from metro_ai.engine.metro2033.board import BOARD
+from metro_ai.play import terminal as term
+from metro_ai.play.human import HumanSeat
+
+GAME = metro_ai.load_game("metro", players=2)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+INVERSE = {v: k for k, v in mtext.GLYPH.items()}
+
+
+def _parse_picture(rows):
+    """{node: directions} read back from a tile picture (2 characters a node)."""
+    nodes = {}
+    for i, row in enumerate(rows):
+        assert len(row) == 2 * mtext.N
+        for j in range(mtext.N):
+            glyph = row[2 * j]
+            if glyph in INVERSE:
+                nodes[(i, j)] = set(INVERSE[glyph])
+    return nodes
+
+
+def _trace(nodes, p):
+    """The port reached from port p following a drawing (straight on through a crossing)."""
+    node, came = mtext.PORT_NODES[p], mtext.OUT[p]
+    for _ in range(100):
+        dirs = nodes[node]
+        if node != mtext.PORT_NODES[p] and node in mtext.PORT_NODES:
+            return mtext.PORT_NODES.index(node)
+        outs = {mtext.BACK[came]} if len(dirs) == 4 else set(dirs) - {came}
+        assert len(outs) == 1
+        d = outs.pop()
+        node, came = (node[0] + mtext.STEP[d][0], node[1] + mtext.STEP[d][1]), mtext.BACK[d]
+    raise AssertionError("no end")
+
+
+def test_every_tile_picture_in_every_rotation_reads_as_its_tracks():
+    """M2: a picture's tracks, read back from its characters alone, join the ports the tile's
+    exits join, turned by the rotation; different layouts give different pictures."""
+    by_layout = {}
+    for kind in range(24):
+        exits = GAME.data.tiles[kind].exits
+        name = GAME.tile_ids[kind]
+        for rot in range(4):
+            pic = term.tile_picture(GAME, kind, rot)
+            assert len(pic) == mtext.N and all(len(r) == 2 * mtext.N for r in pic)
+            layout = tuple((exits[(p - 2 * rot) % 8] + 2 * rot) % 8 for p in range(8))
+            by_layout.setdefault(layout, set()).add("\n".join(pic))
+            if name == "T15":                     # four crossing tracks: its stubs and its id
+                assert name in pic[mtext.N // 2]
+                continue
+            nodes = _parse_picture(pic)
+            for p in range(8):
+                assert _trace(nodes, p) == layout[p], (name, rot, p)
+    assert all(len(pics) == 1 for pics in by_layout.values())          # one picture per layout
+    pictures = [next(iter(p)) for p in by_layout.values()]
+    assert len(set(pictures)) == len(pictures) == len(by_layout)       # and no two alike
+
+
+def _played(seed=4, moves=24, players=2):
+    game = metro_ai.load_game("metro", players=players)
+    s = game.new_state(seed)
+    r = random.Random(seed)
+    for _ in range(moves):
+        s.apply(r.choice(s.legal_actions()))
+    return s
+
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+@pytest.mark.parametrize("color", [False, True])
+def test_the_compact_board_fits_80x24_with_status_tiles_and_prompt(players, color):
+    s = _played(players=players, moves=20)
+    me = s.current_player
+    view = term.MetroView(s, me, term.Paint(color), (80, 24))
+    actions = s.legal_actions()
+    lines = view.render(actions)
+    options = term.tile_options(s, actions)
+    lines.append(term.how_to_place(options, ["draw"]))
+    lines.append(f"P{me}> ")
+    assert max(term.visible_len(x) for x in lines) <= 80
+    assert len(lines) <= 24, "\n".join(lines)
+    plain = [term.strip_ansi(x) for x in lines]
+    assert plain[1].split() == list("ABCDEFGH")                    # square names on the edges
+    assert [row.split()[1] for row in plain[2:10]] == [str(r) for r in range(1, 9)]
+    assert any(x.startswith("scores: P0=") for x in plain) and any(x.startswith("to move: P") for x in plain)
+    assert ("\x1b[" in "".join(lines)) == color
+    for letter, kind, rot, squares in options:                     # the tiles drawn, where they fit
+        assert any(x.startswith(f"{letter}: {GAME.piece_name(kind)}") for x in plain)
+        for sq in squares:
+            row = plain[2 + sq // 8]
+            cell = row[5 + 7 * (sq % 8): 5 + 7 * (sq % 8) + 7]
+            assert letter in cell, (row, sq)
+
+
+def test_tiles_on_the_compact_board_show_their_id_and_line_owners():
+    s = _played(moves=30)
+    tracks, waiting = mtext.line_owners(s, 0)
+    plain = [term.strip_ansi(x) for x in term.compact_board(s, 0, term.Paint(False))]
+    board = s.board()
+    owners = {}
+    for (sq, _), k in tracks.items():
+        owners.setdefault(sq, set()).add(k)
+    assert owners and waiting
+    for sq in range(64):
+        cell = plain[2 + sq // 8][5 + 7 * (sq % 8): 5 + 7 * (sq % 8) + 7]
+        if board[sq] is not None:
+            assert GAME.piece_name(board[sq][0]) in cell
+            assert set(cell[5:].strip()) == {str(k) for k in owners.get(sq, ())}
+        elif sq in waiting:
+            assert set(cell[5:].strip()) == {str(k) for k in waiting[sq]}
+
+
+def test_the_full_board_when_the_terminal_is_large_and_its_plain_drawing_unchanged():
+    s = _played(moves=30)
+    big = term.MetroView(s, 0, term.Paint(True), (120, 70)).render(s.legal_actions())
+    small = term.MetroView(s, 0, term.Paint(True), (80, 24)).render(s.legal_actions())
+    assert len(big) > 2 + 8 * mtext.N and len(small) < 24
+    plain = term.strip_ansi("\n".join(big))
+    assert "│" in plain or "─" in plain
+    assert mtext.board_text(s, 0) in s.render(0)              # render's drawing keeps its text
+    coloured = mtext.board_text(s, 0, paint=term.Paint(True))
+    assert "\x1b[" in coloured
+    assert term.strip_ansi(coloured) == mtext.board_text(s, 0)   # colour adds codes, nothing else
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color():
+    class Tty:
+        def isatty(self):
+            return True
+
+    class Pipe:
+        def isatty(self):
+            return False
+    assert term.color_enabled(Tty(), {"TERM": "xterm"})
+    assert not term.color_enabled(Pipe(), {"TERM": "xterm"})
+    assert not term.color_enabled(Tty(), {"TERM": "xterm", "NO_COLOR": "1"})
+    assert not term.color_enabled(Tty(), {"TERM": "dumb"})
+    assert term.color_enabled(Pipe(), {"FORCE_COLOR": "1"})
+    assert not term.color_enabled(Pipe(), {"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert term.Paint(False)(0, "P0") == "P0" and term.Paint(True)(0, "P0") != "P0"
+
+
+def test_the_last_move_is_marked_compact_and_full():
+    s = _played(moves=10)
+    seat = HumanSeat(s.current_player, read=lambda p: "quit", write=lambda t: None, width=80, height=24, color=False)
+    seat._remember(s, s.legal_actions()[0])              # the seat's own move, then the others'
+    s.apply(s.legal_actions()[0])
+    before = list(s.board())
+    while s.current_player != seat.player:
+        s.apply(s.legal_actions()[-1])
+    changed = [sq for sq in range(64) if s.board()[sq] != before[sq]]
+    assert changed
+    sq = changed[0]
+    compact = seat.view(s)
+    cell = compact[2 + sq // 8][5 + 7 * (sq % 8):5 + 7 * (sq % 8) + 7]
+    assert cell.startswith("*") and GAME.piece_name(s.board()[sq][0]) in cell
+    assert sum(row.count("*") for row in compact[2:10]) == len(changed)
+    full = seat.view(s, full=True)
+    assert "◆" in "\n".join(full)
+    plain_row = full[2 + (sq // 8) * mtext.N]                      # the square's top row
+    x = 5 + (sq % 8) * 2 * mtext.N
+    assert plain_row[x] == "◆"
+
+
+def test_a_typed_square_places_the_tile_that_fits_there():
+    s = GAME.new_state(6)
+    actions = s.legal_actions()
+    options = term.tile_options(s, actions)
+    letter, kind, rot, squares = options[0]
+    sq, action = next(iter(squares.items()))
+    name = term.square_name(sq)
+    assert term.parse_placement(name, options, GAME) == action
+    assert term.parse_placement(f"{letter} {name.lower()}", options, GAME) == action
+    assert term.parse_placement(f"{GAME.piece_name(kind)} {name}", options, GAME) == action
+    assert term.parse_placement("draw", options, GAME) is None
+    taken = next(q for q in range(64) if all(q not in o[3] for o in options))
+    with pytest.raises(ValueError, match=f"at {term.square_name(taken)}"):
+        term.parse_placement(term.square_name(taken), options, GAME)
+
+
+def test_station_labels_are_readable_and_distinct():
+    assert m33.station_label("ulitsa_1905_goda") == "Ulitsa 1905 Goda"
+    assert m33.station_label("kievskaya_H") == "Kievskaya (Hansa)"
+    assert m33.station_label("kitay_gorod_orange") == "Kitay Gorod (orange)"
+    assert m33.station_label("dostoevskaya_light_green") == "Dostoevskaya (light green)"
+    labels = [m33.station_label(n) for n in BOARD.names]
+    assert len(set(labels)) == len(labels) and not any("_" in x for x in labels)
+    assert m33.readable("stations: kievskaya_H, aeroport") == "stations: Kievskaya (Hansa), Aeroport"
+
+
+def _m33_walk(seeds=(1, 2, 3), steps=700):
+    """Every (phase, action, label) and (phase, prompt) met in random Metro 2033 games."""
+    game = metro_ai.load_game("metro2033", players=3)
+    labels, prompts = [], {}
+    for seed in seeds:
+        s = game.new_state(seed)
+        r = random.Random(seed)
+        for _ in range(steps):
+            if s.is_terminal():
+                break
+            prompts.setdefault(s.phase, m33.prompt(s))
+            for a in s.legal_actions():
+                labels.append((s.phase, a, m33.describe(s, a), s.action_to_string(a)))
+            s.apply(r.choice(s.legal_actions()))
+    return labels, prompts
+
+
+def test_metro2033_labels_and_prompts_are_words():
+    labels, prompts = _m33_walk()
+    raw = re.compile("|".join(re.escape(n) for n in BOARD.names if "_" in n))
+    kinds = set()
+    for phase, a, label, text in labels:
+        assert label and "_" not in label and not raw.search(label), (phase, text, label)
+        assert not label.startswith("count "), (phase, text, label)
+        kinds.add(text.split(" ")[0])
+    # every kind of action text met in these games was labelled
+    assert {"station", "count", "faction", "hero"} <= kinds
+    hires = {label for phase, _, label, _ in labels if phase == "hire"}
+    assert "hire no soldiers" in hires and any(re.fullmatch(r"hire \d+ soldiers?", x) for x in hires)
+    defends = [(label, text) for _, _, label, text in labels if text.startswith("hero defends ")]
+    assert defends and all(label == "hero defends " + m33.station_label(text[len("hero defends "):])
+                           for label, text in defends)
+    for phase, sentence in prompts.items():
+        assert sentence and "{" not in sentence and "_" not in sentence, (phase, sentence)
+        assert phase in m33.PROMPTS and not sentence.startswith("decide:"), (phase, sentence)
+    assert {"draft_faction", "hire", "army", "hero_move"} <= set(prompts)
+
+
+def _spawn_play(argv, script, env_extra, timeout=120):
+    """Run `python -m metro_ai play ARGV` under a pseudo-terminal of 80 x 24 and type `script`
+    (a line each time the prompt shows); the output as read from the terminal."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES")}
+    env.update({"TERM": "xterm-256color", **env_extra})
+    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "play", *argv], stdin=slave, stdout=slave,
+                            stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    out = b""
+    todo = list(script)
+    end = time.monotonic() + timeout
+    try:
+        while time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+                if todo and out.rstrip().endswith(b"P0>"):
+                    os.write(master, (todo.pop(0) + "\n").encode())
+            elif proc.poll() is not None:
+                break
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(master)
+    return proc.returncode, out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+@pytest.mark.parametrize("no_color", [False, True])
+def test_metro_ai_play_in_a_pseudo_terminal(no_color):
+    s = GAME.new_state(3)
+    options = term.tile_options(s, s.legal_actions())
+    square = term.square_name(next(iter(options[0][3])))
+    code, out = _spawn_play(["--players", "2", "--bots", "random", "--seed", "3", "--hint-bot", "ismcts:iterations=20"],
+                            ["help", square, "Z9", "quit"], {"NO_COLOR": "1"} if no_color else {})
+    assert code == 0, out[-2000:]
+    plain = term.strip_ansi(out)
+    assert ("\x1b[" in out) != no_color
+    assert "you are player 0" in plain and "SQUARE" in plain                 # help for squares
+    assert f"P0 (you): place {GAME.piece_name(options[0][1])} at {square}" in plain
+    assert "P1 (random): " in plain and "you left the game" in plain
+    assert "type a square marked a on the board" in plain and "not understood: 'Z9'" in plain
+    turn = plain.split("P1 (random): ")[-1]                  # the second turn, after the bot's move
+    screen = turn.splitlines()[1:]
+    screen = screen[:next(i for i, x in enumerate(screen) if x.startswith("P0>")) + 1]
+    assert screen[2].split() == list("ABCDEFGH") and len(screen) <= 24     # board to prompt on one screen
+    assert max(len(x) for x in screen) <= 80
+    assert sum(x.count("*") for x in screen[3:11]) == 1                    # the bot's move marked
+
+
+def test_metro2033_in_the_terminal_says_what_is_decided(monkeypatch, capsys):
+    from metro_ai.cli import main
+    lines = iter(["help", "1", "1", "1", "hint"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines, "quit"))
+    code = main(["play", "--game", "metro2033", "--players", "3", "--bots", "random", "--seed", "2",
+                 "--hint-bot", "ismcts:iterations=10"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "\x1b[" not in out                                        # not a terminal: no colour
+    assert "P0, decide: choose your faction" in out
+    assert "_" not in "".join(x for x in out.splitlines() if x.lstrip()[:4].rstrip(":").strip().isdigit())
+    listed = out.split("your legal actions")[-1].split("hint (")[0]
+    assert "hire no soldiers" in listed and not re.search(r"\bcount \d", listed)
+    table = out.split("hint (")[-1].split("you left")[0]
+    assert re.search(r"\n  hire (no|\d) soldiers? +visits", table) and not re.search(r"\n  count \d", table)
+    assert "you left the game" in out
+    moves = [x for x in out.splitlines() if re.match(r"P\d \((you|random)\): ", x)]
+    assert moves and not any("_" in x or re.search(r": (station|count) ", x) for x in moves)
+    assert "P0 (you): hero starts at " in out                   # the third decision, in words
+
+
+def test_a_metro2033_action_may_be_typed_as_its_label():
+    from metro_ai.play.human import match_prefix
+    game = metro_ai.load_game("metro2033", players=3)
+    s = game.new_state(2)
+    r = random.Random(0)
+    while s.phase != "place_hero":
+        s.apply(r.choice(s.legal_actions()))
+    acts = s.legal_actions()
+    label = m33.describe(s, acts[-1])
+    assert label.startswith("hero starts at ")
+    assert match_prefix(s, acts, label.upper()) == acts[-1]
+    assert match_prefix(s, acts, s.action_to_string(acts[-1])) == acts[-1]       # the text still works
