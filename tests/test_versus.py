@@ -168,14 +168,12 @@ def test_a_short_match_against_this_build_through_serve(tmp_path, capsys):
     assert games[0]["seed"] == games[1]["seed"] != games[2]["seed"] == games[3]["seed"]
     game = metro_ai.load_game("leduc", players=2)
     for g in games:
-        movers = {m["by"] for m in g["moves"]}
-        assert movers <= {"this", "other", "forced"} and "other" in movers
-        for m in g["moves"]:
-            if m["by"] != "forced":
-                assert (m["player"] in g["this_seats"]) == (m["by"] == "this")
+        assert set(g["by"]) <= set("tof") and "o" in g["by"] and len(g["by"]) == len(g["actions"]) == g["plies"]
         state = game.new_state(g["seed"])                       # the record replays to its returns
-        for m in g["moves"]:
-            state.apply(m["action"])
+        for action, by in zip(g["actions"], g["by"]):
+            if by != "f":
+                assert (state.current_player in g["this_seats"]) == (by == "t")
+            state.apply(action)
         assert state.is_terminal() and list(state.returns()) == g["returns"]
         assert g["score"] == game_score(g["returns"], g["this_seats"])
     assert report["summary"]["score"] == pytest.approx(sum(g["score"] for g in games) / 4)
@@ -236,8 +234,13 @@ def test_three_players_split_the_seats_by_parity():
     report = versus.run_versus(cfg, progress=False)
     games = report["games"]
     assert [g["this_seats"] for g in games] == [[0, 2], [1]]
+    game = metro_ai.load_game("metro", players=3)
     for g in games:
         assert g["score"] == game_score(g["returns"], g["this_seats"])
-        assert {m["player"] for m in g["moves"] if m["by"] == "this"} <= set(g["this_seats"])
-        assert {m["player"] for m in g["moves"] if m["by"] == "other"} <= {0, 1, 2} - set(g["this_seats"])
+        state = game.new_state(g["seed"])
+        for action, by in zip(g["actions"], g["by"]):
+            if by != "f":
+                assert (state.current_player in g["this_seats"]) == (by == "t")
+            state.apply(action)
+        assert list(state.returns()) == g["returns"]
     assert report["summary"]["games"] == 2 and report["settings"]["players"] == 3

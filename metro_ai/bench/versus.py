@@ -488,7 +488,7 @@ def play_game(cfg: VersusSettings, other: OtherBuild, deal: int, swapped: bool) 
                 raise _disagree(where, "(player to move, game over) after the move",
                                 (state.current_player, state.is_terminal()),
                                 (now.get("current_player"), now.get("terminal")))
-            moves.append({"player": player, "action": action, "text": text, "by": by})
+            moves.append({"player": player, "action": action, "by": by})
         returns = [float(r) for r in state.returns()]
         theirs_end = now["returns"] if moves else other.call("state", game_id=gid)["returns"]
         if theirs_end is None or [round(float(r), 9) for r in theirs_end] != [round(r, 9) for r in returns]:
@@ -503,7 +503,23 @@ def play_game(cfg: VersusSettings, other: OtherBuild, deal: int, swapped: bool) 
             "score": game_score(returns, ours), "plies": len(moves), "seconds": round(time.perf_counter() - t0, 3),
             "this_iterations": statistics.median(iterations["this"]) if iterations["this"] else 0,
             "other_iterations": statistics.median(iterations["other"]) if iterations["other"] else 0,
-            "moves": moves}
+            **compact_moves(moves)}
+
+
+BY = {"this": "t", "other": "o", "forced": "f"}
+
+
+def compact_moves(moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """A game's moves as the record keeps them: ``actions`` (ids, in order) and ``by``, a letter a
+    move (t this build, o the other, f forced); the players replay from the deal."""
+    return {"actions": [m["action"] for m in moves], "by": "".join(BY[m["by"]] for m in moves)}
+
+
+def report_json(report: dict[str, Any]) -> str:
+    """The report as JSON text: indented, one line a game."""
+    head = json.dumps({k: v for k, v in report.items() if k != "games"}, indent=1)
+    games = ",\n".join("  " + json.dumps(g, separators=(",", ":")) for g in report["games"])
+    return head[:-2] + ',\n "games": [\n' + games + "\n ]\n}\n"
 
 
 def _say(progress: bool, text: str) -> None:
@@ -669,7 +685,7 @@ def execute(args, command: Optional[str] = None) -> int:
         return 1
     text = markdown(report, command)
     if out:
-        Path(out).write_text(json.dumps(report, indent=1) + "\n")
+        Path(out).write_text(report_json(report))
     if md:
         Path(md).write_text(text)
     print(text)
