@@ -56,9 +56,10 @@ from metro_ai.play.ratings import wilson
 from metro_ai.registry import DEFAULT_GAME, game_class, load_game
 from metro_ai.version import __version__
 
-__all__ = ["OtherBuild", "Sprt", "VersusError", "VersusSettings", "elo_from_score", "elo_interval", "execute",
-           "game_score", "llr", "markdown", "pair_grid", "run_pairs", "run_versus", "score_from_elo",
-           "seats_of", "sprt_bounds", "summarise"]
+__all__ = ["OtherBuild", "Sprt", "VersusError", "VersusSettings", "add_arguments", "compact_moves", "elo_from_score",
+           "elo_interval", "execute", "game_score", "llr", "markdown", "pair_grid", "play_game", "report_json",
+           "run_pairs", "run_versus", "score_from_elo", "seats_of", "serve_command", "settings_from", "sprt_bounds",
+           "summarise", "versus_only_given"]
 
 DEFAULT_TIME = 0.05
 PRIOR = 1e-3                # fishtest's prior count of every pair-score value (keeps the LLR finite)
