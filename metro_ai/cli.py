@@ -224,7 +224,8 @@ def _parser():
     be = sub.add_parser("bench", help="speed, memory and strength benchmarks: a Markdown table and JSON",
                         description=bench.__doc__.split("\n\n", 1)[1].replace("``", ""),
                         formatter_class=_Formatter,
-                        epilog="exit codes: 0 done, 1 a section you named could not run, 2 bad usage")
+                        epilog="exit codes: 0 done, 1 a section you named could not run (with --versus: the "
+                               "builds could not be compared), 2 bad usage")
     bench.add_arguments(be)
     return p
 

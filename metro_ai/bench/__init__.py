@@ -31,12 +31,18 @@ Sections (``--sections``, default all):
     options ``--option NAME=VALUE``, 200 games a pair with the seats swapped on each deal; the
     first bot's win rate with a 95% Wilson interval.
 
+``--versus OTHER`` (instead of the sections)
+    this build against another installed build of metro-ai (its ``metro-ai`` executable or its
+    python), through that build's ``metro-ai serve``: each deal twice with the seats swapped, an
+    SPRT over game pairs that stops at a verdict, or ``--games N`` with Wilson and Elo intervals
+    (``versus``; also ``benches/versus.py``).
+
 Every game-specific fact (players, positions, reference engine, action space) comes from the game
 classes in the registry; ``--games`` limits the per-game sections (engine, growth, memory) and
 ``--game`` picks the game of the others (parallel, openspiel, strength).
 
 The package has one module per section (``engine``, ``options``, ``growth``, ``parallel``,
-``memory``, ``openspiel`` with ``shared``, ``strength``), their common settings and helpers
+``memory``, ``openspiel`` with ``shared``, ``strength``, ``versus``), their common settings and helpers
 (``common``), the run and its report (``runner``), and the child programs the memory and
 openspiel sections start (``peak``, ``cpp_probe``: ``python -m metro_ai.bench.peak ...``).
 ``python -m metro_ai.bench [options]`` is ``metro-ai bench [options]``.

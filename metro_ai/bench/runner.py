@@ -124,6 +124,8 @@ def add_arguments(p):
     p.add_argument("--markdown", default="bench.md", metavar="FILE", help="Markdown report (default bench.md)")
     p.add_argument("--json", default="bench.json", metavar="FILE", help="JSON report (default bench.json)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    from .versus import add_arguments as versus_arguments
+    versus_arguments(p, bench=True)
 
 
 def settings_from(args):
@@ -161,7 +163,15 @@ def settings_from(args):
 
 def execute(args, command=None):
     """Run from parsed arguments, write the reports, print the Markdown; the exit code.
-    Bad settings raise ValueError before anything runs (the command line's usage error)."""
+    Bad settings raise ValueError before anything runs (the command line's usage error).
+    With ``--versus OTHER``: this build against another (metro_ai.bench.versus) instead of the sections."""
+    if getattr(args, "versus", None):
+        from . import versus
+        return versus.execute(args, command)
+    from .versus import versus_only_given
+    stray = versus_only_given(args)
+    if stray:
+        raise ValueError(f"{', '.join(stray)}: only with --versus OTHER")
     cfg = settings_from(args)
     for path in (args.markdown, args.json):        # fail now, not after a long run
         if not Path(path).resolve().parent.is_dir():
