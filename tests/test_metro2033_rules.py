@@ -30,6 +30,37 @@ def test_hero_reach_matches_board(start, speed, closed_zones):
     assert MAP.hero_reach(start, speed, closed_zones) == BOARD.hero_reach(start, speed, closed_zones)
 
 
+def _closed_sets():
+    """Every set of faction zones out of play (G6, G22): the closed-zone masks the engine meets."""
+    zones = sorted(FACTION_ZONES)
+    return [{z for b, z in enumerate(zones) if m >> b & 1} for m in range(1 << len(zones))]
+
+
+def test_hero_reach_tables_match_board_for_every_closed_set_and_start():
+    """G12: the hero distances precomputed per closed-zone mask, for every start and every set
+    of zones out of play, at an unbounded speed and at a random one, against board.py's search."""
+    rng = random.Random(5)
+    for closed_zones in _closed_sets():
+        for start in range(BOARD.n):
+            for speed in (127, rng.randrange(0, 6)):
+                assert MAP.hero_reach(start, speed, closed_zones) == BOARD.hero_reach(start, speed, closed_zones)
+
+
+def test_army_targets_from_every_single_station_and_closed_set_match_board():
+    """G11, G23: an army holding one station (among neutral ones, and among a rival's), for
+    every station and every set of zones out of play, against board.py's search."""
+    rng = random.Random(6)
+    for closed_zones in _closed_sets():
+        for s in range(BOARD.n):
+            owner = [None] * BOARD.n
+            owner[s] = 0
+            assert MAP.army_targets(owner, 0, closed_zones) == BOARD.army_targets(owner, 0, closed_zones)
+            for i in rng.sample(range(BOARD.n), 20):
+                if i != s:
+                    owner[i] = 1
+            assert MAP.army_targets(owner, 0, closed_zones) == BOARD.army_targets(owner, 0, closed_zones)
+
+
 def test_the_rulebook_paths_in_c():
     owner = [None] * BOARD.n
     owner[BOARD.station("marksistskaya")] = 0

@@ -25,7 +25,8 @@ from metro_ai.engine.rng cimport rng_t, rng_bounded
 from metro_ai.engine.core cimport Game, GameState, rank_return, MAX_PLAYERS
 from metro_ai.engine.core import Option, as_seed
 from metro_ai.engine.errors import StateFormatError
-from metro_ai.engine.metro2033.rules cimport (M33Map, Metro2033Map, m33_army_targets, m33_army_reach, m33_hero_reach,
+from metro_ai.engine.metro2033.rules cimport (M33Map, Metro2033Map, m33_word, m33_army_reach_bits, m33_bits_list,
+                                              m33_hero_reach,
                                               M33_HANSA, M33_POLIS, M33_ABANDONED)
 from metro_ai.engine.metro2033.board import BOARD, RESOURCES
 from metro_ai.engine.metro2033.cards import load_card_set
@@ -675,6 +676,7 @@ cdef class FastMetro2033:
         cdef int p = d.decider, ph = d.phase, k = 0, i, j, f, s, z
         cdef unsigned int chosen
         cdef signed char buf[78]
+        cdef m33_word reach[2]
         if d.over:
             return 0
         if ph == P_DRAFT_FACTION:
@@ -766,10 +768,15 @@ cdef class FastMetro2033:
                 out[i] = A_COUNT + i
             return d.pd_max + 1
         if ph == P_ARMY:
-            k = m33_army_targets(&MAP.m, d.owner, p, self._closed(), buf)
-            for i in range(k):
-                out[i] = A_STATION + buf[i]
-            k += self._attackable_heroes(p, 0, out + k)
+            # G11, G23: the stations reached, once for the station attacks and the hero attacks
+            m33_army_reach_bits(&MAP.m, d.owner, p, self._closed(), reach)
+            j = m33_bits_list(reach, buf)
+            for i in range(j):
+                s = buf[i]
+                if d.owner[s] != p and MAP.m.kind[s] != M33_HANSA and MAP.m.kind[s] != M33_ABANDONED:
+                    out[k] = A_STATION + s
+                    k += 1
+            k += self._attackable_heroes(p, reach, out + k)
             for i in range(3):
                 out[k] = A_RESOURCE + i
                 k += 1
@@ -831,24 +838,19 @@ cdef class FastMetro2033:
             k += 1
         return k
 
-    cdef int _attackable_heroes(self, int p, int by_hero, int* out) noexcept nogil:
-        """G11 (by army: on one of p's stations or one the army reaches, through neutral Polis
-        and Hansa stations as for a station attack, G23) and G12 (by hero: on the same station):
-        enemy heroes not on a Hansa station nor on a station of their own."""
-        cdef int q, at, k = 0, i, nr = 0
+    cdef int _attackable_heroes(self, int p, const m33_word* reach, int* out) noexcept nogil:
+        """G11 (by army, `reach` the stations its army reaches, m33_army_reach_bits: on one of p's
+        stations or one the army reaches, through neutral Polis and Hansa stations as for a
+        station attack, G23) and G12 (by hero, `reach` NULL: on the same station): enemy heroes
+        not on a Hansa station nor on a station of their own."""
+        cdef int q, at, k = 0
         cdef bint near
-        cdef signed char reach[78]
-        if not by_hero:
-            nr = m33_army_reach(&MAP.m, self.d.owner, p, self._closed(), reach)
         for q in range(self.d.n):
             at = self.d.hero_at[q]
             if q == p or at < 0 or MAP.m.kind[at] == M33_HANSA or self.d.owner[at] == q:
                 continue
-            if not by_hero:
-                near = self.d.owner[at] == p
-                for i in range(nr):
-                    if reach[i] == at:
-                        near = True
+            if reach != NULL:
+                near = self.d.owner[at] == p or ((reach[at >> 6] >> (at & 63)) & 1) != 0
             else:
                 near = self.d.hero_at[p] == at and not (self.d.law >= 0 and self.tab.t.no_hero_fights[self.d.law])
             if near:
@@ -895,7 +897,7 @@ cdef class FastMetro2033:
         if MAP.m.kind[at] != M33_HANSA and MAP.m.kind[at] != M33_ABANDONED and d.owner[at] != p:
             out[k] = self.FIXED + ATTACK
             k += 1
-        k += self._attackable_heroes(p, 1, out + k)
+        k += self._attackable_heroes(p, NULL, out + k)
         return k
 
     # ---------------------------------------------------------------- applying
