@@ -504,5 +504,7 @@ def test_report_shows_ties_as_shared_places(tmp_path):
     standings = [line for line in format_report(rep).splitlines() if line.startswith("=1  ")]
     assert len(standings) == 3
     write_csv(rep, tmp_path / "s.csv")
-    rows = (tmp_path / "s.csv").read_text().splitlines()
-    assert rows[0].startswith("rank,place,bot") and all(r.startswith("1,=1,") for r in rows[1:])
+    import csv
+    with open(tmp_path / "s.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["rank"], r["place"]) for r in rows] == [("1", "=1")] * 3

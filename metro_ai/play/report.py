@@ -219,9 +219,9 @@ def _interval(row, fmt):
     return f"[{format(low, fmt)}, {format(high, fmt)}]"
 
 
-STANDINGS_FIELDS = ["rank", "place", "bot", "spec", "games", "seat_games", "mean_score", "score_sd", "mean_return", "first",
+STANDINGS_FIELDS = ["rank", "bot", "spec", "games", "seat_games", "mean_score", "score_sd", "mean_return", "first",
                     "rating", "rating_low", "rating_high", "rating_interval", "openskill_mu", "openskill_low",
-                    "openskill_high"]
+                    "openskill_high", "place"]
 
 
 def write_csv(report, path):
