@@ -380,13 +380,17 @@ def _cmd_match(args):
     specs = _seat_specs(args.bots, game.num_players, "--bots")
     if args.save:
         _writable("--save", args.save)
-    seed = _deal_seed(args, lambda text: print(f"metro-ai: {text}", file=sys.stderr))
-    final: list = []
     pictures = None
-    if args.svg:
+    if args.svg:                        # the folder first: a bad path fails before the seed is drawn
         pictures = Path(args.svg)
         try:
             pictures.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _output_error("--svg", args.svg, exc) from None
+    seed = _deal_seed(args, lambda text: print(f"metro-ai: {text}", file=sys.stderr))
+    final: list = []
+    if pictures is not None:
+        try:
             (pictures / "000.svg").write_text(game.new_state(seed).svg())
         except OSError as exc:
             raise _output_error("--svg", args.svg, exc) from None
