@@ -20,8 +20,8 @@ reserved keys:
 - ``label=TEXT``: the name shown in tables (default: the spec's canonical text).
 
 ``ismcts:elo=R`` is ISMCTS at Elo rating R on the game's calibrated ladder (:mod:`metro_ai.bots.elo`),
-which sets its budget, temperature and margin (so it takes no ``iterations``/``time``);
-``ladder=FILE`` names a ladder file of one's own.
+which sets its budget, temperature and margin (a budget given with it, ``iterations``/``time``,
+replaces the rating: no ladder is read); ``ladder=FILE`` names a ladder file of one's own.
 
 Values are read as int, float, ``true``/``false``, ``none``, or else text. A spec without a
 budget uses the match's or tournament's budget, else the bot's own default (a preset's budget, or
@@ -97,28 +97,53 @@ def make_bot(name, seed=0, **options) -> Bot:
     ``make_bot("ismcts", elo=1400)`` is ISMCTS at that Elo rating: the budget, temperature and margin
     come from the game's calibrated ladder (`metro_ai.bots.elo`: the package's, or
     ``ladder="file.json"``), read at its first search, or at once with ``game=`` (a loaded game);
-    a game without a ladder, or a rating outside it, raises ValueError."""
+    a game without a ladder, or a rating outside it, raises ValueError when the bot meets the game.
+
+    ``iterations=N`` and ``time=S`` are the bot's budget per move, as in a spec
+    (``make_bot("ismcts", iterations=100)`` is ``make_bot("ismcts:iterations=100")``): its
+    ``default_limit``. With ``elo`` a budget replaces the rating (no ladder is read)."""
+    budget = {k: options.pop(k) for k in ("iterations", "time") if k in options}
     if isinstance(name, str) and ":" in name:
         spec = BotSpec.parse(name)             # BotSpecError (a ValueError) says what is wrong
-        bot = make_bot(spec.name, seed=seed, **{**spec.options, **options})
-        if spec.limit is not None:              # (parse refuses a budget for a bot that does not search)
-            bot.default_limit = spec.limit      # type: ignore[attr-defined]
-        return bot
+        if spec.limit is not None and any(v is not None for v in budget.values()):
+            raise ValueError(f"the spec {name!r} has a budget: give iterations/time in it or as keywords, not both")
+        if spec.limit is not None:
+            budget = {"iterations": spec.iterations, "time": spec.time}
+        return make_bot(spec.name, seed=seed, **{**spec.options, **options}, **budget)
+    limit = None
+    if any(v is not None for v in budget.values()):
+        try:
+            limit = Limit(**budget)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("Limit.", "")) from None
+    bot = _make(name, seed, options, limit)
+    if limit is not None:
+        if not isinstance(bot, SearchBot):
+            raise ValueError(f"bot {name!r} does not search, so it takes no budget (iterations/time)")
+        bot.default_limit = limit
+    return bot
+
+
+def _make(name, seed, options, limit):
+    """The bot `name` with `options` (no spec, no budget keywords); `limit`: an explicit budget,
+    which an Elo bot takes in place of its rating."""
     if "elo" in options or "ladder" in options:
         if name != "ismcts":
             raise ValueError(f"elo= sets the budget, temperature and margin of ismcts from a calibrated ladder; bot {name!r} "
                              "has no ladder (use ismcts:elo=...)")
         if "elo" not in options:
             raise ValueError("ladder= names the ladder file for elo=; give elo too")
+        if "budget" in options:
+            raise ValueError("unknown option 'budget': give iterations=N or time=S")
         rest = {k: v for k, v in options.items() if k not in ("elo", "ladder", "game")}
         check_options(f"bot {name!r}", ISMCTSBot.options, rest)
-        return EloBot(seed=seed, **options)
+        return EloBot(seed=seed, budget=limit, **options)
     if name in PRESETS:
-        preset, limit, _ = PRESETS[name]
+        preset, preset_limit, _ = PRESETS[name]
         options = {**preset, **options}
         check_options(f"bot {name!r}", ISMCTSBot.options, options)
         bot = ISMCTSBot(seed=seed, **options)
-        bot.default_limit = limit
+        bot.default_limit = preset_limit
         bot.preset = name
         return bot
     try:
@@ -291,9 +316,6 @@ class BotSpec:
             bot = self.make(0)
         except ValueError as exc:
             raise BotSpecError(f"bad bot spec {text!r}: {exc}") from None
-        if self.limit is not None and "elo" in self.options:
-            raise BotSpecError(f"bad bot spec {text!r}: elo sets the budget from the game's ladder, so it takes no "
-                               "iterations/time")
         if self.limit is not None and not isinstance(bot, SearchBot):
             raise BotSpecError(f"bad bot spec {text!r}: bot {self.name!r} does not search, so it takes no "
                                "budget (iterations/time)")

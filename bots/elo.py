@@ -218,8 +218,9 @@ def budget_for(ladder: dict, elo: float) -> dict:
     lo, hi = levels[0], levels[-1]
     if not lo["elo"] - 1e-9 <= elo <= hi["elo"] + 1e-9:
         others = ", ".join(f"{lv['level']} {lv['elo']:.0f}" for lv in ladder["levels"] if lv.get("iterations") is None)
-        raise LadderError(f"elo {elo:g} is out of range for {ladder['game']} with {ladder['players']} players: "
-                          f"ISMCTS levels span {lo['elo']:.0f} ({lo['level']}) to {hi['elo']:.0f} ({hi['level']})"
+        raise LadderError(f"elo {elo:g} is outside the {ladder['players']}-player {ladder['game']} ladder "
+                          f"({lo['elo']:.0f}–{hi['elo']:.0f}), out of range: ISMCTS levels span "
+                          f"{lo['elo']:.0f} ({lo['level']}) to {hi['elo']:.0f} ({hi['level']})"
                           + (f"; the other levels are {others}" if others else ""))
     for a, b in zip(levels, levels[1:]):
         if elo <= b["elo"] + 1e-9:
@@ -249,12 +250,17 @@ class EloBot(ISMCTSBot):
     once with ``game=``) it reads the ladder of the game it plays (:func:`load_ladder`; `ladder`:
     a ladder file of one's own) and sets its iteration budget (``default_limit``),
     ``temperature`` and ``margin`` from :func:`budget_for`; ``level`` then says what it chose. A
-    budget given to ``choose`` explicitly replaces the calibrated one (and the rating then no
-    longer holds). Other options as ``ismcts``; ``temperature`` and ``margin`` are the ladder's
-    to set."""
+    rating the game's ladder does not reach is a LadderError naming the ladder's range, raised
+    when the bot meets the game.
+
+    An explicit budget replaces the rating: one given to ``choose``, ``analyse`` or ``start``
+    (a `Limit` with iterations or time), or to the bot itself (``budget``: ``make_bot("ismcts",
+    elo=1400, iterations=100)``). The bot then reads no ladder and plays ISMCTS's best move
+    (temperature 0, no margin) at that budget. Other options as ``ismcts``; ``temperature``
+    and ``margin`` are the ladder's to set."""
     name = "ismcts"
 
-    def __init__(self, seed=0, elo=None, ladder=None, game=None, **options):
+    def __init__(self, seed=0, elo=None, ladder=None, game=None, budget=None, **options):
         for key in ("temperature", "margin"):
             if key in options:
                 raise ValueError(f"elo sets the {key} from the ladder: give elo or {key}, not both")
@@ -265,7 +271,11 @@ class EloBot(ISMCTSBot):
         self.ladder = None if ladder is None else str(ladder)
         self.level: dict | None = None
         self._for: tuple | None = None
-        if game is not None:
+        #: An explicit budget (a `Limit`) that replaces the rating; None: the ladder's.
+        self.budget: Limit | None = budget
+        if budget is not None:
+            self.default_limit = budget
+        if game is not None and budget is None:
             self.calibrate_for(game)
 
     def calibrate_for(self, game) -> dict:
@@ -275,20 +285,33 @@ class EloBot(ISMCTSBot):
         key = (game.name, game.num_players, json.dumps(_game_options(game), sort_keys=True))
         if self._for != key:
             ladder = load_ladder(game.name, game.num_players, _game_options(game), self.ladder)
-            self.level = budget_for(ladder, self.elo)
-            self.temperature = self.level["temperature"]
-            self.margin = self.level["margin"]
-            self.default_limit = Limit(iterations=self.level["iterations"])
+            try:
+                self.level = budget_for(ladder, self.elo)
+            except LadderError as exc:
+                raise LadderError(f"{exc}; an explicit budget (iterations=N or time=S, or a Limit passed to choose) "
+                                  "replaces the rating") from None
+            self.default_limit = Limit(iterations=self.level["iterations"]) if self.budget is None else self.budget
             self._for = key
         assert self.level is not None
+        self.temperature = self.level["temperature"]
+        self.margin = self.level["margin"]
         return self.level
 
+    def _prepare(self, state, limit):
+        """Before a search: the ladder's settings, or ISMCTS's best move when an explicit budget
+        (`limit` with iterations or time, or the bot's ``budget``) replaces the rating."""
+        if self.budget is not None or (isinstance(limit, Limit) and (limit.iterations is not None
+                                                                      or limit.time is not None)):
+            self.temperature, self.margin = 0.0, None
+        else:
+            self.calibrate_for(state.game)
+
     def _search(self, state, limit):
-        self.calibrate_for(state.game)
+        self._prepare(state, limit)
         return super()._search(state, limit)
 
     def start(self, state, limit=None, *, analyse=False, chunk=None):
-        self.calibrate_for(state.game)
+        self._prepare(state, limit)
         return super().start(state, limit, analyse=analyse, chunk=chunk)
 
     def __repr__(self):

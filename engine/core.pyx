@@ -78,11 +78,14 @@ def parse_state_json(text, game_name, options, required, also=None):
         bad(f"expected JSON text, got {type(text).__name__}")
     if not isinstance(obj, dict):
         bad("the top level must be an object")
+    # the kind first: another game's state is named as such, not by the first field it lacks
+    if "game" in obj and obj["game"] != game_name:
+        kind = obj["game"]
+        named = isinstance(kind, str) and 0 < len(kind) <= 40 and all(c.isalnum() or c in "-_" for c in kind)
+        bad(f"this is a {kind if named else brief(kind)} state, not {game_name}")
     for key in required:
         if key not in obj:
             bad(f"missing field {key!r}")
-    if obj["game"] != game_name:
-        bad(f"this is a {brief(obj['game'])} state, not {game_name}")
     if obj["options"] != options and (also is None or obj["options"] != also):
         bad(f"options {brief(obj['options'])} differ from the game's {options!r}")
     return obj

@@ -9,8 +9,10 @@ Every command has ``--help``; the listing and result commands have ``--json``.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import secrets
 import shlex
 import sys
 import textwrap
@@ -86,11 +88,12 @@ def _parser():
     m = sub.add_parser("match", help="play one game between bots and print the result",
                        epilog=BOT_SPEC_HELP + "\n\n" + OPTION_VALUES_HELP,
                        formatter_class=_Formatter)
-    _add_game_args(m, 4)
+    _add_game_args(m, 2)
     m.add_argument("--bots", nargs="+", default=["random"], metavar="SPEC",
                    help="one bot spec per seat, or one for every seat (default: random)")
     _add_budget_args(m, "search bots whose spec has no budget")
-    m.add_argument("--seed", type=int, default=1, help="deal seed; bot seeds derive from it (default: 1)")
+    m.add_argument("--seed", type=int, default=None,
+                   help="deal seed; bot seeds derive from it (default: a random one, printed so the game can be replayed)")
     m.add_argument("--save", metavar="FILE", help="write the match record (JSON) to FILE; metro_ai.replay reads it")
     m.add_argument("--quiet", action="store_true", help="print only the result, not the final board")
     m.add_argument("--json", action="store_true", help="print the match record as JSON")
@@ -176,7 +179,7 @@ def _parser():
                    help="a saved state (the JSON of state.to_json()) or a match record (metro-ai match --save)")
     a.add_argument("--move", type=int, default=None, metavar="N",
                    help="with a match record: the position before its action N (numbered from 0, so 0 is the "
-                        "deal; default: the last position with a move to make, before the last action)")
+                        "deal; default: the last position with a real choice, more than one legal action)")
     a.add_argument("--bot", default="ismcts", metavar="SPEC", help="a search bot or preset (default: ismcts)")
     _add_budget_args(a, "the bot (default: the spec's, else the bot's own)")
     a.add_argument("--seed", type=int, default=1, help="bot seed (default: 1)")
@@ -190,7 +193,8 @@ def _parser():
     pl.add_argument("--bots", nargs="+", default=["medium"], metavar="SPEC",
                     help="the opponents: one spec for every other seat, or one per other seat (default: medium)")
     pl.add_argument("--seat", type=int, default=0, help="your seat, 0 moves first (default: 0)")
-    pl.add_argument("--seed", type=int, default=1, help="deal seed (default: 1)")
+    pl.add_argument("--seed", type=int, default=None,
+                    help="deal seed (default: a random one, printed so the game can be replayed)")
     pl.add_argument("--hint-bot", default="ismcts:time=1", metavar="SPEC",
                     help="the bot that answers 'hint' (default: ismcts:time=1)")
     _add_budget_args(pl, "opponents whose spec has no budget")
@@ -236,6 +240,31 @@ def _limit(args):
     if args.iterations is None and args.time is None:
         return None
     return Limit(iterations=args.iterations, time=args.time)
+
+
+def _deal_seed(args, say):
+    """``--seed``, or a random deal seed drawn from the operating system, told through `say` so
+    that the game can be replayed: ``seed 123456 (replay with --seed 123456)``."""
+    if args.seed is not None:
+        return args.seed
+    args.seed = secrets.randbelow(1_000_000)
+    say(f"seed {args.seed} (replay with --seed {args.seed})")
+    return args.seed
+
+
+def _writable(flag, path):
+    """Fail now, before any game, where the output file `path` of `flag` cannot be written:
+    its folder is missing or not a folder, or the path is a folder."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{flag} {path}: is a directory")
+    if not target.resolve().parent.is_dir():
+        raise ValueError(f"{flag} {path}: no such directory")
+
+
+def _output_error(flag, path, exc):
+    """An output file that could not be written, as a usage error (exit 2) naming the flag."""
+    return ValueError(f"{flag} {path}: cannot write there ({exc.strerror or exc})")
 
 
 def _game_options(args, players_default):
@@ -351,43 +380,65 @@ def _seat_specs(items, seats, what):
 
 
 def _cmd_match(args):
-    game = _game(args, 4)
+    game = _game(args, 2)
     specs = _seat_specs(args.bots, game.num_players, "--bots")
-    final: list = []
+    if args.save:
+        _writable("--save", args.save)
     pictures = None
-    if args.svg:
+    if args.svg:                        # the folder first: a bad path fails before the seed is drawn
         pictures = Path(args.svg)
         try:
             pictures.mkdir(parents=True, exist_ok=True)
-            (pictures / "000.svg").write_text(game.new_state(args.seed).svg())
         except OSError as exc:
-            raise SystemExit(f"metro-ai match: --svg {args.svg}: {exc.strerror or exc}") from None
+            raise _output_error("--svg", args.svg, exc) from None
+    seed = _deal_seed(args, lambda text: print(f"metro-ai: {text}", file=sys.stderr))
+    final: list = []
+    if pictures is not None:
+        try:
+            (pictures / "000.svg").write_text(game.new_state(seed).svg())
+        except OSError as exc:
+            raise _output_error("--svg", args.svg, exc) from None
 
     def on_action(s, p, a):
         final[:] = [s]
         if pictures is not None:
             moves.append(a)
-            (pictures / f"{len(moves):03d}.svg").write_text(s.svg(lastmove=a))
+            try:
+                (pictures / f"{len(moves):03d}.svg").write_text(s.svg(lastmove=a))
+            except OSError as exc:
+                raise _output_error("--svg", args.svg, exc) from None
 
     moves: list = []
 
-    record = play_match(game, specs, seed=args.seed, limit=_limit(args), on_action=on_action)
+    record = play_match(game, specs, seed=seed, limit=_limit(args), on_action=on_action)
     if args.save:
-        with open(args.save, "w") as fh:
-            json.dump(record, fh)
+        try:
+            with open(args.save, "w") as fh:
+                json.dump(record, fh)
+        except OSError as exc:
+            raise _output_error("--save", args.save, exc) from None
     if args.json:
         print(json.dumps(record))
         return 0
     if not args.quiet and final:
         print(final[0].render())
         print()
-    ranked = sorted(range(game.num_players), key=lambda p: -record["scores"][p])
-    print(f"{game.name}, {game.num_players} players, seed {args.seed}, {len(record['actions'])} actions, "
+    print(f"{game.name}, {game.num_players} players, seed {seed}, {len(record['actions'])} actions, "
           f"{record['seconds']:.2f} s")
-    for place, p in enumerate(ranked, 1):
-        print(f"  {place}. player {p} ({record['bots'][p]}): {record['scores'][p]} points, "
-              f"return {record['returns'][p]:.3f}")
+    for line in _standing_lines(record["returns"], record["scores"],
+                                [f"player {p} ({record['bots'][p]})" for p in range(game.num_players)]):
+        print(line)
     return 0
+
+
+def _standing_lines(returns, scores, names):
+    """The final standings, best first, by return: ties share a place, marked ``=``
+    (``=1. player 0 (random): 12 points, return 0.500``)."""
+    from metro_ai.play.report import place_labels
+    labels = place_labels(returns)
+    ranked = sorted(range(len(returns)), key=lambda p: (-returns[p], -scores[p] if isinstance(scores[p], (int, float))
+                                                         else 0, p))
+    return [f"  {labels[p]:>2}. {names[p]}: {scores[p]} points, return {returns[p]:.3f}" for p in ranked]
 
 
 _CONFIG_ARGS = ("game", "players", "bots", "mode", "deals", "seatings", "seed", "iterations", "time")
@@ -560,16 +611,28 @@ def _cmd_analyse(args):
         raise ValueError("the saved game is over: there is nothing to analyse" if move is None else
                          f"the game is over at move {move}: there is nothing to analyse; pick an earlier --move")
     limit = _limit(args) or spec.limit
-    analysis = bot.analyse(state, limit)
+    legal = state.legal_actions()
+    if len(legal) == 1:                 # a forced move: nothing to search
+        from metro_ai.bots.mcts import ActionStats, Analysis
+        text = state.action_to_string(legal[0])
+        analysis = Analysis(state.current_player, [ActionStats(legal[0], text, 0, 0.0, 1.0)], legal[0], text,
+                            workers=getattr(bot, "workers", 1))
+    else:
+        analysis = bot.analyse(state, limit)
     if args.json:
         out = analysis.to_dict()
+        out["forced"] = len(legal) == 1
         if move is not None:
             out["move"] = move
         print(json.dumps(out, indent=2))
     else:
         if move is not None:
             print(f"the position before action {move} of the record:")
-        print(analysis.table(top=args.top))
+        if len(legal) == 1:
+            print(f"player {analysis.player}: {analysis.chosen_text}  (a forced move: the only legal action, "
+                  "nothing to search)")
+        else:
+            print(analysis.table(top=args.top))
     return 0
 
 
@@ -591,10 +654,11 @@ def _cmd_play(args, read=None, write=None):
     hint_spec = BotSpec.parse(args.hint_bot)
     if not hint_spec.searches():
         raise BotSpecError(f"--hint-bot {args.hint_bot!r} does not search; use ismcts, pimc, flat-mc or a preset")
-    human = HumanSeat(me, read=read, write=write, hint=hint_spec, hint_seed=args.seed)
-    seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=args.seed, limit=_limit(args), game=game)
+    seed = _deal_seed(args, write)
+    human = HumanSeat(me, read=read, write=write, hint=hint_spec, hint_seed=seed)
+    seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=seed, limit=_limit(args), game=game)
     labels = [s["bot"] for s in info]
-    state = game.new_state(args.seed)
+    state = game.new_state(seed)
     write(f"{game.name}, {n} players; you are player {me}. "
           + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
     try:
@@ -605,10 +669,9 @@ def _cmd_play(args, read=None, write=None):
     write("")
     human.show(state)
     scores, returns = state.scores(), state.returns()
-    ranked = sorted(range(n), key=lambda q: -returns[q])
     write("game over:")
-    for place, q in enumerate(ranked, 1):
-        write(f"  {place}. P{q} ({labels[q]}): {scores[q]} points")
+    for line in _standing_lines(returns, scores, [f"P{q} ({labels[q]})" for q in range(n)]):
+        write(line)
     best = max(returns)
     write("you win!" if returns[me] == best and returns.count(best) == 1 else
           "you share first place" if returns[me] == best else "you lose")
@@ -668,17 +731,32 @@ def _access(args):
                 allow_remote=args.allow_remote)
 
 
+def _port_in_use(exc, where, hint):
+    """A listening socket's address already taken, as a usage error that says so and how to
+    pick a free port; any other OSError as it is."""
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        return ValueError(f"{where} is in use (another server?): choose another port, or {hint} for a free one")
+    return exc
+
+
 def _cmd_serve(args):
     from metro_ai.protocol import run_websocket, serve_stdio
     server = _server(args)
     if args.ws:
-        return run_websocket(args.ws, server, **_access(args))
+        try:
+            return run_websocket(args.ws, server, **_access(args))
+        except OSError as exc:
+            host = args.ws.rpartition(":")[0]
+            raise _port_in_use(exc, f"--ws {args.ws}: the port", f"--ws {host}:0") from None
     return serve_stdio(server)
 
 
 def _cmd_web(args):
     from metro_ai.web import run_web
-    return run_web(args.host, args.port, not args.no_browser, _server(args), **_access(args))
+    try:
+        return run_web(args.host, args.port, not args.no_browser, _server(args), **_access(args))
+    except OSError as exc:
+        raise _port_in_use(exc, f"port {args.port} on {args.host}", "--port 0") from None
 
 
 def _cmd_bench(args):
@@ -710,7 +788,8 @@ def main(argv=None):
         return 1
     except OSError as exc:
         print(f"metro-ai: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, FileNotFoundError) else 1
+        return 2 if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError,
+                                     NotADirectoryError)) else 1
     except KeyboardInterrupt:
         print("metro-ai: interrupted", file=sys.stderr)
         return 1

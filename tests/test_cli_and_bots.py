@@ -73,7 +73,7 @@ def test_cli_list_options_reach_the_game(value, capsys, tmp_path):
     # a game option that takes a list (breakthrough's factions), in both forms
     _breakthrough_or_skip()
     assert main(["match", "--game", "breakthrough", "--players", "2", "--bots", "random",
-                 "--option", f"factions={value}", "--json"]) == 0
+                 "--option", f"factions={value}", "--json", "--seed", "1"]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["options"]["factions"] == ["Hansa", "Polis"]
     assert metro_ai.replay(rec)[0].to_json() == metro_ai.load_game(
@@ -139,3 +139,64 @@ def test_tournament_output_paths_are_checked_before_any_game(flag, tmp_path, cap
     assert code == 2
     assert f"{flag} {tmp_path / 'missing' / 'out.csv'}: no such directory" in capsys.readouterr().err
     assert not db.exists()
+
+
+# ---- budgets as keywords; a rating checked against the game it meets ----
+
+def test_make_bot_takes_budgets_as_keywords():
+    from metro_ai import Limit
+    state = metro_ai.load_game("metro", players=2).new_state(3)
+    kw = metro_ai.make_bot("ismcts", seed=5, iterations=100)
+    spec = metro_ai.make_bot("ismcts:iterations=100", seed=5)
+    assert kw.default_limit == spec.default_limit == Limit(iterations=100)
+    assert kw.choose(state) == spec.choose(state)
+    assert metro_ai.make_bot("ismcts", time=0.5, c=1.0).default_limit == Limit(time=0.5)
+    assert metro_ai.make_bot("hard", time=2).default_limit == Limit(time=2)           # replaces the preset's
+    assert metro_ai.make_bot("pimc", iterations=50, time=1).default_limit == Limit(iterations=50, time=1)
+    assert metro_ai.make_bot("ismcts", iterations=None).default_limit == Limit(iterations=1000)
+    with pytest.raises(ValueError, match="bot 'random' does not search, so it takes no budget"):
+        metro_ai.make_bot("random", iterations=10)
+    with pytest.raises(ValueError, match="iterations must be a positive int, got 0"):
+        metro_ai.make_bot("ismcts", iterations=0)
+    with pytest.raises(ValueError, match="not both"):
+        metro_ai.make_bot("ismcts:iterations=5", iterations=6)
+
+
+def test_a_rating_is_checked_when_the_bot_meets_the_game_and_a_budget_replaces_it():
+    from metro_ai import Limit
+    from metro_ai.bots.elo import LadderError
+    game = metro_ai.load_game("metro", players=4)
+    state = game.new_state(7)
+    rated = metro_ai.make_bot("ismcts", seed=3, elo=1400)             # no game yet: nothing to check
+    with pytest.raises(LadderError, match=r"elo 1400 is outside the 4-player metro ladder \(\d+–882\)"):
+        rated.choose(state)
+    with pytest.raises(LadderError, match="outside the 4-player metro ladder"):
+        metro_ai.make_bot("ismcts", elo=1400, game=game)
+    with pytest.raises(LadderError, match="outside the 4-player metro ladder"):
+        metro_ai.play_match(game, ["ismcts:elo=1400", "random", "random", "random"], seed=1)
+    # an explicit budget replaces the rating: ISMCTS's best move at that budget, no ladder read
+    plain = metro_ai.make_bot("ismcts", seed=3).choose(state, Limit(iterations=100))
+    assert rated.choose(state, Limit(iterations=100)) == plain
+    assert metro_ai.make_bot("ismcts", seed=3, elo=1400, iterations=100).choose(state) == plain
+    assert metro_ai.make_bot("ismcts:elo=1400,iterations=100", seed=3).choose(state) == plain
+    assert metro_ai.make_bot("ismcts", seed=3, elo=1400, iterations=100, game=game).choose(state) == plain
+    record = metro_ai.play_match(game, ["ismcts:elo=1400,iterations=10", "random", "random", "random"], seed=1)
+    assert record["seats"][0]["limit"] == {"iterations": 10, "time": None} and "returns" in record
+    # a rating the ladder reaches still plays the ladder's level
+    fine = metro_ai.make_bot("ismcts", seed=3, elo=700)
+    assert fine.choose(state) in state.legal_actions() and fine.level["elo"] == 700
+
+
+def test_the_readmes_first_example_rates_its_bot_on_its_games_ladder():
+    """The README's first example seats a rated bot at its game: the rating lies on that game's
+    ladder, so ``rated.choose(state)`` plays."""
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("## A taste of the API", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    found = re.search(r'load_game\("(\w+)", players=(\d+)\)', block)
+    rating = re.search(r'make_bot\("ismcts", elo=(\d+)\)', block)
+    assert found and rating and "rated.choose(state)" in block
+    game = metro_ai.load_game(found.group(1), players=int(found.group(2)))
+    bot = metro_ai.make_bot("ismcts", elo=int(rating.group(1)), game=game)
+    assert bot.level["elo"] == int(rating.group(1))

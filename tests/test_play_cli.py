@@ -61,7 +61,8 @@ def test_play_breakthrough(monkeypatch, capsys):
     except Exception as exc:  # noqa: BLE001 - the engine is being finished elsewhere
         pytest.skip(f"breakthrough engine not available: {exc}")
     code, out, _ = _play(monkeypatch, capsys, ["hint", "2", "quit"],
-                         ["--game", "breakthrough", "--bots", "random", "--hint-bot", "ismcts:iterations=20"], then="quit")
+                         ["--game", "breakthrough", "--bots", "random", "--hint-bot", "ismcts:iterations=20", "--seed", "1"],
+                         then="quit")
     assert code == 0 and "P0 hand:" in out.out and "hint (" in out.out
 
 
@@ -116,7 +117,8 @@ def test_analyse_a_match_record(tmp_path, capsys):
     rec = json.loads(path.read_text())
     states = metro_ai.replay(rec)
     last = len(rec["actions"])
-    for move, expect in ((12, 12), (0, 0), (None, last - 1)):       # default: before the last action
+    choice = max(i for i, s in enumerate(states[:-1]) if len(s.legal_actions()) > 1)
+    for move, expect in ((12, 12), (0, 0), (None, choice)):         # default: the last real choice
         argv = ["analyse", str(path), "--iterations", "50", "--json"] + ([] if move is None else ["--move", str(move)])
         assert main(argv) == 0, capsys.readouterr().err
         a = json.loads(capsys.readouterr().out)
@@ -202,3 +204,136 @@ def test_play_accepts_the_start_of_an_action_and_help_speaks_of_the_game(monkeyp
     assert code == 0 and "Metro 2033: Breakthrough (card game), seat P0: phase main" in o
     assert "kinds: " in o and "discard" in o.split("kinds: ")[1].splitlines()[0]
     assert f"P0 (you): {unique}" in o
+
+
+# ---- papercuts: forced moves, output paths, ports, random deals, ties, the kind of a state ----
+
+def _forced_position(game="metro", players=2):
+    """A position of `game` with exactly one legal action (random play from seeded deals)."""
+    import random
+    g = metro_ai.load_game(game, players=players)
+    for seed in range(50):
+        s, rng = g.new_state(seed), random.Random(seed)
+        while not s.is_terminal():
+            if len(s.legal_actions()) == 1:
+                return s
+            s.apply(rng.choice(s.legal_actions()))
+    raise AssertionError(f"no forced move in 50 random {game} games")
+
+
+@pytest.mark.parametrize("game", ["metro", "breakthrough"])
+def test_analyse_answers_a_forced_move_at_once(game, tmp_path, capsys):
+    state = _forced_position(game)
+    path = tmp_path / "forced.json"
+    path.write_text(state.to_json())
+    assert main(["analyse", str(path), "--bot", "hard", "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert a["forced"] is True and a["iterations"] == 0 and a["chosen"] == state.legal_actions()[0]
+    assert main(["analyse", str(path), "--bot", "hard", "--time", "5"]) == 0
+    assert "a forced move" in capsys.readouterr().out
+
+
+def test_analyse_of_a_record_skips_forced_moves_at_its_end(tmp_path, capsys):
+    """The default position is the last with more than one legal action, also when the record
+    ends in forced moves."""
+    from metro_ai.play.match import record_position
+    game = metro_ai.load_game("metro", players=2)
+    for seed in range(100):
+        rec = metro_ai.play_match(game, ["random", "random"], seed=seed)
+        states = metro_ai.replay(rec)
+        if len(states[-2].legal_actions()) == 1:
+            break
+    else:
+        raise AssertionError("no Metro game of 100 ending in a forced move")
+    expect = max(i for i, s in enumerate(states[:-1]) if len(s.legal_actions()) > 1)
+    assert expect < len(states) - 2
+    assert record_position(rec, None)[1] == expect
+    path = tmp_path / "rec.json"
+    path.write_text(json.dumps(rec))
+    assert main(["analyse", str(path), "--iterations", "30", "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert a["move"] == expect and a["forced"] is False
+
+
+@pytest.mark.parametrize("argv,err", [
+    (["--svg", "/proc/nope"], "metro-ai: error: --svg /proc/nope: cannot write there"),
+    (["--save", "/proc/nope/rec.json"], "metro-ai: error: --save /proc/nope/rec.json: no such directory"),
+    (["--save", "/proc"], "metro-ai: error: --save /proc: is a directory"),
+])
+def test_match_output_paths_that_cannot_be_written(argv, err):
+    run = subprocess.run([sys.executable, "-m", "metro_ai", "match", "--bots", "random", *argv],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith(err) and len(run.stderr.splitlines()) == 1, run.stderr     # one line, no traceback
+
+
+def test_match_defaults_to_two_players_and_a_random_printed_seed(capsys):
+    assert main(["match", "--bots", "random", "--json"]) == 0
+    out = capsys.readouterr()
+    rec = json.loads(out.out)
+    assert rec["options"]["players"] == 2
+    seed = rec["seed"]
+    assert f"metro-ai: seed {seed} (replay with --seed {seed})" in out.err
+    assert main(["match", "--bots", "random", "--json", "--seed", str(seed)]) == 0
+    again = capsys.readouterr()
+    moves = [(m["player"], m["action"]) for m in rec["actions"]]
+    assert [(m["player"], m["action"]) for m in json.loads(again.out)["actions"]] == moves
+    assert "replay with" not in again.err
+    seeds = {seed}
+    for _ in range(3):
+        assert main(["match", "--bots", "random", "--json", "--quiet"]) == 0
+        seeds.add(json.loads(capsys.readouterr().out)["seed"])
+    assert len(seeds) > 1                                   # not one deal every time
+
+
+def test_play_deals_a_random_seed_and_prints_it(monkeypatch, capsys):
+    code, out, _ = _play(monkeypatch, capsys, ["quit"], ["--bots", "random"])
+    assert code == 0
+    line = next(x for x in out.out.splitlines() if x.startswith("seed "))
+    seed = int(line.split()[1])
+    assert line == f"seed {seed} (replay with --seed {seed})"
+    code, again, _ = _play(monkeypatch, capsys, ["quit"], ["--bots", "random", "--seed", str(seed)])
+    assert code == 0 and "replay with" not in again.out
+    first = [x for x in out.out.splitlines() if not x.startswith("seed ")]
+    assert first == again.out.splitlines()                  # the same deal
+
+
+def test_match_and_play_show_ties_as_shared_places(monkeypatch, capsys):
+    from metro_ai.cli import _standing_lines
+    lines = _standing_lines([0.5, 0.5, 0.5], [4, 4, 4], ["player 0 (a)", "player 1 (b)", "player 2 (c)"])
+    assert [x.split(".")[0].strip() for x in lines] == ["=1", "=1", "=1"]
+    lines = _standing_lines([0.0, 0.75, 0.75, 0.5], [1, 9, 9, 5], [f"P{p}" for p in range(4)])
+    assert [x.strip() for x in lines] == ["=1. P1: 9 points, return 0.750", "=1. P2: 9 points, return 0.750",
+                                          "3. P3: 5 points, return 0.500", "4. P0: 1 points, return 0.000"]
+    game = metro_ai.load_game("leduc", players=2)        # a hand that ends level, played through the CLI
+    seed = next(s for s in range(500)
+                if metro_ai.play_match(game, ["random", "random"], seed=s)["returns"] == [0.5, 0.5])
+    assert main(["match", "--game", "leduc", "--bots", "random", "--seed", str(seed), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "=1. player 0" in out and "=1. player 1" in out and "2. player" not in out
+
+
+@pytest.mark.parametrize("argv,hint", [(["web", "--no-browser", "--port"], "--port 0"),
+                                       (["serve", "--ws"], "--ws 127.0.0.1:0")])
+def test_a_port_in_use_says_so(argv, hint, capsys):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        where = str(port) if argv[0] == "web" else f"127.0.0.1:{port}"
+        assert main([*argv, where]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("metro-ai: error:") and "is in use" in err and hint in err and len(err.splitlines()) == 1
+
+
+def test_another_games_state_is_named_by_its_kind():
+    """A state of one game loaded as another's says which game it is, before any missing field."""
+    from metro_ai.registry import list_games
+    names = [n for n in list_games() if n != "metro-solo"][:4] + ["metro-solo"]
+    states = {n: metro_ai.load_game(n).new_state(1).to_json() for n in names}
+    for a in names:
+        for b in names:
+            if a != b:
+                with pytest.raises(metro_ai.StateFormatError, match=f"this is a {a} state, not {b}"):
+                    metro_ai.load_game(b).state_from_json(states[a])

@@ -144,8 +144,8 @@ def test_match_writes_one_picture_per_move(tmp_path, capsys):
     assert len(_by_class(last, "tile")) == 60 and _by_class(last, "lastmove")
     bad = tmp_path / "file"
     bad.write_text("x")
-    with pytest.raises(SystemExit, match="--svg"):
-        cli_main(["match", "--game", "metro", "--players", "2", "--svg", str(bad / "sub")])
+    assert cli_main(["match", "--game", "metro", "--players", "2", "--seed", "1", "--svg", str(bad / "sub")]) == 2
+    assert capsys.readouterr().err.startswith(f"metro-ai: error: --svg {bad / 'sub'}: cannot write there")
 
 
 @pytest.mark.parametrize("name,options", [("metro", dict(players=2, central_tracks=True)),

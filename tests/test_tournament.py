@@ -487,3 +487,24 @@ def test_progress_line_on_a_terminal_and_in_a_log():
     assert "18/18" in out and "game/s" in out and "mean return: greedy" in out and out.endswith("\n")
     assert out.count("\r") >= 3                                    # redrawn in place
     assert log.getvalue() == ""                                     # quiet in a log
+
+
+def test_report_shows_ties_as_shared_places(tmp_path):
+    """Every game drawn (all returns 0.5 at 3 seats): the bots share first place, '=1' each, not
+    ranks 1, 2, 3; in JSON ``rank`` is the competition rank and ``place`` its text."""
+    from metro_ai.play.report import place_labels, places
+    from metro_ai.play.tournament import TournamentResult
+    assert places([1.0, 0.5, 0.5, 0.0]) == [1, 2, 2, 4]
+    assert place_labels([1.0, 0.5, 0.5, 0.0]) == ["1", "=2", "=2", "4"]
+    assert place_labels([0.5, 0.5, 0.5]) == ["=1", "=1", "=1"] and place_labels([0.0, 1.0]) == ["2", "1"]
+    cfg = config(players=3, bots=["ismcts", "greedy", "random"], deals=2)
+    games = [{**g, "scores": [5, 5, 5], "returns": [0.5, 0.5, 0.5], "seconds": 0.0} for g in cfg.schedule()]
+    rep = build_report(TournamentResult(cfg, games, [], len(games), None), bootstrap=20, seed=1)
+    assert [(r["rank"], r["place"]) for r in rep["standings"]] == [(1, "=1")] * 3
+    standings = [line for line in format_report(rep).splitlines() if line.startswith("=1  ")]
+    assert len(standings) == 3
+    write_csv(rep, tmp_path / "s.csv")
+    import csv
+    with open(tmp_path / "s.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["rank"], r["place"]) for r in rows] == [("1", "=1")] * 3

@@ -5,12 +5,15 @@ import ast
 import fnmatch
 import json
 import re
+import shutil
+import subprocess
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+import metro_ai.web
 from metro_ai.web import static_file
 from tests.protocol_client import check_server_message
 from web_server import web_server as serve_page
@@ -86,3 +89,37 @@ def test_web_command_refuses_a_bad_port(capsys):
     from metro_ai.cli import main
     assert main(["web", "--port", "70000", "--no-browser"]) == 2
     assert "--port must be 0-65535" in capsys.readouterr().err
+
+
+def _page_function(name):
+    """The source of one top-level function of the page's script (app.js)."""
+    import re
+    text = (Path(metro_ai.web.__file__).parent / "static" / "app.js").read_text()
+    found = re.search(rf"^(?:async )?function {name}\(.*?^}}$", text, re.M | re.S)
+    assert found, f"app.js has no function {name}"
+    return found.group(0)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+def test_the_page_shows_ties_as_shared_places():
+    code = _page_function("placeLabels") + (
+        "\nconsole.log(JSON.stringify([placeLabels([0.5, 0.5, 0.5]), placeLabels([1, 0.5, 0.5, 0]), placeLabels([1, 0])]));")
+    run = subprocess.run(["node", "-e", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [["=1", "=1", "=1"], ["1", "=2", "=2", "4"], ["1", "2"]]
+    assert "placeLabels(s.returns)" in _page_function("statusLine")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+def test_the_page_deals_a_random_seed_unless_one_is_typed():
+    page = (Path(metro_ai.web.__file__).parent / "static" / "index.html").read_text()
+    seed_box = next(line for line in page.splitlines() if 'id="seed"' in line)
+    assert "value=" not in seed_box and 'placeholder="random"' in seed_box       # no fixed deal
+    code = ("const crypto = require('crypto').webcrypto;\n" + _page_function("randomSeed")
+            + "\nconst seen = new Set(); for (let i = 0; i < 20; i++) seen.add(randomSeed());"
+              "\nconsole.log(JSON.stringify([...seen]));")
+    run = subprocess.run(["node", "-e", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    seeds = json.loads(run.stdout)
+    assert len(seeds) > 1 and all(isinstance(x, int) and 0 <= x < 1_000_000 for x in seeds)
+    assert "randomSeed()" in _page_function("startGame") and "seed ${seed}" in _page_function("startGame")

@@ -9,6 +9,7 @@ each waits for the page to say what it is doing (``body[data-turn]``, ``body[dat
 """
 import json
 import random
+import re
 import shutil
 
 import pytest
@@ -90,7 +91,7 @@ def _set_up(driver, url, game, opponent="easy"):
     players = driver.find_element(By.ID, "opt-players")
     players.clear()
     players.send_keys(str(n))
-    driver.find_element(By.ID, "seed").click()              # leaves the field: its change event
+    driver.find_element(By.ID, "seed").send_keys("1")       # a fixed deal (empty: a random one); leaves the field
     for name, value in (("turn_limit", "6"),):
         found = driver.find_elements(By.ID, f"opt-{name}")
         if found and found[0].get_attribute("value"):      # a limit in play (Metro's is None: no companies)
@@ -212,6 +213,9 @@ def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
     Select(browser.find_element(By.ID, "seat-0")).select_by_value("")
     browser.find_element(By.ID, "new-game").click()
     _wait_for_turn(browser)
+    first = browser.execute_script("return document.querySelector('#log li').textContent;")
+    seed = re.fullmatch(r"new metro game, seed (\d+) \(random: type it as the deal seed to replay\)", first)
+    assert seed, first                                       # the seed box left empty: a random deal, logged
     _move(browser, random.Random(3))
     WebDriverWait(browser, WAIT).until(
         lambda d: f"ismcts:elo={rating}) played" in d.find_element(By.ID, "thinking").text)

@@ -113,6 +113,26 @@ async function playOne(client, game, info, args) {
   return { game, players, moves, scores: state.scores, returns: state.returns, record: saved.record };
 }
 
+// Places by return, ties shared (competition ranking): [0.5, 0.5] -> ["=1", "=1"],
+// [1, 0.5, 0.5, 0] -> ["1", "=2", "=2", "4"].
+function places(returns) {
+  return returns.map((r) => {
+    const place = 1 + returns.filter((x) => x > r).length;
+    return (returns.filter((x) => x === r).length > 1 ? "=" : "") + place;
+  });
+}
+
+// What seat `seat` did: "wins", "ties for first with seat 1", "loses (place 3)" ...
+function verdict(returns, seat) {
+  const place = places(returns)[seat];
+  const best = Math.max(...returns);
+  const tied = returns.map((r, p) => (r === returns[seat] && p !== seat ? p : -1)).filter((p) => p >= 0);
+  if (returns[seat] === best) {
+    return tied.length ? `ties for first with seat ${tied.join(", seat ")}` : "wins";
+  }
+  return `loses (place ${place})`;
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const command = args.serve ? args.serve.split(" ").filter(Boolean) : defaultServe();
@@ -123,18 +143,21 @@ async function main() {
                 `games: ${Object.keys(hello.games).join(", ")}`);
     for (const [game, info] of Object.entries(hello.games)) {
       const r = await playOne(client, game, info, args);
-      const winner = r.returns.indexOf(Math.max(...r.returns));
       console.log(`${game}: ${r.players} players, ${r.moves} moves; scores ${r.scores.join(" / ")}; ` +
                   `returns ${r.returns.map((x) => x.toFixed(2)).join(" / ")}; ` +
-                  `seat 0 (${args.bot}) ${r.returns[0] === Math.max(...r.returns) ? "wins" : "loses"}` +
-                  ` (best: seat ${winner}); record of ${r.record.actions.length} actions`);
+                  `places ${places(r.returns).join(" / ")}; seat 0 (${args.bot}) ${verdict(r.returns, 0)}; ` +
+                  `record of ${r.record.actions.length} actions`);
     }
   } finally {
     client.close();
   }
 }
 
-main().catch((err) => {
-  console.error(`play.js: ${err.message}`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(`play.js: ${err.message}`);
+    process.exit(1);
+  });
+}
+
+module.exports = { places, verdict };

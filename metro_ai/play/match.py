@@ -82,7 +82,9 @@ def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None, game=No
     :mod:`metro_ai.play.loop`), used as it is with `limit`. `players` are the seats to play,
     `limits` their budgets, `seats` the record's description of each (see :func:`play_match`).
     A spec at an Elo rating (``ismcts:elo=R``) keeps its ladder's budget rather than `limit`,
-    and with `game` (a loaded game) reads that game's ladder here.
+    and with `game` (a loaded game) reads that game's ladder here (a rating the ladder does not
+    reach fails before any move); with a budget of its own (``ismcts:elo=R,iterations=N``) it
+    reads no ladder.
     """
     if bot_seeds is not None and len(bot_seeds) != len(bots):
         raise ValueError(f"bot_seeds has {len(bot_seeds)} seeds for {len(bots)} bots")
@@ -93,7 +95,7 @@ def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None, game=No
             bot = spec.make(bot_seeds[p] if bot_seeds is not None else derive(seed, 0x5EA7, p))
             # an Elo bot's budget is its ladder's, not the match's
             seat_limit = spec.limit if spec.limit is not None else None if hasattr(bot, "calibrate_for") else limit
-            if game is not None and hasattr(bot, "calibrate_for"):
+            if game is not None and hasattr(bot, "calibrate_for") and seat_limit is None:
                 bot.calibrate_for(game)         # a game without a ladder fails here, before any move
         else:
             spec, bot, seat_limit = getattr(b, "spec", None), b, limit
@@ -253,12 +255,15 @@ def is_record(data):
 def record_position(record, move=None):
     """A position of a recorded game: ``(state, move)``, the state before action `move` of the
     record (its actions are numbered from 0, so 0 is the deal and ``len(actions)`` the end),
-    rebuilt and checked by :func:`replay`. Default: the last position with a move to make (before
-    the last action of a finished game). Raises RecordError for a move out of range."""
+    rebuilt and checked by :func:`replay`. Default: the last position with a real choice (more
+    than one legal action), else the last with a move to make (before the last action of a
+    finished game). Raises RecordError for a move out of range."""
     states = replay(record)
     last = len(states) - 1
     if move is None:
-        move = last - 1 if last > 0 and states[-1].is_terminal() else last
+        open_ = [i for i, s in enumerate(states) if not s.is_terminal()]
+        choices = [i for i in open_ if len(states[i].legal_actions()) > 1]
+        move = choices[-1] if choices else open_[-1] if open_ else last
     if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move <= last:
         raise RecordError(f"the record has actions 0-{last - 1}: the move must be 0 (the deal) to {last} "
                           f"(the end), got {move!r}")

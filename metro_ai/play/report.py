@@ -21,6 +21,20 @@ from typing import Any
 from metro_ai.play import ratings as _ratings
 
 
+def places(values, tolerance=1e-9):
+    """Competition ranking of `values` (higher is better): each entry's place is one more than
+    the number of entries strictly better, so tied entries share a place and the next place is
+    skipped (``[1.0, 0.5, 0.5, 0.0]`` -> ``[1, 2, 2, 4]``). Values within `tolerance` tie."""
+    return [1 + sum(1 for w in values if w > v + tolerance) for v in values]
+
+
+def place_labels(values, tolerance=1e-9):
+    """:func:`places` as text, a shared place marked ``=``: ``[0.5, 0.5, 0.5]`` ->
+    ``["=1", "=1", "=1"]``, ``[1.0, 0.5, 0.5, 0.0]`` -> ``["1", "=2", "=2", "4"]``."""
+    ranks = places(values, tolerance)
+    return [("=" if ranks.count(r) > 1 else "") + str(r) for r in ranks]
+
+
 def _first_shares(returns):
     top = max(returns)
     k = sum(1 for r in returns if r == top)
@@ -79,8 +93,11 @@ def build_report(result, bootstrap=1000, seed=0, anchor=None):
             rows[-1].update({"openskill_mu": o["rating"], "openskill_low": o["low"], "openskill_high": o["high"]})
     key = (lambda row: -row["rating"]) if rating["rows"] else (lambda row: -_nz(row["mean_return"]))
     rows.sort(key=lambda row: (_nz(key(row)), row["bot"]))
-    for rank, row in enumerate(rows, 1):
+    # competition ranking: bots level on the sorting value share a place ("=1")
+    level = [-_nz(key(row)) for row in rows]
+    for row, rank, label in zip(rows, places(level), place_labels(level)):
         row["rank"] = rank
+        row["place"] = label
 
     def matrix(cells):
         return [[(c[0] / c[1] if c[1] else None) if i != j else None for j, c in enumerate(line)]
@@ -155,7 +172,7 @@ def format_report(report, matrices=True):
             f"{r['mean_score']:.1f}" + (f" ±{r['score_sd']:.1f}" if r["score_sd"] is not None else ""))
         rfmt = ".0f" if elo else ".2f"
         interval = _interval(r, rfmt)
-        lines.append(f"{r['rank']:>2}  {r['bot']:<{name_w}}  {r['games']:>5}  {score:>12}  "
+        lines.append(f"{r.get('place', r['rank']):>2}  {r['bot']:<{name_w}}  {r['games']:>5}  {score:>12}  "
                      f"{_f(r['mean_return'], '.3f'):>6}  {_f(r['first'] if r['first'] is None else 100 * r['first'], '.1f') + '%':>6}  "
                      f"{_f(r['rating'], rfmt):>7}  {interval:>16}")
     kinds = {r.get("rating_interval") for r in report["standings"]}
@@ -204,7 +221,7 @@ def _interval(row, fmt):
 
 STANDINGS_FIELDS = ["rank", "bot", "spec", "games", "seat_games", "mean_score", "score_sd", "mean_return", "first",
                     "rating", "rating_low", "rating_high", "rating_interval", "openskill_mu", "openskill_low",
-                    "openskill_high"]
+                    "openskill_high", "place"]
 
 
 def write_csv(report, path):

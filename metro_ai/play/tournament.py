@@ -78,7 +78,7 @@ class TournamentConfig:
         if len(self.bots) < 2:
             raise TournamentError(f"a tournament needs at least 2 bots, got {len(self.bots)}")
         for b in self.bots:
-            if "elo" in b.options:              # its game's ladder, now rather than in every game
+            if "elo" in b.options and b.limit is None:      # its game's ladder, now rather than in every game
                 try:
                     b.make(0).calibrate_for(self._game)
                 except ValueError as exc:

@@ -289,12 +289,28 @@ async function startGame() {
   clearError();
   const game = $("game").value;
   const options = chosenOptions();
-  const seed = Math.trunc(Number($("seed").value) || 0);
+  const typed = $("seed").value.trim();          // empty: a random deal, its seed logged for a replay
+  const seed = typed === "" ? randomSeed() : Math.trunc(Number(typed) || 0);
   const seats = seatsChosen();                  // (a bad rating stops here, before the old game is left)
   await leaveGame();
   const summary = await rpc.call("new_game", { game, options, seed });
   G.seats = seats;
-  await enterGame(summary, `new ${game} game, seed ${seed}`);
+  await enterGame(summary, typed === "" ? `new ${game} game, seed ${seed} (random: type it as the deal seed to replay)`
+    : `new ${game} game, seed ${seed}`);
+}
+
+// A deal seed from the browser's cryptographic generator (0-999999).
+function randomSeed() {
+  return crypto.getRandomValues(new Uint32Array(1))[0] % 1000000;
+}
+
+// Places by return, ties shared (competition ranking): [0.5, 0.5] -> ["=1", "=1"],
+// [1, 0.5, 0.5, 0] -> ["1", "=2", "=2", "4"].
+function placeLabels(returns) {
+  return returns.map((r) => {
+    const place = 1 + returns.filter((x) => x > r).length;
+    return (returns.filter((x) => x === r).length > 1 ? "=" : "") + place;
+  });
 }
 
 async function leaveGame() {
@@ -326,7 +342,10 @@ function statusLine(s) {
     let verdict = winners.length === 1 ? `P${winners[0]} wins` : `P${winners.join(", P")} share first place`;
     if (mine.length === 1) verdict += mine[0] === winners[0] && winners.length === 1 ? ": you win"
       : winners.includes(mine[0]) ? ": you share first place" : ": you lose";
-    return `Game over (ply ${s.ply}): ${verdict}. Scores: ${scores}`;
+    const labels = placeLabels(s.returns);
+    const places = s.returns.map((r, p) => p).sort((a, b) => s.returns[b] - s.returns[a] || a - b)
+      .map((p) => `${labels[p]} P${p}`).join(" · ");
+    return `Game over (ply ${s.ply}): ${verdict}. Places: ${places}. Scores: ${scores}`;
   }
   const who = G.seats[s.current_player] === null ? "your move" : `${G.seats[s.current_player]} is thinking`;
   return `Ply ${s.ply}, P${s.current_player} to move (${who}). Scores: ${scores}`;
