@@ -12,7 +12,9 @@ cdef struct Node:
     int next_sibling        # -1 if none
     int visits
     int avail               # times this node's action was legal when its parent was searched
-    signed char mover       # the player who took `action` (-1 at the root)
+    signed char mover       # the player who took `action` (-1 at the root); a child is keyed by
+                            # (action, mover): after one action path the player to move may
+                            # differ between worlds, and players share action ids
 
 cdef class SearchCore
 
@@ -37,6 +39,7 @@ cdef class SearchCore:
     cdef int* sizes                     # per tree: nodes in use
     cdef int* caps                      # per tree: nodes allocated
     cdef int* cur                       # per tree: the node the current iteration has reached
+    cdef char* lost                     # per tree: stopped following this iteration (node budget or memory)
     cdef int ntrees                     # 1, or the number of players (MO-ISMCTS)
     cdef bint multi                     # MO-ISMCTS: select in the mover's tree
     cdef int size, max_nodes            # nodes in all trees together, and the most allowed

@@ -8,10 +8,13 @@ a method of `SearchCore`:
 0. a world (``_new_world``): a fresh ``determinize(player, seed)`` of the root (SO-ISMCTS), or a
    copy of a fixed world (determinised UCT, used by PIMC);
 1. selection (``_select``): descend while every legal action of the world already has a child:
-   among the children whose action is legal in this world, UCB1 with availability counts
-   (value / visits + c * sqrt(ln(avail) / visits)), or least-visited first for flat Monte Carlo;
+   among the children taken by the world's player to move whose action is legal in this world,
+   UCB1 with availability counts (value / visits + c * sqrt(ln(avail) / visits)), or
+   least-visited first for flat Monte Carlo;
 2. expansion (``_expand``): add one untried legal action, chosen uniformly, if the depth limit
-   and the node budget allow;
+   and the node budget allow; its siblings legal in this world count one more availability, as
+   at a selection step (Cowling, Powley & Whitehouse 2012 count availability for every
+   compatible sibling of each node on the path);
 3. play-out (``_play_out``): the `Playout` policy plays on, to the end or to its cut-off depth,
    and evaluates where it stopped (the returns at the end, the game's heuristic at a cut-off);
 4. back-up (``_back_up``): each node on the path adds the return of the player who moved into it
@@ -29,6 +32,18 @@ and expands in their own tree, while every other tree follows the move as that p
 it (``c_observed_action``), so each player's decisions are made on what they could have seen.
 When every move is public (the observed action is the action itself) all trees coincide and
 MO-ISMCTS makes the same choices as SO-ISMCTS, at n times the memory.
+
+A child is keyed by (action, player who took it), not by the action alone: after the same path
+of actions the player to move may differ between worlds (Metro 2033: chance and hidden cards
+decide who acts next), and the players share action ids, so a key by action would mix one
+player's statistics into another's. Chance that the mover observes but that is not in the action
+ids (Leduc's public card, Metro 2033's threats and draws) is not in the key: such worlds share a
+node, as in the paper's ISMCTS over the searcher's information sets.
+
+``max_nodes`` bounds all trees together: a tree that cannot follow a move (the budget is reached,
+or memory ran out) stops where it is for the rest of the iteration, and its back-up covers the
+path it followed; when that tree's player is next to move, selection stops and the play-out
+starts.
 
 Everything random comes from the core's own seeded generator: the same seed and iteration budget
 give the same tree, bit for bit.
@@ -198,6 +213,7 @@ cdef class SearchCore:
         self.sizes = NULL
         self.caps = NULL
         self.cur = NULL
+        self.lost = NULL
         self.ntrees = 0
         self.legal = NULL
         self.mark = NULL
@@ -251,7 +267,9 @@ cdef class SearchCore:
         self.sizes = <int*>calloc(self.ntrees, sizeof(int))
         self.caps = <int*>calloc(self.ntrees, sizeof(int))
         self.cur = <int*>calloc(self.ntrees, sizeof(int))
-        if not (self.legal and self.mark and self.ret and self.heur and self.trees and self.sizes and self.caps and self.cur):
+        self.lost = <char*>calloc(self.ntrees, sizeof(char))
+        if not (self.legal and self.mark and self.ret and self.heur and self.trees and self.sizes and self.caps
+                and self.cur and self.lost):
             raise MemoryError()
         for t in range(self.ntrees):
             self.caps[t] = 1024
@@ -281,6 +299,7 @@ cdef class SearchCore:
         free(self.sizes)
         free(self.caps)
         free(self.cur)
+        free(self.lost)
         free(self.legal)
         free(self.mark)
         free(self.ret)
@@ -319,15 +338,18 @@ cdef class SearchCore:
         return i
 
     cdef int _child_for(self, int t, int parent, int action, int mover) noexcept nogil:
-        """The child of `parent` in tree t reached by `action` (as that tree's player saw it),
-        made if new; -1 if memory ran out."""
+        """The child of `parent` in tree t reached when `mover` takes `action` (as that tree's
+        player saw it), made if new; -1 if it is new and the node budget is reached or memory
+        ran out."""
         cdef Node* nodes = self.trees[t]
         cdef int ch = nodes[parent].first_child
         while ch != -1:
-            if nodes[ch].action == action:
+            if nodes[ch].action == action and nodes[ch].mover == mover:
                 nodes[ch].avail += 1
                 return ch
             ch = nodes[ch].next_sibling
+        if self.size >= self.max_nodes:
+            return -1
         return self._add_child(t, parent, action, mover)
 
     # -- one iteration: a world, then the four steps --
@@ -342,35 +364,42 @@ cdef class SearchCore:
             self.worlds += 1
         for t in range(self.ntrees):
             self.cur[t] = 0
+            self.lost[t] = 0
 
     cdef void _descend(self, int ts, int child, int mover) noexcept nogil:
         """Move to `child` in tree ts (the mover's) and play its action in the world; every
-        other tree follows the action as its player observes it."""
+        other tree that still follows this iteration follows the action as its player observes
+        it, or stops where it is if it has no node for it and may not add one."""
         cdef int t, ch
         cdef int a = self.trees[ts][child].action
         self.cur[ts] = child
         for t in range(self.ntrees):
-            if t != ts:
+            if t != ts and not self.lost[t]:
                 ch = self._child_for(t, self.cur[t], self.world.c_observed_action(a, t), mover)
-                if ch < 0:                    # out of memory: stop growing
-                    self.max_nodes = self.size
-                    break
-                self.cur[t] = ch
+                if ch < 0:                    # budget reached or out of memory: this tree stops here
+                    if self.size < self.max_nodes:
+                        self.max_nodes = self.size        # out of memory: no tree grows any more
+                    self.lost[t] = 1
+                else:
+                    self.cur[t] = ch
         self.world.c_apply(a)
 
     cdef int _select(self) noexcept nogil:
         """Selection: descend, in the tree of the player to move, while every action legal in
-        the world has a child, to the child with the best UCB value among those legal here
-        (availability counts; least visited first for flat Monte Carlo). Returns how many legal
-        actions of the node reached have no child, if it may be expanded (the world's legal
-        actions are then in ``legal[:nlegal]``, the untried ones marked with ``stamp``); 0 at the
-        end of the game, at the depth limit, at the node budget, or where no child is legal."""
+        the world has a child taken by that player, to the child with the best UCB value among
+        those (availability counts; least visited first for flat Monte Carlo). Returns how many
+        legal actions of the node reached have no child, if it may be expanded (the world's legal
+        actions are then in ``legal[:nlegal]``, the untried ones marked with ``stamp``, the tried
+        ones with ``-stamp``); 0 at the end of the game, at the depth limit, at the node budget,
+        where no child is legal, or where the mover's tree stopped following (MO-ISMCTS)."""
         cdef Node* nodes
         cdef int depth = 0, node, n, i, ch, navail, untried, best, mover, ts
         cdef double u, bu
         while not self.world.c_is_terminal() and depth < self.tree_depth:
             mover = self.world.c_current_player()
             ts = mover if self.multi else 0
+            if self.lost[ts]:
+                return 0
             node = self.cur[ts]
             n = self.world.c_legal_actions(self.legal)
             self.nlegal = n
@@ -381,7 +410,7 @@ cdef class SearchCore:
             navail = 0
             ch = nodes[node].first_child
             while ch != -1:
-                if self.mark[nodes[ch].action] == self.stamp:
+                if nodes[ch].mover == mover and self.mark[nodes[ch].action] == self.stamp:
                     self.mark[nodes[ch].action] = -self.stamp     # legal, with a child
                     navail += 1
                 ch = nodes[ch].next_sibling
@@ -394,7 +423,7 @@ cdef class SearchCore:
             bu = -1e300
             ch = nodes[node].first_child
             while ch != -1:
-                if self.mark[nodes[ch].action] == -self.stamp:
+                if nodes[ch].mover == mover and self.mark[nodes[ch].action] == -self.stamp:
                     nodes[ch].avail += 1
                     if self.selection == SEL_UCB:
                         u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
@@ -413,10 +442,12 @@ cdef class SearchCore:
 
     cdef void _expand(self, int untried) noexcept nogil:
         """Expansion: a child for one of the `untried` legal actions that selection stopped at,
-        chosen uniformly, and a step into it."""
+        chosen uniformly, and a step into it. Its siblings legal in this world (the mover's
+        children marked ``-stamp`` by selection) were available too: one more availability each."""
         cdef int mover = self.world.c_current_player()
         cdef int ts = mover if self.multi else 0
-        cdef int i, a = -1, child
+        cdef int i, a = -1, child, ch
+        cdef Node* nodes
         cdef int k = <int>rng_bounded(&self.rng, untried)
         for i in range(self.nlegal):
             a = self.legal[i]
@@ -428,6 +459,12 @@ cdef class SearchCore:
         if child < 0:                 # out of memory: stop growing, play out from here
             self.max_nodes = self.size
             return
+        nodes = self.trees[ts]        # (the array may have moved)
+        ch = nodes[child].next_sibling
+        while ch != -1:
+            if nodes[ch].mover == mover and self.mark[nodes[ch].action] == -self.stamp:
+                nodes[ch].avail += 1
+            ch = nodes[ch].next_sibling
         self._descend(ts, child, mover)
 
     cdef void _play_out(self) noexcept nogil:
@@ -525,6 +562,20 @@ cdef class SearchCore:
             line.append((nodes[best].action, int(nodes[best].mover)))
             node = best
         return line
+
+    def tree_nodes(self, tree=None):
+        """Every node of one tree, for inspection and tests: [(node, parent, action, mover,
+        visits, value_sum, avail)] in creation order (node 0 is the root: parent, action and
+        mover -1). ``tree``: the player whose tree (MO-ISMCTS); None: the searching player's."""
+        self._own()
+        cdef int t = (self.player if tree is None else int(tree)) if self.multi else 0
+        if self.multi and not 0 <= t < self.ntrees:
+            raise ValueError(f"tree must be a player in [0, {self.ntrees}) or None, got {tree!r}")
+        if not self.multi and tree is not None and tree != self.player:
+            raise ValueError(f"a single-tree search has the tree of player {self.player} only, got {tree!r}")
+        cdef Node* nodes = self.trees[t]
+        return [(i, nodes[i].parent, nodes[i].action, int(nodes[i].mover), nodes[i].visits, nodes[i].value,
+                 nodes[i].avail) for i in range(self.sizes[t])]
 
     def summary(self):
         """What a search driver needs from this core after (or between) runs, as plain data
