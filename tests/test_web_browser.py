@@ -311,6 +311,10 @@ def test_a_hint_row_marks_its_square_and_redo_replays(page_url, browser, tmp_pat
     WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
     browser.find_element(By.ID, "new-game").click()
     turn, ply = _wait_for_turn(browser)
+    rng = random.Random(11)
+    for _ in range(5):                                         # some tiles on the board first
+        _move(browser, rng)
+        turn, ply = _wait_for_turn(browser, after_ply=str(ply))
     browser.find_element(By.ID, "hint").click()
     WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row"))
     thinking = browser.find_element(By.ID, "thinking").text

@@ -479,7 +479,11 @@ async function botMove(player, epoch) {
   $("thinking").textContent = `P${player} (${spec}) is thinking…`;
   try {
     const limit = botLimit();
+    // the bot's choices in words (Metro 2033's labels), to say what it played
+    const words = await rpc.call("legal_actions", { game_id: G.id, labels: true });
     const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, ...(limit ? { limit } : {}) });
+    const chosen = words.actions.find((a) => a.id === r.action);
+    if (chosen && chosen.label) r.text = chosen.label;
     $("thinking").textContent = `P${player} (${spec}) played ${r.text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
       (r.iterations ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
     if (r.applied) logMove(r.player, r.text, spec);
