@@ -27,11 +27,15 @@ from metro_ai.version import __version__
 
 
 
-def svg(state, player=None, lastmove=None) -> str:
+def svg(state, player=None, lastmove=None, labels=False) -> str:
     """An SVG picture of `state`, drawn by its game (``Game.svg``): a Metro board with its
     tracks, stations and scored lines, a Breakthrough table. With `player`, what that player sees
-    (their hand); `lastmove` (an action id) is marked. States show it in Jupyter too."""
-    return state.svg(player=player, lastmove=lastmove)
+    (their hand); `lastmove` (an action id) is marked. States show it in Jupyter too. `labels`
+    asks for the extras a person playing wants, where the game's drawing has them (a Metro
+    board: square names on its edges, open lines in their owner's colour, the hand's tile ids);
+    without it the picture is ``state.svg``'s."""
+    from metro_ai.play.pictures import picture
+    return picture(state, player=player, lastmove=lastmove, labels=labels)
 
 __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "Progress",

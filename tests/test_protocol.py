@@ -335,3 +335,55 @@ def test_svg_draws_the_position_for_a_seat_with_the_last_move_marked(game):
         assert "seat must be an integer" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat="0")
         assert "g9" in await c.error("svg", S.UNKNOWN_GAME, game_id="g9")
     run(main())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_svg_with_labels_is_metro_ai_svg_with_labels(game):
+    """``labels: true`` draws ``metro_ai.svg(..., labels=True)`` (a Metro board's square names,
+    open lines and hand ids; the same picture where a game has no extras); false or absent: the
+    plain picture; not a boolean: an error naming it."""
+    async def main():
+        c = Client()
+        gid = (await c.result("new_game", game=game, options={"players": seats(game)}, seed=3))["game_id"]
+        expected = metro_ai.load_game(game, players=seats(game)).new_state(seed=3)
+        pic = await c.result("svg", game_id=gid, seat=0, labels=True)
+        assert pic["svg"] == metro_ai.svg(expected, player=0, labels=True)
+        plain = await c.result("svg", game_id=gid, seat=0, labels=False)
+        assert plain["svg"] == expected.svg(player=0)
+        if game in ("metro", "metro-solo", "breakthrough"):
+            assert pic["svg"] != plain["svg"]
+        if game.startswith("metro") and game != "metro2033":
+            assert 'class="edge-label"' in pic["svg"] and 'class="edge-label"' not in plain["svg"]
+        assert "labels must be" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, labels="yes")
+    run(main())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_legal_actions_with_labels_say_each_action_in_words(game):
+    """``labels: true`` adds each action's words (Metro 2033: its readable label, e.g. ``hire 2
+    soldiers``; other games: the text) and the decision's prompt; without it the reply is as
+    before. The text stays the engine's, the one ``apply`` reads."""
+    from metro_ai.play import terminal
+
+    async def main():
+        c = Client()
+        gid = (await c.result("new_game", game=game, options={"players": seats(game)}, seed=5))["game_id"]
+        state = metro_ai.load_game(game, players=seats(game)).new_state(seed=5)
+        for _ in range(12):
+            if state.is_terminal():
+                break
+            plain = await c.result("legal_actions", game_id=gid)
+            assert "prompt" not in plain and all(set(a) == {"id", "text"} for a in plain["actions"])
+            worded = await c.result("legal_actions", game_id=gid, labels=True)
+            assert [(a["id"], a["text"]) for a in worded["actions"]] == [(a["id"], a["text"]) for a in plain["actions"]]
+            assert [a["label"] for a in worded["actions"]] == [terminal.describe(state, a) for a in state.legal_actions()]
+            assert worded["prompt"] == terminal.prompt(state)
+            if game == "metro2033":
+                assert worded["prompt"] and not any("_" in a["label"] for a in worded["actions"])
+            else:
+                assert all(a["label"] == a["text"] for a in worded["actions"]) and worded["prompt"] is None
+            action = state.legal_actions()[len(state.legal_actions()) // 2]
+            await c.result("apply", game_id=gid, action=action)
+            state.apply(action)
+        assert "labels must be" in await c.error("legal_actions", S.INVALID_PARAMS, game_id=gid, labels=1)
+    run(main())

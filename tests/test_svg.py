@@ -210,3 +210,74 @@ def test_berlin_ticket_picture_shows_the_landmark_row_with_its_tourists():
     assert [int(e.get("data-place")) for e in _by_class(root, "landmark")] == list(range(8))
     assert [int(e.get("data-colour")) for e in _by_class(root, "row-tourist")] == row
     assert len(_by_class(root, "tourist")) == 16
+
+
+def test_metro_labels_name_the_squares_colour_open_lines_and_show_the_hand_ids():
+    """``labels=True`` (the web page's picture): square names on the edges as ``square_name``
+    writes them, every open line traced in its owner's colour from its station to its last tile,
+    the hand tiles' ids, the players' colours on the root; without it the picture is unchanged."""
+    from metro_ai.engine.metro.rules import square_name
+    from metro_ai.engine.metro.svg import PLAYER_COLOURS, _line_path
+    s, last = _metro_position(moves=20)
+    assert metro_ai.svg(s, player=1, lastmove=last) == s.svg(player=1, lastmove=last)
+    text = metro_ai.svg(s, player=1, lastmove=last, labels=True)
+    root = ET.fromstring(text)
+    labels = _by_class(root, "edge-label")
+    cols = {int(e.get("data-col")): e.text for e in labels if e.get("data-col")}
+    rows = [(int(e.get("data-row")), e.text) for e in labels if e.get("data-row")]
+    assert cols == {c: square_name(c)[0] for c in range(8)}
+    assert sorted(rows) == sorted((r, square_name(8 * r)[1:]) for r in range(8) for _ in "LR")
+    assert root.get("data-seat-colours") == ",".join(PLAYER_COLOURS[:3])
+    obs = s.observation(1)
+    owner = {n: p for p, ns in enumerate(obs["stations"]) for n in ns}
+    scored = {line["station"] for line in obs["lines"]}
+    board = s.board()
+    expected_open = {n for n in owner if n not in scored and _line_path(s.game, board, n)}
+    assert expected_open                                            # a position with open lines
+    drawn = [e for e in root.iter() if e.get("class") == "line open"]
+    assert {int(e.get("data-station")) for e in drawn} == expected_open
+    for e in drawn:
+        assert e.get("stroke") == PLAYER_COLOURS[owner[int(e.get("data-station"))]]
+    assert sorted(int(e.get("data-station")) for e in _by_class(root, "line")) == sorted(scored)
+    hand = obs["hand"] + ([obs["drawn"]] if obs["drawn"] else [])
+    assert [e.text for e in _by_class(root, "hand-id")] == hand
+    assert len(_by_class(root, "tile")) == s.tiles_placed
+    g = metro_ai.load_game("metro", players=2, companies=True)
+    root = ET.fromstring(metro_ai.svg(g.new_state(3), player=0, labels=True))
+    assert root.get("data-seat-colours") is None                      # colours are the companies'
+
+
+def test_breakthrough_labels_clip_nothing_and_say_the_protections_in_words():
+    """``labels=True``: every card's name and lines fit the card (wrapped; a word too long is
+    shortened with "…" and the full name is in the card's tooltip), protection types in words,
+    tokens on a card named in its tooltip; without it the picture is unchanged."""
+    from metro_ai.engine.breakthrough.svg import PROTECTION_WORDS, _card
+    g = metro_ai.load_game("breakthrough", players=3)
+    s = g.new_state(4)
+    r = random.Random(2)
+    for _ in range(60):
+        s.apply(r.choice(s.legal_actions()))
+    assert metro_ai.svg(s, player=1) == s.svg(player=1)
+    root = ET.fromstring(metro_ai.svg(s, player=1, labels=True))
+    cards = _by_class(root, "card")
+    assert cards and all(c.find(f"{NS}title").text.startswith(c.get("data-name")) for c in cards)
+    seen = set()
+    for cid in range(400):                                        # every card id, up to the first unknown
+        try:
+            kind = g.card(cid).kind
+        except (IndexError, KeyError, ValueError):
+            break
+        if kind.name in seen:
+            continue
+        seen.add(kind.name)
+        card = ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{_card(g, cid, 0, 0, "x", tokens=2, labels=True)}</svg>')
+        texts = [t.text for t in card.iter(f"{NS}text")]
+        bold = [t.text for t in card.iter(f"{NS}text") if t.get("font-weight") == "bold"]
+        assert all(len(t) <= 14 for t in bold) and all(len(t) <= 16 for t in texts), texts
+        assert " ".join(bold).replace("…", "") in kind.name or kind.name.startswith(bold[0].rstrip("…"))
+        if kind.protection:
+            words = " ".join(t for t in texts if t not in bold)
+            assert "protects:" in words and all(PROTECTION_WORDS[p] in words for p in kind.protection), words
+        title = card.find(f".//{NS}title").text
+        assert title.startswith(kind.name) and "2 tokens on it" in title
+    assert len(seen) > 50

@@ -2,15 +2,23 @@
 every registered game against a bot by clicking (squares and rotations on a Metro board, cards
 and action buttons on a Breakthrough table), asks for a hint and plays it, takes a move back,
 saves the game (a download) and loads it again (an upload), and takes a screenshot at the end.
+The first screen (Metro chosen, *New game* in view, the options folded), the board in view after
+*New game* at 1280x720 and on a phone-sized window, the seats' legend, the board's square names,
+a hint row marking its square, redo and the bots' time per move have their own tests.
+
+Screenshots go to the folder ``METRO_AI_SCREENSHOTS`` names (made if missing), else to the
+test's temporary folder.
 
 Skipped, saying why, where Selenium (the ``web`` extra) or Chromium and its driver (Debian's
 ``chromium`` and ``chromium-driver``) are not installed. The waits are bounded, never timed:
 each waits for the page to say what it is doing (``body[data-turn]``, ``body[data-ply]``).
 """
 import json
+import os
 import random
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +26,7 @@ import metro_ai
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed (pip install -e '.[web]')")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from seats import seats
@@ -80,6 +89,20 @@ def _wait_for_turn(driver, after_ply=None):
     return WebDriverWait(driver, WAIT).until(ready)
 
 
+def _shots(tmp_path):
+    """The folder screenshots go to: $METRO_AI_SCREENSHOTS, else the test's temporary folder."""
+    folder = Path(os.environ.get("METRO_AI_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _more_options(driver):
+    """Unfold the set-up's "more options" (players, seats, seed, the bots' time)."""
+    details = driver.find_element(By.ID, "more")
+    if details.get_attribute("open") is None:
+        details.find_element(By.TAG_NAME, "summary").click()
+
+
 def _set_up(driver, url, game, opponent="easy"):
     """Open the page, choose `game` for 2 players where it allows (seat 0 you, seat 1 `opponent`;
     the solo game: you alone), short games
@@ -87,6 +110,7 @@ def _set_up(driver, url, game, opponent="easy"):
     driver.get(url)
     WebDriverWait(driver, WAIT).until(lambda d: _body(d, "turn") == "setup")
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    _more_options(driver)
     n = seats(game)
     players = driver.find_element(By.ID, "opt-players")
     players.clear()
@@ -174,7 +198,7 @@ def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path
     else:
         assert ways["button"] > 0
     assert browser.find_elements(By.CSS_SELECTOR, "#log li")
-    shot = tmp_path / f"{game}.png"
+    shot = _shots(tmp_path) / f"{game}.png"
     assert browser.save_screenshot(str(shot))
     data = shot.read_bytes()
     assert data.startswith(PNG) and len(data) > 20_000
@@ -194,6 +218,7 @@ def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
     browser.get(page_url)
     WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
     Select(browser.find_element(By.ID, "game")).select_by_value("metro")
+    _more_options(browser)
     players = browser.find_element(By.ID, "opt-players")
     players.clear()
     players.send_keys("2")
@@ -224,3 +249,123 @@ def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
     orientation.click()                                      # M9: no ladder for it, so no rating to choose
     values = [o.get_attribute("value") for o in Select(browser.find_element(By.ID, "seat-1")).options]
     assert "@elo" not in values and browser.find_elements(By.ID, "seat-1-elo") == []
+
+
+# ---- the first screen, the board in view, the legend, the hints ----
+SIZES = {"desktop": dict(width=1280, height=720, deviceScaleFactor=1, mobile=False),
+         "phone": dict(width=390, height=844, deviceScaleFactor=1, mobile=True)}
+
+
+def _rect(driver, css):
+    """An element's box in the window, with the window's size (its width: the part a person sees
+    without scrolling sideways, which the page must not need)."""
+    return driver.execute_script("const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+                                 "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,"
+                                 " height: innerHeight, width: innerWidth,"
+                                 " page: document.documentElement.scrollWidth};", css)
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_the_first_screen_starts_metro_in_one_click_and_shows_the_board(size, page_url, browser, tmp_path):
+    """Opens on Metro with *New game* in view and the options folded; after *New game* the
+    whole board is in the window (1280x720 and a phone's 390x844), with the square names on its
+    edges and the legend of seats (colour, who plays)."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", SIZES[size])
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    assert Select(browser.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "metro"
+    button = browser.find_element(By.ID, "new-game")
+    r = _rect(browser, "#new-game")
+    assert button.is_displayed() and button.is_enabled() and 0 <= r["top"] and r["bottom"] <= r["height"], r
+    assert r["width"] == SIZES[size]["width"] and r["page"] <= r["width"], r          # nothing wider than it
+    assert not browser.find_element(By.ID, "opt-players").is_displayed()       # folded under "more options"
+    assert browser.find_element(By.CSS_SELECTOR, "#more > summary").text == "more options"
+    browser.save_screenshot(str(_shots(tmp_path) / f"first-screen-{size}.png"))
+    button.click()
+    _wait_for_turn(browser)
+    r = _rect(browser, "#board svg")
+    assert r["top"] >= 0 and r["bottom"] <= r["height"] + 1 and r["right"] <= r["width"] + 1, r   # all of it
+    assert r["width"] == SIZES[size]["width"] and r["page"] <= r["width"], r
+    assert r["bottom"] - r["top"] > 0.4 * r["height"] or r["right"] - r["left"] > 0.8 * r["width"], r
+    names = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#board text.edge-label")]
+    assert names[:8] == list("ABCDEFGH") and sorted(set(names[8:]), key=int) == [str(i) for i in range(1, 9)]
+    svg = browser.find_element(By.CSS_SELECTOR, "#board svg")
+    colours = svg.get_attribute("data-seat-colours").split(",")
+    legend = browser.find_elements(By.CSS_SELECTOR, "#legend .seat")
+    assert len(legend) == len(colours) >= 2
+    words = [" ".join(e.text.split()) for e in legend]
+    assert words[0].startswith("P0 you") and words[1].startswith("P1 medium"), words
+    for p, item in enumerate(legend):
+        swatch = item.find_element(By.CSS_SELECTOR, ".swatch")
+        assert browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", swatch) == \
+            "rgb({}, {}, {})".format(*(int(colours[p][i:i + 2], 16) for i in (1, 3, 5)))
+        owned = browser.find_elements(By.CSS_SELECTOR, f'#board g.station[data-owner="{p}"] rect')
+        assert owned and {e.get_attribute("fill") for e in owned} == {colours[p]}    # the board's colours
+    hand = browser.find_elements(By.CSS_SELECTOR, "#board text.hand-id")
+    assert hand and all(re.fullmatch(r"T\d\d", e.text) for e in hand)
+    browser.save_screenshot(str(_shots(tmp_path) / f"new-game-{size}.png"))
+
+
+def test_a_hint_row_marks_its_square_and_redo_replays(page_url, browser, tmp_path):
+    """Hovering a hint row marks the square its move is played on (and only while hovered); the
+    hint's progress is shown apart from the bot's; undo then redo returns to the same ply."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", SIZES["desktop"])
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    browser.find_element(By.ID, "new-game").click()
+    turn, ply = _wait_for_turn(browser)
+    rng = random.Random(11)
+    for _ in range(5):                                         # some tiles on the board first
+        _move(browser, rng)
+        turn, ply = _wait_for_turn(browser, after_ply=str(ply))
+    browser.find_element(By.ID, "hint").click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row"))
+    thinking = browser.find_element(By.ID, "thinking").text
+    assert "best so far" not in thinking                     # the hint's search wrote elsewhere
+    row = browser.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row")[0]
+    m = re.search(r"\bat ([A-H])([1-8])\b", row.text)
+    assert m, row.text
+    square = str((int(m.group(2)) - 1) * 8 + "ABCDEFGH".index(m.group(1)))
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .hinted")
+    ActionChains(browser).move_to_element(row).perform()
+    marked = browser.find_elements(By.CSS_SELECTOR, "#board rect.square.hinted")
+    assert [e.get_attribute("data-square") for e in marked] == [square]
+    browser.save_screenshot(str(_shots(tmp_path) / "hint-highlight.png"))
+    ActionChains(browser).move_to_element(browser.find_element(By.ID, "status")).perform()
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .hinted")
+    row.find_element(By.CSS_SELECTOR, "button.hint-play").click()
+    turn, after = _wait_for_turn(browser, after_ply=str(ply))
+    assert turn == "human" and after > ply + 1                 # the move and the bots' answers
+    assert browser.find_element(By.ID, "redo").get_attribute("disabled")
+    browser.find_element(By.ID, "undo").click()
+    turn, back = _wait_for_turn(browser, after_ply=str(after))
+    assert back == ply and browser.find_element(By.ID, "redo").is_enabled()
+    browser.find_element(By.ID, "redo").click()
+    turn, again = _wait_for_turn(browser, after_ply=str(back))
+    assert again == after and not _errors(browser)
+    assert "redo" in browser.find_elements(By.CSS_SELECTOR, "#log li")[-1].text
+
+
+def test_the_bots_time_per_move(page_url, browser):
+    """A time per move goes with every bot move as the search's limit; a bad one is an error
+    naming the setting that starts no game."""
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    browser.execute_script("window.sent = []; const send = WebSocket.prototype.send;"
+                           "WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d)); return send.call(this, d); };")
+    _more_options(browser)
+    box = browser.find_element(By.ID, "bot-time")
+    box.send_keys("-1")
+    browser.find_element(By.ID, "new-game").click()
+    WebDriverWait(browser, WAIT).until(lambda d: "Bot time per move" in _errors(d))
+    assert _body(browser, "turn") == "setup"
+    assert not [m for m in browser.execute_script("return window.sent") if m["method"] == "new_game"]
+    box.clear()
+    box.send_keys("0.3")
+    browser.find_element(By.ID, "new-game").click()
+    _wait_for_turn(browser)
+    _move(browser, random.Random(5))
+    WebDriverWait(browser, WAIT).until(lambda d: " played " in d.find_element(By.ID, "thinking").text)
+    goes = [m["params"] for m in browser.execute_script("return window.sent") if m["method"] == "go"]
+    assert goes and all(g["limit"] == {"time": 0.3} for g in goes), goes
+    assert not _errors(browser), _errors(browser)

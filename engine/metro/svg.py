@@ -12,6 +12,14 @@ its square. A city's pieces (C5-C10) are drawn from the observation (``_city_par
 ``player`` given, that player's hand (and drawn tile) is drawn below the board.
 Every square of the grid outside the central block is a ``<rect class="square" data-square=..>``
 under the tiles, so that a front end can tell which square was clicked (``metro-ai web``).
+
+With ``labels`` (the page's picture; the default drawing is unchanged without it) the board
+also names its squares on its edges (columns A-H above, rows 1-8 at both sides, as
+``square_name`` writes them, ``class="edge-label"``), traces every open line from its station to
+its last tile in its owner's colour (``class="line open"``, thinner and lighter than a scored
+line), writes each hand tile's id under it (``class="hand-id"``) and lists the players' colours
+on the root element (``data-seat-colours``, absent with companies, whose colours are the
+companies').
 """
 from __future__ import annotations
 
@@ -142,8 +150,26 @@ def _city_parts(city, game, o):
     return out
 
 
-def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = None) -> str:
-    """The SVG text of a Metro position (see the module docstring)."""
+LABEL_PAD = 18                         # with labels: room for the square names outside the stations
+
+
+def _edge_labels(o):
+    """The square names on the board's edges: columns A-H above, rows 1-8 left and right (row 1
+    at the top, as ``square_name`` counts)."""
+    out = []
+    for c in range(8):
+        out.append(f'<text class="edge-label" data-col="{c}" x="{o + CELL * c + CELL // 2}" y="{o - MARGIN - 4}" '
+                   f'font-size="13" font-weight="bold" fill="#555" text-anchor="middle">{"ABCDEFGH"[c]}</text>')
+    for r in range(8):
+        y = o + CELL * r + CELL // 2 + 5
+        for x in (o - MARGIN - LABEL_PAD // 2, o + 8 * CELL + MARGIN + LABEL_PAD // 2):
+            out.append(f'<text class="edge-label" data-row="{r}" x="{x}" y="{y}" font-size="13" font-weight="bold" '
+                       f'fill="#555" text-anchor="middle">{r + 1}</text>')
+    return out
+
+
+def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = None, labels: bool = False) -> str:
+    """The SVG text of a Metro position (see the module docstring; `labels`: the page's extras)."""
     game = state.game
     if player is not None:
         state._check_player(player)
@@ -157,14 +183,16 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
         hand = obs["hand"] + ([obs["drawn"]] if obs.get("drawn") else [])
     else:                                          # the solo game: the two face-up tiles (C4)
         hand = [t for t in obs.get("face_up", []) if t is not None]
-    width = 8 * CELL + 2 * MARGIN
+    pad = LABEL_PAD if labels else 0
+    width = 8 * CELL + 2 * (MARGIN + pad)
     city = obs.get("city", {})
     row_h = 34 if city.get("name") == "london" or (city.get("name") == "berlin" and "row" in city) else 0
     # London's row under the board (C8), Berlin's with tickets (C33)
     height = width + 24 + row_h + (CELL + 30 if player is not None else 0)
-    o = MARGIN
+    o = MARGIN + pad
+    seat_colours = f' data-seat-colours="{",".join(colours[:game.num_players])}"' if labels and not companies else ""
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}" font-family="sans-serif">',
+             f'width="{width}" height="{height}" font-family="sans-serif"{seat_colours}>',
              f'<rect width="{width}" height="{height}" fill="white"/>',
              '<g class="grid" fill="none" stroke="#ddd">']
     for sq in range(64):
@@ -190,6 +218,17 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
             x, y = o + CELL * (c + px - 0.3 * nx), o + CELL * (r + py - 0.3 * ny)
             parts.append(f'<circle class="central-piece" data-space="{j}" data-owner="{k}" cx="{x:.1f}" '
                          f'cy="{y:.1f}" r="9" fill="{colours[k % len(colours)]}" stroke="white" stroke-width="2"/>')
+    if labels:
+        parts.extend(_edge_labels(o))
+        scored = {line["station"] for line in obs["lines"]}
+        for number in sorted(set(owner_of) - scored):
+            path = _line_path(game, board, number)
+            if path:
+                colour = colours[owner_of[number] % len(colours)]
+                d = " ".join(_track(a, b, o + CELL * (sq % 8), o + CELL * (sq // 8)) for sq, a, b in path)
+                parts.append(f'<path class="line open" data-station="{number}" data-owner="{owner_of[number]}" '
+                             f'd="{d}" fill="none" stroke="{colour}" stroke-width="4" stroke-opacity="0.6" '
+                             f'stroke-linecap="round"/>')
     for line in obs["lines"]:
         colour = colours[owner_of[line["station"]] % len(colours)]
         pts = []
@@ -224,6 +263,9 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
             kind = game.kind_index(t)
             parts.append(_tile_group(t, game.data.tiles[kind].exits, 0, o + 90 + i * (CELL + 8), y - 6,
                                      'class="hand-tile"'))
+            if labels:
+                parts.append(f'<text class="hand-id" x="{o + 90 + i * (CELL + 8) + CELL // 2}" y="{y + CELL + 8}" '
+                             f'font-size="13" text-anchor="middle">{escape(str(t))}</text>')
     scores = " · ".join(f"P{p} {v}" for p, v in enumerate(obs["scores"])) if "scores" in obs else ""
     parts.append(f'<text x="{o}" y="{height - 8}" font-size="14">{escape(scores)}</text>')
     parts.append("</svg>")

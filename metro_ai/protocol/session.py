@@ -501,12 +501,19 @@ class Session:
     def _legal_actions(self, p: _Params) -> dict[str, Any]:
         entry = self._entry(p)
         text = p.get("text", "bool", True)
+        labels = p.get("labels", "bool", False)
         p.done()
         s = entry.state
         actions = s.legal_actions()
-        return {"game_id": entry.id, "player": s.current_player,
-                "actions": [{"id": a, "text": s.action_to_string(a)} for a in actions] if text
-                else [{"id": a} for a in actions]}
+        out = {"game_id": entry.id, "player": s.current_player,
+               "actions": [{"id": a, "text": s.action_to_string(a)} for a in actions] if text
+               else [{"id": a} for a in actions]}
+        if labels:                  # words for people (Metro 2033's, metro_ai/play/terminal.py)
+            from metro_ai.play.terminal import describe, prompt
+            for item in out["actions"]:
+                item["label"] = describe(s, item["id"])
+            out["prompt"] = prompt(s) if actions else None
+        return out
 
     def _apply(self, p: _Params) -> dict[str, Any]:
         entry = self._entry(p)
@@ -538,17 +545,19 @@ class Session:
     def _svg(self, p: _Params) -> dict[str, Any]:
         """The position as an SVG picture (``state.svg``): as `seat` sees it (their hand shown,
         other hands hidden) or, with no seat, the public table; the last move marked unless
-        ``lastmove`` is false."""
+        ``lastmove`` is false; with ``labels``, the extras for a person (``metro_ai.svg``)."""
         entry = self._entry(p)
         seat = p.get("seat", "int", None)
         mark = p.get("lastmove", "bool", True)
+        labels = p.get("labels", "bool", False)
         p.done()
+        from metro_ai.play.pictures import picture as svg_picture
         n = entry.game.num_players
         if seat is not None and not 0 <= seat < n:
             raise ProtocolError(INVALID_PARAMS, f"svg: seat must be 0-{n - 1} for {n} players, got {seat}")
         last = entry.moves[-1]["action"] if mark and entry.moves else None
         return {"game_id": entry.id, "seat": seat, "ply": len(entry.moves), "lastmove": last,
-                "svg": entry.state.svg(player=seat, lastmove=last)}
+                "svg": svg_picture(entry.state, player=seat, lastmove=last, labels=labels)}
 
     def _limit(self, p: _Params, method: str) -> Optional[Limit]:
         given = p.get("limit", "object", None)

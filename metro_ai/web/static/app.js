@@ -63,6 +63,7 @@ const G = {
   legal: [],           // the legal actions when a person is to move: [{id, text}]
   epoch: 0,            // bumped by undo, load and new games: a bot move of an older epoch is not followed up
   thinking: false,     // a go (a bot's move) or an analyse (a hint) is running
+  search: null,        // which: "bot" or "hint" (their progress is shown apart)
 };
 
 function setTurn(value) { document.body.dataset.turn = value; }
@@ -287,6 +288,7 @@ function viewSeat(summary) {
 
 async function startGame() {
   clearError();
+  botLimit();                                   // (a bad time per move stops here too)
   const game = $("game").value;
   const options = chosenOptions();
   const typed = $("seed").value.trim();          // empty: a random deal, its seed logged for a replay
@@ -330,7 +332,9 @@ async function enterGame(summary, what) {
   $("hints").textContent = "—";
   $("thinking").textContent = "idle";
   $("save").disabled = false;
+  $("hint-progress").textContent = "";
   await refresh();
+  $("play").scrollIntoView({ block: "start" });   // the board in view (a phone shows the set-up first)
 }
 
 function statusLine(s) {
@@ -351,20 +355,44 @@ function statusLine(s) {
   return `Ply ${s.ply}, P${s.current_player} to move (${who}). Scores: ${scores}`;
 }
 
+// What a game's scores count (the legend says so): Metro's points, Breakthrough's tokens.
+const SCORE_UNITS = { metro: "points", "metro-solo": "points", breakthrough: "tokens" };
+
+function renderLegend(s) {
+  // The seats: colour (the picture's, where it gives one per player), who plays, score, whose turn.
+  const svg = $("board").querySelector("svg");
+  const colours = svg && svg.dataset.seatColours ? svg.dataset.seatColours.split(",") : [];
+  const box = $("legend");
+  box.replaceChildren();
+  G.seats.forEach((bot, p) => {
+    const item = el("span", { class: "seat", "data-seat": p });
+    if (colours[p]) item.append(el("span", { class: "swatch", style: `background:${colours[p]}` }));
+    item.append(el("b", { text: `P${p}` }), ` ${bot === null ? "you" : bot}`);
+    if (s.scores && s.scores[p] !== undefined) {
+      const unit = SCORE_UNITS[G.game];
+      item.append(el("span", { class: "score", text: unit ? ` · ${s.scores[p]} ${unit}` : ` · score ${s.scores[p]}` }));
+    }
+    if (!s.terminal && s.current_player === p) item.classList.add("to-move");
+    box.append(item);
+  });
+}
+
 async function refresh() {
   const epoch = G.epoch;
   const gid = G.id;
   if (!gid) return;
   const s = await rpc.call("state", { game_id: gid });
-  const pic = await rpc.call("svg", { game_id: gid, seat: viewSeat(s) });
+  const pic = await rpc.call("svg", { game_id: gid, seat: viewSeat(s), labels: true });
   if (epoch !== G.epoch) return;
   G.summary = s;
   document.body.dataset.ply = s.ply;
   $("board").innerHTML = pic.svg;
+  renderLegend(s);
   $("status").textContent = statusLine(s);
   $("choices").hidden = true;
   $("moves").replaceChildren();
   $("undo").disabled = !s.can_undo;
+  $("redo").disabled = !s.can_redo;
   G.legal = [];
   if (s.terminal) {
     $("hint").disabled = true;
@@ -373,9 +401,10 @@ async function refresh() {
     return;
   }
   if (G.seats[s.current_player] === null) {
-    const legal = await rpc.call("legal_actions", { game_id: gid });
+    const legal = await rpc.call("legal_actions", { game_id: gid, labels: true });
     if (epoch !== G.epoch) return;
     G.legal = legal.actions;
+    G.prompt = legal.prompt || null;
     showControls();
     $("hint").disabled = false;
     $("stop").disabled = true;
@@ -413,6 +442,7 @@ function showControls() {
     loose.push(...G.legal);
   }
   const box = $("moves");
+  if (G.prompt) box.append(el("p", { class: "prompt", text: G.prompt }));
   if (layout && byKey.size) box.append(el("p", { class: "help", text: `Click ${layout.what} to move${loose.length ? ", or:" : "."}` }));
   for (const a of loose) box.append(moveButton(a, "move"));
   if (layout && byKey.size) {
@@ -423,8 +453,11 @@ function showControls() {
 }
 
 function moveButton(action, cls) {
-  return el("button", { type: "button", class: cls, "data-action": action.id, onclick: () => play(action),
-                        text: action.text });
+  // The action's words for a person (its label) where the game has them; its engine text as the tooltip.
+  const button = el("button", { type: "button", class: cls, "data-action": action.id, onclick: () => play(action),
+                                text: action.label || action.text });
+  if (action.label && action.label !== action.text) button.title = action.text;
+  return button;
 }
 
 function offerChoices(actions, node) {
@@ -448,7 +481,7 @@ async function play(action) {
   setTurn("busy");
   try {
     const done = await rpc.call("apply", { game_id: G.id, action: action.id });
-    logMove(done.player, done.text, "");
+    logMove(done.player, action.label || done.text, "");
   } catch (err) {
     showError(err);
   }
@@ -459,10 +492,17 @@ async function botMove(player, epoch) {
   const spec = G.seats[player];
   setTurn("bot");
   G.thinking = true;
+  G.search = "bot";
   $("stop").disabled = false;
+  $("redo").disabled = true;
   $("thinking").textContent = `P${player} (${spec}) is thinking…`;
   try {
-    const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true });
+    const limit = botLimit();
+    // the bot's choices in words (Metro 2033's labels), to say what it played
+    const words = await rpc.call("legal_actions", { game_id: G.id, labels: true });
+    const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, ...(limit ? { limit } : {}) });
+    const chosen = words.actions.find((a) => a.id === r.action);
+    if (chosen && chosen.label) r.text = chosen.label;
     $("thinking").textContent = `P${player} (${spec}) played ${r.text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
       (r.iterations ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
     if (r.applied) logMove(r.player, r.text, spec);
@@ -470,15 +510,27 @@ async function botMove(player, epoch) {
     if (epoch === G.epoch) showError(err);
   } finally {
     G.thinking = false;
+    G.search = null;
     $("stop").disabled = true;
   }
   if (epoch === G.epoch) await refresh();
 }
 
+function botLimit() {
+  // The time per move the set-up asks of the bots (seconds), or undefined: each bot's own budget.
+  const input = $("bot-time");
+  if (input.value === "") return undefined;
+  const t = Number(input.value);
+  if (!Number.isFinite(t) || t <= 0 || t > 600) {
+    throw new Error(`Bot time per move: seconds above 0 and at most 600 (empty: each bot's own budget), got ${input.value}`);
+  }
+  return { time: t };
+}
+
 rpc.on("progress", (p) => {
-  if (p.game_id !== G.id) return;
+  if (p.game_id !== G.id || !G.search) return;
   const best = p.best ? p.best.text : "—";
-  $("thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s\nbest so far: ${best}\n` +
+  $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s\nbest so far: ${best}\n` +
     `share ${(100 * p.share).toFixed(0)}%, expected ${p.mean.toFixed(2)}`;
 });
 
@@ -504,15 +556,33 @@ async function undo() {
   await refresh();
 }
 
+async function redo() {
+  // forward again to the next position where a person is to move (or the end of what was undone)
+  clearError();
+  if (!G.id || G.thinking) return;
+  G.epoch++;
+  try {
+    let s = await rpc.call("redo", { game_id: G.id });
+    while (s.can_redo && !s.terminal && G.seats[s.current_player] !== null) s = await rpc.call("redo", { game_id: G.id });
+    logMove(s.current_player, `replays to ply ${s.ply}`, "redo");
+  } catch (err) {
+    showError(err);
+  }
+  await refresh();
+}
+
 async function hint() {
   clearError();
   if (!G.id || G.thinking) return;
   const epoch = G.epoch;
   G.thinking = true;
+  G.search = "hint";
   $("hint").disabled = true;
+  $("redo").disabled = true;
   $("stop").disabled = false;
   setTurn("hint");
   $("hints").textContent = "thinking…";
+  $("hint-progress").textContent = "";
   try {
     const r = await rpc.call("analyse", { game_id: G.id, bot: $("hint-bot").value, top: 5, progress: true });
     if (epoch !== G.epoch) return;
@@ -520,10 +590,14 @@ async function hint() {
                                      el("th", { text: "expected" }), el("th", { text: "" })));
     for (const a of r.analysis.actions) {
       const action = G.legal.find((x) => x.id === a.action) || { id: a.action, text: a.text };
-      table.append(el("tr", {}, el("td", { text: a.text }), el("td", { text: `${(100 * a.share).toFixed(0)}%` }),
+      const row = el("tr", { class: "hint-row", "data-action": a.action });
+      row.addEventListener("mouseenter", () => highlight(action, true));
+      row.addEventListener("mouseleave", () => highlight(action, false));
+      table.append(row);
+      row.append(el("td", { text: action.label || a.text }), el("td", { text: `${(100 * a.share).toFixed(0)}%` }),
                       el("td", { text: a.mean.toFixed(2) }),
-                      el("td", {}, el("button", { type: "button", class: "hint-play", text: "play",
-                                                  onclick: () => play(action) }))));
+                 el("td", {}, el("button", { type: "button", class: "hint-play", text: "play",
+                                             onclick: () => play(action) })));
     }
     $("hints").replaceChildren(el("p", { class: "help", text: `${r.bot}: ${r.iterations} iterations` }), table);
   } catch (err) {
@@ -531,12 +605,23 @@ async function hint() {
     showError(err);
   } finally {
     G.thinking = false;
+    G.search = null;
     $("stop").disabled = true;
     if (epoch === G.epoch && G.summary && !G.summary.terminal) {
       $("hint").disabled = false;
       setTurn("human");
     }
   }
+}
+
+function highlight(action, on) {
+  // A hint row under the pointer marks its square (card, station) on the picture.
+  const svg = $("board").querySelector("svg");
+  const layout = svg ? layoutFor(G.game, svg) : null;
+  if (!layout) return;
+  const names = layout.keysOf ? [...new Set([...svg.querySelectorAll(layout.selector)].map(layout.key))] : [];
+  const keys = layout.keysOf ? layout.keysOf(action, names) : [layout.keyOf(action)].filter((k) => k !== null);
+  for (const k of keys) layout.mark(svg, k).forEach((n) => n.classList.toggle("hinted", on));
 }
 
 async function save() {
@@ -588,6 +673,7 @@ function start() {
     $("connection").textContent = `connected: ${HELLO.server} ${HELLO.version}, protocol ${HELLO.protocol_version}`;
     const select = $("game");
     for (const [name, info] of Object.entries(HELLO.games)) select.append(el("option", { value: name, text: info.title }));
+    if (HELLO.games.metro) select.value = "metro";            // the game most people come for
     select.addEventListener("change", renderOptions);
     renderOptions();
     fillBotSelect($("hint-bot"), Object.keys(HELLO.presets).includes("hard") ? "hard" : defaultBot(), false);
@@ -600,6 +686,7 @@ function start() {
   });
   $("new-game").addEventListener("click", guard(startGame));
   $("undo").addEventListener("click", guard(undo));
+  $("redo").addEventListener("click", guard(redo));
   $("hint").addEventListener("click", guard(hint));
   $("stop").addEventListener("click", guard(stopSearch));
   $("save").addEventListener("click", guard(save));
