@@ -168,6 +168,13 @@ _REASONS = {
     R_ROTATION: "that rotation is not allowed (orientation rule, or a duplicate layout under M9)",
     R_SQUARE: "the square is taken, central, or neither on the edge nor next to a tile (M5)",
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
+    # the central part (C2): codes in rules.pxd
+    R_CE_PHASE: "a tile was drawn this turn and must be placed; a central station is a whole turn instead (C2)",
+    R_CE_PIECE: "that central-station piece is already on the board (C2)",
+    R_CE_SPACE: "that central space holds a piece or a line has already reached it (C15)",
+    R_CE_RANGE: "not a central-station action (6209 + 8 * share + space; share 0 without companies, C16)",
+    R_CE_SHARE: "the player does not hold that share, or has shown it already (C18)",
+    R_CE_SHOWN: "that share was shown for a central station and can no longer be exchanged (C2, C18)",
 }
 
 # The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
@@ -501,6 +508,8 @@ cdef class MetroGame(Game):
         cdef MetroState st = MetroState.__new__(MetroState)
         st.game = self
         st.t = &self.tables
+        if self.tables.ncentral:
+            clear_central(&st.cd)
         return st
 
     def new_state(self, seed=0):
@@ -755,6 +764,66 @@ cdef int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, 
     return n
 
 
+cdef int tile_actions(const MetroData* d, const MetroTables* t, int* out) noexcept nogil:
+    """Every legal tile placement (sorted by kind, square, rotation) and the draw (M4-M6)."""
+    cdef int n = 0, i, p = d.current
+    cdef uint64_t cand
+    if d.phase == PHASE_OVER:
+        return 0
+    cand = candidate_squares(d.placed)
+    if d.phase == PHASE_PLACE_DRAWN:
+        return legal_placements(t, cand, d.drawn, out, d.central)
+    for i in range(d.hand_n[p]):
+        if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
+            n += legal_placements(t, cand, d.hand[p][i], out + n, d.central)
+    if d.top < METRO_TILES:
+        out[n] = METRO_DRAW
+        n += 1
+    return n
+
+
+# ---- the central part (C2, C15, C17): its C helpers ----
+
+cdef void clear_central(CentralData* cd) noexcept nogil:
+    cdef int i
+    for i in range(8):
+        cd.piece_space[i] = -1
+        cd.space_piece[i] = -1
+    for i in range(6):
+        cd.shown[i] = 0
+
+
+cdef bint space_free(const MetroData* d, const CentralData* cd, int space) noexcept nogil:
+    """No piece on it and no line has reached it (C15)."""
+    return cd.space_piece[space] < 0 and not (d.reached >> CSPACE_SQ[space]) & 1
+
+
+cdef void place_piece(MetroData* d, const MetroTables* t, CentralData* cd, int piece, int space) noexcept nogil:
+    """Put `piece` on `space` and start its line (C2): traced at once (C17)."""
+    cdef int sq = CSPACE_SQ[space], l = t.nlines + piece
+    cd.piece_space[piece] = space
+    cd.space_piece[space] = piece
+    d.central |= (<uint64_t>1) << sq
+    d.line_sq[l] = sq
+    d.line_port[l] = CSPACE_PORT[space]
+    d.line_len[l] = 0
+    d.line_arr[l] = -1
+    advance_line(d, t, l)
+
+
+cdef int check_space(const MetroData* d, const CentralData* cd, int action, int maxshare) noexcept nogil:
+    """c_check for a central-station action (shares 0..maxshare-1): 0 if the space may take a piece now."""
+    if d.phase == PHASE_OVER:
+        return R_OVER
+    if action >= METRO_CENTRAL_ACTION + 8 * maxshare:
+        return R_CE_RANGE
+    if d.phase != PHASE_TURN:
+        return R_CE_PHASE
+    if not space_free(d, cd, (action - METRO_CENTRAL_ACTION) & 7):
+        return R_CE_SPACE
+    return 0
+
+
 cdef class MetroState(GameState):
     """A Metro position, hidden parts included. Make one with ``MetroGame.new_state(seed)``."""
 
@@ -763,7 +832,7 @@ cdef class MetroState(GameState):
         return self.t.players
 
     cdef int c_max_actions(self) noexcept nogil:
-        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1
+        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.t.ncentral else 0)
 
     cdef int c_current_player(self) noexcept nogil:
         return self.d.current
@@ -772,20 +841,13 @@ cdef class MetroState(GameState):
         return self.d.phase == PHASE_OVER
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
-        cdef MetroData* d = &self.d
-        cdef int n = 0, i, p = d.current
-        cdef uint64_t cand
-        if d.phase == PHASE_OVER:
-            return 0
-        cand = candidate_squares(d.placed)
-        if d.phase == PHASE_PLACE_DRAWN:
-            return legal_placements(self.t, cand, d.drawn, out, d.central)
-        for i in range(d.hand_n[p]):
-            if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
-                n += legal_placements(self.t, cand, d.hand[p][i], out + n, d.central)
-        if d.top < METRO_TILES:
-            out[n] = METRO_DRAW
-            n += 1
+        cdef int n = tile_actions(&self.d, self.t, out), j
+        # the central part (C2): the mover's own piece, on any free space, as the whole turn
+        if self.t.ncentral and self.d.phase == PHASE_TURN and self.cd.piece_space[self.d.current] < 0:
+            for j in range(8):
+                if space_free(&self.d, &self.cd, j):
+                    out[n] = METRO_CENTRAL_ACTION + j
+                    n += 1
         return n
 
     cdef int c_check(self, int action) noexcept nogil:
@@ -793,6 +855,11 @@ cdef class MetroState(GameState):
         cdef const MetroTables* t = self.t
         cdef int k, sq, r, i
         cdef bint found
+        if t.ncentral and action >= METRO_CENTRAL_ACTION:     # the central part (C2)
+            k = check_space(d, &self.cd, action, 1)
+            if k == 0 and self.cd.piece_space[d.current] >= 0:
+                return R_CE_PIECE
+            return k
         if d.phase == PHASE_OVER:
             return R_OVER
         if action == METRO_DRAW:
@@ -834,6 +901,10 @@ cdef class MetroState(GameState):
             d.drawn = draw_tile(d)
             d.phase = PHASE_PLACE_DRAWN
             return
+        if action > METRO_DRAW:              # the central part (C2): the mover's own piece
+            place_piece(d, self.t, &self.cd, p, (action - METRO_CENTRAL_ACTION) & 7)
+            pass_turn(d, self.t, p)
+            return
         place_tile(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
         if d.phase == PHASE_PLACE_DRAWN:
             d.drawn = -1          # the hand tile stays in hand (M4)
@@ -845,7 +916,7 @@ cdef class MetroState(GameState):
         pass_turn(d, self.t, p)
 
     cdef int c_num_actions(self) noexcept nogil:
-        return METRO_DRAW + 1
+        return METRO_CENTRAL_ACTION + 8 if self.t.ncentral else METRO_DRAW + 1
 
     cdef void c_scores(self, double* out) noexcept nogil:
         cdef int i
@@ -875,6 +946,8 @@ cdef class MetroState(GameState):
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<MetroState>other).d
+        if self.t.ncentral:
+            self.cd = (<MetroState>other).cd
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
         cdef MetroData* d = &self.d
@@ -884,6 +957,7 @@ cdef class MetroState(GameState):
         cdef int k, i, p, n = 0, c
         cdef rng_t rng = seed
         self.d = (<MetroState>source).d
+        self.cd = (<MetroState>source).cd          # the central pieces are public (C2)
         # What the player has not seen: all tiles less the board, their own hand, their own draw.
         for k in range(METRO_KINDS):
             counts[k] = t.count[k]
@@ -960,7 +1034,7 @@ cdef class MetroState(GameState):
 
     def lines(self):
         """Every owned line that has scored: station, owner, tiles passed, arrival (0 = centre),
-        whether doubled, points. In station order."""
+        whether doubled, points. In station order; then the central pieces' (station 33 + space, C2)."""
         out = []
         for l in range(self.t.nlines):
             if self.d.line_arr[l] >= 0:
@@ -968,7 +1042,24 @@ cdef class MetroState(GameState):
                 out.append({"station": self.t.line_station[l], "owner": self.t.line_owner[l],
                             "tiles": self.d.line_len[l], "arrival": self.d.line_arr[l],
                             "central": central, "points": self.d.line_len[l] * (2 if central else 1)})
+        for piece in range(self.t.ncentral):       # the central part (C2)
+            space, l = self.cd.piece_space[piece], self.t.nlines + piece
+            if space >= 0 and self.d.line_arr[l] >= 0:
+                doubled = self.d.line_arr[l] == 0
+                out.append({"station": CENTRAL_STATION_BASE + space, "owner": piece, "tiles": self.d.line_len[l],
+                            "arrival": self.d.line_arr[l], "central": doubled,
+                            "points": self.d.line_len[l] * (2 if doubled else 1)})
         return out
+
+    def central_pieces(self):
+        """The piece on each central space (its player; with companies its company), or None (C2)."""
+        if not self.t.ncentral:
+            raise ValueError("this game has no central stations (option central_stations, C2)")
+        return [None if self.cd.space_piece[j] < 0 else self.cd.space_piece[j] for j in range(8)]
+
+    def _central_public(self):
+        """The central part's public fields (C2); with companies the shown shares too (C18)."""
+        return {"spaces": self.central_pieces()}
 
     def _board_json(self):
         name = self.game.piece_name
@@ -977,6 +1068,18 @@ cdef class MetroState(GameState):
                  for c in range(8)] for r in range(8)]
 
     def _public(self):
+        """The public fields: the base game's, then each part's (``_add_public``; the central
+        part's last, C2)."""
+        obj = self._base_public()
+        self._add_public(obj)
+        if self.t.ncentral:
+            obj["central"] = self._central_public()
+        return obj
+
+    def _add_public(self, obj):
+        """*Part hook*: a part's public fields, added to `obj` after the base game's."""
+
+    def _base_public(self):
         g = self.game
         return {
             "current_player": self.d.current,
@@ -1028,7 +1131,16 @@ cdef class MetroState(GameState):
             self._check_player(player)
             rows.append(f"P{player} hand: " + " ".join(ids[k] for k in self.hand(player))
                         + (f"  drawn: {ids[self.d.drawn]}" if self.d.drawn >= 0 and self.d.current == player else ""))
+        self._add_render(rows, player)
+        if self.t.ncentral:                  # the central part (C2): P<player> or C<company>
+            letter = "C" if self.t.companies else "P"
+            rows.append("central: " + "  ".join(
+                f"{square_name(CENTRAL_SPACE_SQUARES[j])}={'-' if v is None else letter + str(v)}"
+                for j, v in enumerate(self.central_pieces())))
         return "\n".join(rows)
+
+    def _add_render(self, rows, player):
+        """*Part hook*: a part's rows of ``render``, after the base game's."""
 
 _PHASES = ("turn", "place_drawn", "over")
 
