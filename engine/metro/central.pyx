@@ -77,6 +77,32 @@ def string_to_central(MetroGame game, text):
     return METRO_CENTRAL_ACTION + 8 * share + CENTRAL_SPACE_SQUARES.index(sq)
 
 
+# ---- the module's hooks (rules.pyx MODULES) ----
+
+def owns_action(MetroGame game, action):
+    """A central-station action's id (C16), with central stations."""
+    return game.central_stations and not isinstance(action, bool) and isinstance(action, int) \
+        and action >= METRO_CENTRAL_ACTION
+
+
+def action_to_string(MetroGame game, action):
+    return central_to_string(game, action)
+
+
+def owns_text(MetroGame game, text):
+    return game.central_stations and text.strip().lower().startswith("central")
+
+
+def string_to_action(MetroGame game, text):
+    return string_to_central(game, text)
+
+
+def reference_game(MetroGame game):
+    """The game with modules 2 or 3 on ``reference_city.py``."""
+    from .reference_city import city_game
+    return city_game(**game.reference_options())
+
+
 def new_state(MetroGame game, seed):
     """A new game with central stations (C2) or central tracks (C3) dealt from `seed`."""
     cdef rng_t rng = as_seed(seed)
@@ -119,7 +145,8 @@ def _base_state(MetroGame game, seed):
 
 
 def load_state(MetroGame game, obj):
-    """The central-stations state `obj` describes (C2): the pieces (and, with companies, the
+    """The state `obj` describes, with central tracks (C3) the base game's or the companies'
+    loader's (which check the central squares); with central stations (C2): the pieces (and, with companies, the
     shown shares) are checked before anything else is read, then the base game's or the
     companies' loader fills a new state with the pieces placed, then the shown shares are
     checked against the shares held and the pieces, and the scores and lines against the board."""
@@ -127,6 +154,8 @@ def load_state(MetroGame game, obj):
         raise StateFormatError(f"metro state: {msg}")
     cdef const MetroTables* t = &game.tables
     cdef int n = t.players, j
+    if not game.central_stations:     # central tracks alone (C3): the base game's or the companies' loader
+        return _companies.load_state(game, obj) if game.companies else _load_state(game, obj)
     if "central" not in obj:
         bad("missing field 'central' (central stations, C2)")
     c = obj["central"]

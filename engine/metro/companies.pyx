@@ -103,6 +103,33 @@ def string_to_exchange(text):
     return CO_EXCHANGE + 2 * share + (0 if m.group(3).lower() == "up" else 1)
 
 
+# ---- the module's hooks (rules.pyx MODULES) ----
+
+def owns_action(MetroGame game, action):
+    """An exchange's id (or any int past the draw): its text is ``exchange_to_string``'s."""
+    return not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW
+
+
+def action_to_string(MetroGame game, action):
+    return exchange_to_string(action)
+
+
+def owns_text(MetroGame game, text):
+    return text.strip().lower().startswith("exchange")
+
+
+def string_to_action(MetroGame game, text):
+    return string_to_exchange(text)
+
+
+def reference_game(MetroGame game):
+    """The companies game on ``reference_companies.py``."""
+    from .reference_companies import RefCompaniesGame
+    o = game.reference_options()
+    return RefCompaniesGame(players=o["players"], orientation=o["orientation"], hand_size=o["hand_size"],
+                            chart=o["chart"], exchange_limit=o["exchange_limit"], turn_limit=o["turn_limit"])
+
+
 cdef CompaniesState _blank(MetroGame game):
     cdef CompaniesState st = CompaniesState.__new__(CompaniesState)
     st.game = game
@@ -189,7 +216,11 @@ cdef class CompaniesState(MetroState):
         cdef int n = tile_actions(&self.d, self.t, out)
         cdef int p = self.d.current, i, j, s
         cdef int held[4]
+        cdef bint exchanges
         if self.d.phase != PHASE_TURN:
+            return n
+        exchanges = self.c.exchanges[p] < self.t.exchange_limit and self.c_exchanges_open()
+        if not (exchanges or self.t.ncentral):
             return n
         for i in range(CO_PCTS):                  # the 4 shares held, ascending (insertion sort)
             s = self.c.hold[p][i]
@@ -198,7 +229,7 @@ cdef class CompaniesState(MetroState):
                 held[j] = held[j - 1]
                 j -= 1
             held[j] = s
-        if self.c.exchanges[p] < self.t.exchange_limit and self.c_exchanges_open():
+        if exchanges:
             for i in range(CO_PCTS):
                 if self.t.ncentral and (self.cd.shown[p] >> (held[i] & 3)) & 1:
                     continue                      # a shown share cannot be exchanged (C18)

@@ -108,6 +108,7 @@ cdef class MetroGame(Game):
     cdef readonly object city            # None or a City Edition city (C5-C10)
     cdef readonly object city_data       # None (the shipped, reconstructed numbers) or a file path (C26)
     cdef readonly object city_rules      # the city's tables (cities.CityRules), cities only
+    cdef readonly tuple modules          # the active modules (rules.pyx MODULES), in dispatch order
     cdef _build_tables(self)
     cdef MetroState _blank(self)
 

@@ -1,6 +1,7 @@
 # Type stub of engine/metro/rules.pyx (metro_ai.engine.metro.rules): the Metro engine's Python
 # face. The C state, tables and rules helpers are in rules.pxd, for Cython only.
-from typing import Any, ClassVar, Optional, Union
+from types import ModuleType
+from typing import Any, Callable, ClassVar, Optional, Union
 
 from metro_ai.engine.core import Game, GameState
 from metro_ai.engine.metro.data import MetroData
@@ -8,6 +9,7 @@ from metro_ai.engine.metro.data import MetroData
 CENTRE_SQUARES: tuple[int, ...]
 CENTRAL_SPACE_SQUARES: tuple[int, ...]
 CENTRAL_STATION_BASE: int
+MODULES: tuple[tuple[Callable[[MetroGame], bool], str], ...]
 
 def square_name(sq: int) -> str: ...
 
@@ -60,6 +62,9 @@ class MetroGame(Game):
     @property
     def max_game_length(self) -> int: ...
     def reference_game(self) -> Any: ...
+    def reference_options(self, modules: bool = True) -> dict[str, Any]: ...
+    @property
+    def modules(self) -> tuple[ModuleType, ...]: ...
     def new_state(self, seed: int = 0) -> MetroState: ...
     def state_from_json(self, text: Union[str, bytes, bytearray, dict[str, Any]]) -> MetroState: ...
     def benchmark_position(self, stage: str = "opening", seed: int = 11) -> MetroState: ...

@@ -1,6 +1,9 @@
 # cython: language_level=3
-"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10; the companies
-expansion, M11-M14, is the state subclass in ``companies.pyx``, chosen by the option ``companies``).
+"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10). The modules
+(``MODULES``: the companies, M11-M20; the City Edition's central stations and tracks, C2-C3; the
+cities, C5-C10) are switched on by options: each adds a part to the state (``MetroState.cd`` for
+the central pieces; ``CompaniesState``'s shares; ``CityState``'s tourists) and table flags that
+the state's methods test, and its module supplies the deal, the loader and its actions' text.
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
 rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
@@ -28,6 +31,7 @@ Encoding (part of the public contract, shared with the reference engine)
   only (M8).
 """
 import dataclasses
+import importlib
 import random
 import re
 
@@ -185,6 +189,19 @@ _CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landm
                              (None, "paris", "stockholm", "london", "new_york", "berlin"), rule="C5")
 _CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.test(v) or v == "st_petersburg")
 
+# The modules of Metro, each switched on by its options (table flags) and adding a part to the
+# state: in the order they take over a new state's deal, the loader and their actions' text, a
+# line (the options' test, the module under metro_ai.engine.metro). A module defines
+# ``new_state(game, seed)``, ``load_state(game, obj)``, ``owns_action(game, action)`` with
+# ``action_to_string(game, action)``, ``owns_text(game, text)`` with ``string_to_action(game,
+# text)``, and ``reference_game(game)``; MetroGame dispatches to the first active one that claims
+# the call (``MetroGame.modules``). A new module adds its options, its part and a line here.
+MODULES = (
+    (lambda g: g.city is not None, "cities"),                          # C5-C10, C26-C35
+    (lambda g: g.central_stations or g.central_tracks, "central"),     # C2, C3, C12-C18
+    (lambda g: g.companies, "companies"),                              # M11-M20
+)
+
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
 
 
@@ -305,6 +322,7 @@ cdef class MetroGame(Game):
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
+        self.modules = tuple(importlib.import_module(f"{__package__}.{name}") for on, name in MODULES if on(self))
 
     def _configure_city(self):
         """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
@@ -457,30 +475,26 @@ cdef class MetroGame(Game):
                 + (32 * 32 if self.city == "paris" else 0))   # C28: each of 32 tiles on tourists, 32 at most
 
     def reference_game(self):
-        """The same game on the pure-Python reference engine (``reference.py``; with companies,
-        ``reference_companies.py``)."""
-        from . import reference, reference_companies, reference_city
-        base = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
-        city = dict(central_stations=self.central_stations, central_tracks=self.central_tracks,
-                    track_layouts=self.central_track_layouts, edition=self.edition)
-        if self.city is not None:        # the cities (C5-C10): reference_cities.py
-            from . import reference_cities
-            return reference_cities.RefCitiesGame(self.city, city_data=self.city_data,
-                                                  berlin_sides=self._options["berlin_sides"],
-                                                  berlin_tickets=self._options["berlin_tickets"],
-                                                  companies=self.companies, chart=self.company_chart,
-                                                  exchange_limit=self.exchange_limit,
-                                                  turn_limit=self._options["turn_limit"], **base, **city)
-        if any(city[k] != self.option(o).default for k, o in (
-                ("central_stations", "central_stations"), ("central_tracks", "central_tracks"), ("edition", "edition"))):
-            return reference_city.city_game(companies=self.companies, chart=self.company_chart,
-                                            exchange_limit=self.exchange_limit,
-                                            turn_limit=self._options["turn_limit"], **base, **city)
-        if not self.companies:
-            return reference.RefMetroGame(**base)
-        return reference_companies.RefCompaniesGame(**base, chart=self.company_chart,
-                                                    exchange_limit=self.exchange_limit,
-                                                    turn_limit=self._options["turn_limit"])
+        """The same game on the pure-Python reference engine (``reference.py``; with a module, the
+        module's: ``reference_companies.py``, ``reference_city.py``, ``reference_cities.py``)."""
+        if self.city is None and self.edition != self.option("edition").default:    # the setup frames (C1)
+            from . import reference_city
+            return reference_city.city_game(**self.reference_options())
+        for module in self.modules:
+            return module.reference_game(self)
+        from . import reference
+        return reference.RefMetroGame(**self.reference_options(False))
+
+    def reference_options(self, modules=True):
+        """The options of the reference engines' constructors: the base game's; with `modules`
+        the City Edition modules' and the companies' too."""
+        out = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
+        if modules:
+            out.update(central_stations=self.central_stations, central_tracks=self.central_tracks,
+                       track_layouts=self.central_track_layouts, edition=self.edition, companies=self.companies,
+                       chart=self.company_chart, exchange_limit=self.exchange_limit,
+                       turn_limit=self._options["turn_limit"])
+        return out
 
     def benchmark_position(self, stage="opening", seed=11):
         """The deal `seed` after random play (``random.Random(seed)``) has put
@@ -514,31 +528,17 @@ cdef class MetroGame(Game):
 
     def new_state(self, seed=0):
         """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
-        (with companies, then the shares dealt: ``companies.pyx``, M15)."""
-        if self.city is not None:
-            from . import cities
-            return cities.new_state(self, seed)
-        if self.central_stations or self.central_tracks:
-            from . import central
-            return central.new_state(self, seed)
-        if self.companies:
-            from . import companies
-            return companies.new_state(self, seed)
+        (with a module, the module's deal: e.g. the shares after the tiles, ``companies.pyx``, M15)."""
+        for module in self.modules:
+            return module.new_state(self, seed)
         cdef rng_t rng = as_seed(seed)
         cdef MetroState st = self._blank()
         deal_tiles(&st.d, &self.tables, &rng)
         return st
 
     def _load_state(self, obj):
-        if self.city is not None:
-            from . import cities
-            return cities.load_state(self, obj)
-        if self.central_stations:
-            from . import central
-            return central.load_state(self, obj)
-        if self.companies:
-            from . import companies
-            return companies.load_state(self, obj)
+        for module in self.modules:
+            return module.load_state(self, obj)
         return _load_state(self, obj)
 
     def piece_name(self, int kind):
@@ -554,17 +554,9 @@ cdef class MetroGame(Game):
     def action_to_string(self, action):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
-        if self.city == "paris" and not isinstance(action, bool) and isinstance(action, int) \
-                and action > METRO_DRAW:
-            from . import cities
-            return cities.choice_to_string(self, action)
-        if self.central_stations and not isinstance(action, bool) and isinstance(action, int) \
-                and action >= METRO_CENTRAL_ACTION:
-            from . import central
-            return central.central_to_string(self, action)
-        if self.companies and not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW:
-            from . import companies
-            return companies.exchange_to_string(action)
+        for module in self.modules:           # a module's actions (MODULES)
+            if module.owns_action(self, action):
+                return module.action_to_string(self, action)
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action <= METRO_DRAW:
             raise ValueError(f"not a Metro action: {action!r} (actions are 0..{METRO_DRAW})")
         if action == METRO_DRAW:
@@ -579,15 +571,9 @@ cdef class MetroGame(Game):
             raise ValueError(f"action text must be a str, got {text!r}")
         if text.strip().lower() == "draw":
             return METRO_DRAW
-        if self.city == "paris" and text.strip().lower().startswith("tourist"):      # C28
-            from . import cities
-            return cities.string_to_choice(self, text)
-        if self.central_stations and text.strip().lower().startswith("central"):
-            from . import central
-            return central.string_to_central(self, text)
-        if self.companies and text.strip().lower().startswith("exchange"):
-            from . import companies
-            return companies.string_to_exchange(text)
+        for module in self.modules:           # a module's actions (MODULES)
+            if module.owns_text(self, text):
+                return module.string_to_action(self, text)
         m = _SQ_RE.match(text)
         if not m:
             raise ValueError(f"cannot read Metro action {text!r}: expected 'draw' or 'place T05 at C1 [rot 1]'")
