@@ -7,9 +7,9 @@ the state's methods test, and its module supplies the deal, the loader and its a
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
 rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
-engine it is tested against is ``reference.py``. One module of about 1,050 lines because it is one
-``cdef class`` (the state, its C-level contract methods, its loader) and the board tables that
-class reads; the expansions already live in modules of their own.
+engine it is tested against is ``reference.py``. One module of about 1,150 lines because it is one
+``cdef class`` (the state with its central part, its C-level contract methods) and the board
+tables that class reads; the expansions' text, deal and loaders live in modules of their own.
 
 Encoding (part of the public contract, shared with the reference engine)
 ---------------------------------------------------------------------------------
