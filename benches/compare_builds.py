@@ -1,6 +1,6 @@
 """Two builds of metro-ai side by side: engine and search speed, timed in one run.
 
-    python benches/compare_builds.py OLD_PYTHON NEW_PYTHON [--rounds 5] [--seconds 1]
+    python benches/compare_builds.py OLD_PYTHON NEW_PYTHON [--rounds 5] [--seconds 1] [--games SPEC]
 
 Each interpreter (a virtual environment with one build installed) runs the same measurements in
 a child process; the rounds alternate old, new, old, new ... so a drift in the machine's speed
@@ -8,7 +8,9 @@ hits both. Measured, per game (2 and 4 players) and stage (opening, and after 40
 random play-outs to the end per second from the position through the engine's C loop
 (``random_playouts``), full random games per second driven from Python, and ismcts iterations per
 second (the game's default play-outs). Printed: the medians of each build and of the rounds'
-new/old ratios. Only API present in every build is used (``load_game``, ``new_state``,
+new/old ratios. ``--games`` names other games or option sets than the default (Metro and
+Breakthrough, 2 and 4 players): e.g. ``--games 'metro:companies=true' 'metro:city=paris'
+'metro-solo'``, each ``name[:option=value,...]`` (values read as JSON, else as text). Only API present in every build is used (``load_game``, ``new_state``,
 ``random_playouts``, ``make_bot``, ``Limit``). Used for the "speed within 5%" check of the game
 contract redesign.
 """
@@ -25,6 +27,7 @@ import metro_ai
 from metro_ai.engine.core import random_playouts
 
 seconds = float(sys.argv[1])
+games = json.loads(sys.argv[2])
 
 def position(game, moves):
     s = game.new_state(11)
@@ -52,26 +55,47 @@ def python_games(game, n):
             s.apply(rng.choice(s.legal_actions())); k += 1
 
 out = {}
-for name in ("metro", "breakthrough"):
-    for players in (2, 4):
-        game = metro_ai.load_game(name, players=players)
-        for stage, moves in (("opening", 0), ("middle", 40)):
-            s = position(game, moves)
-            key = f"{name} {players}p {stage}"
-            out[key + " playouts/s"] = rate(lambda n: random_playouts(s, n, 7))
-            bot = metro_ai.make_bot("ismcts", seed=1)
-            def search(n):
-                bot.analyse(s, metro_ai.Limit(iterations=200 * n))
-            out[key + " ismcts it/s"] = 200 * rate(search)
-        out[f"{name} {players}p python games/s"] = rate(lambda n: python_games(game, n))
+for label, name, options in games:
+    game = metro_ai.load_game(name, **options)
+    for stage, moves in (("opening", 0), ("middle", 40)):
+        s = position(game, moves)
+        key = f"{label} {stage}"
+        out[key + " playouts/s"] = rate(lambda n: random_playouts(s, n, 7))
+        bot = metro_ai.make_bot("ismcts", seed=1)
+        def search(n):
+            bot.analyse(s, metro_ai.Limit(iterations=200 * n))
+        out[key + " ismcts it/s"] = 200 * rate(search)
+    out[f"{label} python games/s"] = rate(lambda n: python_games(game, n))
 print(json.dumps(out))
 """
 
 
-def measure(python, seconds):
+DEFAULT_GAMES = [f"{name}:players={p}" for name in ("metro", "breakthrough") for p in (2, 4)]
+
+
+def parse_games(specs):
+    """[label, game name, options] for each ``name[:option=value,...]``."""
+    out = []
+    for spec in specs:
+        name, _, rest = spec.partition(":")
+        options = {}
+        for item in filter(None, rest.split(",")):
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise SystemExit(f"--games: {item!r} in {spec!r} is not option=value")
+            try:
+                options[key] = json.loads(value)
+            except ValueError:
+                options[key] = value
+        label = name + "".join(f" {k}={v}" for k, v in options.items())
+        out.append([label, name, options])
+    return out
+
+
+def measure(python, seconds, games):
     # Run outside the checkout: `python -c` puts the working directory first on sys.path, and the
     # checkout's metro_ai/ folder would shadow the build installed in `python`'s environment.
-    p = subprocess.run([python, "-c", CHILD, str(seconds)], capture_output=True, text=True,
+    p = subprocess.run([python, "-c", CHILD, str(seconds), json.dumps(games)], capture_output=True, text=True,
                        cwd=tempfile.gettempdir(), check=False)
     if p.returncode != 0:
         raise SystemExit(f"{python}: the measurement failed:\n{p.stderr[-2000:]}")
@@ -84,11 +108,14 @@ def main(argv=None):
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--games", nargs="+", default=DEFAULT_GAMES,
+                    help="name[:option=value,...] per game (default: metro and breakthrough, 2 and 4 players)")
     args = ap.parse_args(argv)
+    games = parse_games(args.games)
     old, new = [], []
     for r in range(args.rounds):
-        old.append(measure(args.old, args.seconds))
-        new.append(measure(args.new, args.seconds))
+        old.append(measure(args.old, args.seconds, games))
+        new.append(measure(args.new, args.seconds, games))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     print(f"| measure | old | new | new / old (median of {args.rounds} rounds) |")
     print("|---|---:|---:|---:|")

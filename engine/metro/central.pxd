@@ -1,18 +1,5 @@
-# Metro: City Edition module 2, central stations (rule C2, decisions C12-C18 of
-# docs/rules/metro.md): the pieces part of the state, on top of the base game's MetroData (whose
-# `central` and `reached` masks and lines nlines.. carry the pieces' lines) or the companies'.
-from metro_ai.engine.metro.rules cimport MetroState
-from metro_ai.engine.metro.companies cimport CompaniesState
-
-cdef struct CentralData:
-    signed char piece_space[8]     # piece (player; with companies: company) -> its space, -1 in reserve
-    signed char space_piece[8]     # space -> the piece on it, -1 none
-    unsigned char shown[6]         # with companies: pct indices (bitmask) of the shares each player showed
-
-
-cdef class CentralState(MetroState):
-    cdef CentralData cd
-
-
-cdef class CentralCompaniesState(CompaniesState):
-    cdef CentralData cd
+# Metro: City Edition modules 2 and 3 (rules C2, C3, decisions C12-C18 of docs/rules/metro.md).
+# No state class of their own: the central-station pieces are the state's central part
+# (rules.pxd: CentralData, MetroState.cd, the helpers clear_central, space_free, place_piece,
+# check_space), switched on by MetroTables.ncentral; central tracks by MetroTables.centre_tracks.
+# central.pyx holds the pieces' text, the deal and the loader.

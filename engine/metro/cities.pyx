@@ -135,6 +135,32 @@ DROW[:] = [-1, 0, 1, 0]
 DCOL[:] = [0, 1, 0, -1]
 
 
+# ---- the module's hooks (rules.pyx MODULES) ----
+
+def owns_action(MetroGame game, action):
+    """A Paris choice's id (C28)."""
+    return game.city == "paris" and not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW
+
+
+def action_to_string(MetroGame game, action):
+    return choice_to_string(game, action)
+
+
+def owns_text(MetroGame game, text):
+    return game.city == "paris" and text.strip().lower().startswith("tourist")
+
+
+def string_to_action(MetroGame game, text):
+    return string_to_choice(game, text)
+
+
+def reference_game(MetroGame game):
+    """The city game on ``reference_cities.py``."""
+    from .reference_cities import RefCitiesGame
+    return RefCitiesGame(game.city, city_data=game.city_data, berlin_sides=game.options["berlin_sides"],
+                         berlin_tickets=game.options["berlin_tickets"], **game.reference_options())
+
+
 cdef class CityRules:
     """One game's city tables (``CityTables``), made from the checked data (``city_data.py``)."""
 

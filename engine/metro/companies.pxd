@@ -2,7 +2,7 @@
 # shares part of the state, on top of the base game's MetroData (whose score[8] holds the eight
 # companies' profits here). The board, tiles and lines are the base game's, from rules.pxd.
 from libc.stdint cimport uint64_t
-from metro_ai.engine.metro.rules cimport MetroState
+from metro_ai.engine.metro.rules cimport MetroGame, MetroState
 
 cdef enum:
     CO_COMPANIES = 8
@@ -29,3 +29,7 @@ cdef class CompaniesState(MetroState):
     cdef void c_end_at_turn_limit(self) noexcept nogil     # M20: the game ends at the turn limit
     cdef void c_company_values(self, const double* profit, int* value) noexcept nogil   # M14
     cdef void c_expected(self, double weight, double bonus, double* out) noexcept nogil  # c_heuristic's
+
+
+# A blank companies state of `game` (its central part cleared with central stations, C2).
+cdef CompaniesState _blank(MetroGame game)

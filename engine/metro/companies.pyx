@@ -42,7 +42,8 @@ from metro_ai.engine.core cimport GameState
 from metro_ai.engine.rng cimport rng_t, rng_shuffle
 from metro_ai.engine.metro.rules cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_MAX_HAND, METRO_SQUARES,
-    METRO_TILES, PHASE_TURN, PHASE_OVER, deal_tiles, pass_turn)
+    METRO_TILES, METRO_CENTRAL_ACTION, PHASE_TURN, PHASE_OVER, deal_tiles, pass_turn, tile_actions,
+    clear_central, space_free, place_piece, check_space, R_CE_PIECE, R_CE_SHARE, R_CE_SHOWN)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
@@ -102,10 +103,39 @@ def string_to_exchange(text):
     return CO_EXCHANGE + 2 * share + (0 if m.group(3).lower() == "up" else 1)
 
 
+# ---- the module's hooks (rules.pyx MODULES) ----
+
+def owns_action(MetroGame game, action):
+    """An exchange's id (or any int past the draw): its text is ``exchange_to_string``'s."""
+    return not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW
+
+
+def action_to_string(MetroGame game, action):
+    return exchange_to_string(action)
+
+
+def owns_text(MetroGame game, text):
+    return text.strip().lower().startswith("exchange")
+
+
+def string_to_action(MetroGame game, text):
+    return string_to_exchange(text)
+
+
+def reference_game(MetroGame game):
+    """The companies game on ``reference_companies.py``."""
+    from .reference_companies import RefCompaniesGame
+    o = game.reference_options()
+    return RefCompaniesGame(players=o["players"], orientation=o["orientation"], hand_size=o["hand_size"],
+                            chart=o["chart"], exchange_limit=o["exchange_limit"], turn_limit=o["turn_limit"])
+
+
 cdef CompaniesState _blank(MetroGame game):
     cdef CompaniesState st = CompaniesState.__new__(CompaniesState)
     st.game = game
     st.t = &game.tables
+    if game.tables.ncentral:            # the central part (C2, C18)
+        clear_central(&st.cd)
     return st
 
 
@@ -146,14 +176,16 @@ def new_state(MetroGame game, seed, CompaniesState st=None):
 
 cdef class CompaniesState(MetroState):
     """A Metro companies position (M11-M14), hidden parts included: the base game's board,
-    tiles and turn, with company profits, the players' shares and the share piles."""
+    tiles and turn, with company profits, the players' shares and the share piles. With central
+    stations (C2, C18; the base state's central part, switched on by the tables' ``ncentral``) a
+    player places a company's piece by showing one of its shares."""
 
     # ---- the C-level contract ----
     cdef int c_max_actions(self) noexcept nogil:
-        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + 2 * CO_PCTS
+        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + 2 * CO_PCTS + (32 if self.t.ncentral else 0)
 
     cdef int c_num_actions(self) noexcept nogil:
-        return CO_EXCHANGE + 2 * CO_SHARES
+        return METRO_CENTRAL_ACTION + 256 if self.t.ncentral else CO_EXCHANGE + 2 * CO_SHARES
 
     cdef bint c_exchanges_open(self) noexcept nogil:
         cdef int k
@@ -181,10 +213,14 @@ cdef class CompaniesState(MetroState):
             self.d.phase = PHASE_OVER
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
-        cdef int n = MetroState.c_legal_actions(self, out)
+        cdef int n = tile_actions(&self.d, self.t, out)
         cdef int p = self.d.current, i, j, s
         cdef int held[4]
-        if self.d.phase != PHASE_TURN or self.c.exchanges[p] >= self.t.exchange_limit or not self.c_exchanges_open():
+        cdef bint exchanges
+        if self.d.phase != PHASE_TURN:
+            return n
+        exchanges = self.c.exchanges[p] < self.t.exchange_limit and self.c_exchanges_open()
+        if not (exchanges or self.t.ncentral):
             return n
         for i in range(CO_PCTS):                  # the 4 shares held, ascending (insertion sort)
             s = self.c.hold[p][i]
@@ -193,14 +229,36 @@ cdef class CompaniesState(MetroState):
                 held[j] = held[j - 1]
                 j -= 1
             held[j] = s
-        for i in range(CO_PCTS):
-            out[n] = CO_EXCHANGE + 2 * held[i]
-            out[n + 1] = CO_EXCHANGE + 2 * held[i] + 1
-            n += 2
+        if exchanges:
+            for i in range(CO_PCTS):
+                if self.t.ncentral and (self.cd.shown[p] >> (held[i] & 3)) & 1:
+                    continue                      # a shown share cannot be exchanged (C18)
+                out[n] = CO_EXCHANGE + 2 * held[i]
+                out[n + 1] = CO_EXCHANGE + 2 * held[i] + 1
+                n += 2
+        if self.t.ncentral:                       # the central part (C2, C18): show a share, place its company's piece
+            for i in range(CO_PCTS):
+                s = held[i]
+                if (self.cd.shown[p] >> (s & 3)) & 1 or self.cd.piece_space[s >> 2] >= 0:
+                    continue
+                for j in range(8):
+                    if space_free(&self.d, &self.cd, j):
+                        out[n] = METRO_CENTRAL_ACTION + 8 * s + j
+                        n += 1
         return n
 
     cdef int c_check(self, int action) noexcept nogil:
         cdef int share, p = self.d.current
+        if self.t.ncentral and action >= METRO_CENTRAL_ACTION:      # the central part (C2, C18)
+            share = check_space(&self.d, &self.cd, action, 32)
+            if share:
+                return share
+            share = (action - METRO_CENTRAL_ACTION) >> 3
+            if self.c.hold[p][share & 3] != share or (self.cd.shown[p] >> (share & 3)) & 1:
+                return R_CE_SHARE
+            if self.cd.piece_space[share >> 2] >= 0:
+                return R_CE_PIECE
+            return 0
         if action < CO_EXCHANGE or self.d.phase == PHASE_OVER:
             return MetroState.c_check(self, action)
         if action >= CO_EXCHANGE + 2 * CO_SHARES:
@@ -214,6 +272,8 @@ cdef class CompaniesState(MetroState):
         share = (action - CO_EXCHANGE) >> 1
         if self.c.hold[p][share & 3] != share:
             return R_EX_NOT_HELD
+        if self.t.ncentral and (self.cd.shown[p] >> (share & 3)) & 1:
+            return R_CE_SHOWN
         return 0
 
     cdef void c_apply(self, int action) noexcept nogil:
@@ -222,6 +282,14 @@ cdef class CompaniesState(MetroState):
         if action < CO_EXCHANGE:
             MetroState.c_apply(self, action)
             self.c_end_at_turn_limit()
+            return
+        if action >= METRO_CENTRAL_ACTION:        # the central part (C2, C18): show the share, place the piece
+            share = (action - METRO_CENTRAL_ACTION) >> 3
+            self.cd.shown[p] |= <unsigned char>(1 << (share & 3))
+            c.hold_known[p][share & 3] = <unsigned char>((1 << self.t.players) - 1)    # public now (C18)
+            place_piece(&self.d, self.t, &self.cd, share >> 2, (action - METRO_CENTRAL_ACTION) & 7)
+            pass_turn(&self.d, self.t, p)
+            self.c_end_at_turn_limit()            # a piece is a turn (M20)
             return
         share = (action - CO_EXCHANGE) >> 1
         src = (action - CO_EXCHANGE) & 1
@@ -377,6 +445,8 @@ cdef class CompaniesState(MetroState):
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<CompaniesState>other).d
         self.c = (<CompaniesState>other).c
+        if self.t.ncentral:
+            self.cd = (<CompaniesState>other).cd
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
         """The base game's redeal of the tiles, then the shares `player` does not know, per
@@ -475,8 +545,19 @@ cdef class CompaniesState(MetroState):
         return {"held": [[self._known(c.hold_known[p][i]) for i in range(CO_PCTS)] for p in range(self.t.players)],
                 "piles": [[self._known(c.pile_known[i][j]) for j in range(c.pile_n[i])] for i in range(CO_PCTS)]}
 
-    def _public(self):
-        obj = MetroState._public(self)
+    def shown(self, int player):
+        """Pct indices (0..3 for 10%..40%) of the shares `player` has shown for central
+        stations (C18), ascending."""
+        self._check_player(player)
+        if not self.t.ncentral:
+            raise ValueError("this game has no central stations (option central_stations, C2)")
+        return [i for i in range(CO_PCTS) if (self.cd.shown[player] >> i) & 1]
+
+    def _central_public(self):
+        return {"spaces": self.central_pieces(), "shown": [self.shown(p) for p in range(self.t.players)]}
+
+    def _add_public(self, obj):
+        """The companies part's public fields (M11-M18)."""
         g = self.game
         obj["stations"] = [list(g.owners[k]) for k in range(CO_COMPANIES)]     # per company (M11)
         obj["profits"] = self.profits()
@@ -486,7 +567,6 @@ cdef class CompaniesState(MetroState):
         obj["exchanges"] = self.exchanges_made()
         obj["exchanges_open"] = self.exchanges_open
         obj["known"] = self._knowledge()
-        return obj
 
     def observation(self, player):
         """What `player` sees (M18): the base game's view (board, lines, profits as the lines'
@@ -512,10 +592,9 @@ cdef class CompaniesState(MetroState):
                          "piles": self.piles()}
         return obj
 
-    def render(self, player=None):
-        """The base game's drawing with the company profits and values, the face-up shares,
+    def _add_render(self, rows, player):
+        """The base game's drawing gets the company profits and values, the face-up shares,
         exchanges made and, if `player` is given, that player's shares."""
-        rows = [MetroState.render(self, player)]
         rows.append("profits: " + "  ".join(f"C{k}={v}" for k, v in enumerate(self.profits()))
                     + "   values: " + " ".join(str(v) for v in self.company_values()))
         rows.append("face up: " + "  ".join(share_name(s) for s in self.face_up())
@@ -524,7 +603,6 @@ cdef class CompaniesState(MetroState):
                     + " ".join(f"P{p}={e}" for p, e in enumerate(self.exchanges_made())))
         if player is not None:
             rows.append(f"P{player} shares: " + "  ".join(share_name(s) for s in self.shares(player)))
-        return "\n".join(rows)
 
 
 _int_in = int_in            # (the loaders' checkers live in loader.pyx)

@@ -73,6 +73,21 @@ cdef struct MetroData:                     # the whole state, hidden parts inclu
     uint64_t reached                       # squares whose facing central space a line reached (C2)
 
 
+cdef struct CentralData:                  # the central-station pieces (C2): the state's central part
+    signed char piece_space[8]             # piece (player; with companies: company) -> its space, -1 in reserve
+    signed char space_piece[8]             # space -> the piece on it, -1 none
+    unsigned char shown[6]                 # with companies: pct indices (bitmask) of the shares each player showed
+
+# Reason codes of the central part's checks (C2, C15, C16, C18).
+cdef enum:
+    R_CE_PHASE = 30
+    R_CE_PIECE = 31
+    R_CE_SPACE = 32
+    R_CE_RANGE = 33
+    R_CE_SHARE = 34
+    R_CE_SHOWN = 35
+
+
 cdef class MetroGame(Game):
     cdef MetroTables tables
     cdef readonly bint orientation       # False: variant M9 (tiles may be rotated)
@@ -93,13 +108,17 @@ cdef class MetroGame(Game):
     cdef readonly object city            # None or a City Edition city (C5-C10)
     cdef readonly object city_data       # None (the shipped, reconstructed numbers) or a file path (C26)
     cdef readonly object city_rules      # the city's tables (cities.CityRules), cities only
+    cdef readonly tuple modules          # the active modules (rules.pyx MODULES), in dispatch order
     cdef _build_tables(self)
     cdef MetroState _blank(self)
 
 
 cdef class MetroState(GameState):
+    # The base game's part, then the optional parts, each switched on by a table flag:
+    # `cd` (central stations, C2) with t.ncentral > 0. The companies part is CompaniesState's.
     cdef MetroData d
     cdef const MetroTables* t
+    cdef CentralData cd
 
 
 # ---- the rules helpers (C level, no GIL) ----
@@ -129,6 +148,14 @@ cdef void place_tile(MetroData* d, const MetroTables* t, int kind, int square, i
 cdef void pass_turn(MetroData* d, const MetroTables* t, int p) noexcept nogil
 # Recompute every line, the waiting lists and the scores from the board (and d.central) alone.
 cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil
+# Every legal tile placement and the draw for the player to move (M4-M6), into out; the count.
+cdef int tile_actions(const MetroData* d, const MetroTables* t, int* out) noexcept nogil
+# The central part (C2): no piece placed; space free (no piece, no line reached it, C15); put a
+# piece on a space and trace its line (C17); the free spaces as actions base + space.
+cdef void clear_central(CentralData* cd) noexcept nogil
+cdef bint space_free(const MetroData* d, const CentralData* cd, int space) noexcept nogil
+cdef void place_piece(MetroData* d, const MetroTables* t, CentralData* cd, int piece, int space) noexcept nogil
+cdef int check_space(const MetroData* d, const CentralData* cd, int action, int maxshare) noexcept nogil
 # Geometry of the 8 central spaces (C2), clockwise from the top-left: the square facing space j,
 # the departure (even) port of that square, space of a square (-1 if it faces none).
 cdef int central_square(int space) noexcept nogil

@@ -1,12 +1,15 @@
 # cython: language_level=3
-"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10; the companies
-expansion, M11-M14, is the state subclass in ``companies.pyx``, chosen by the option ``companies``).
+"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10). The modules
+(``MODULES``: the companies, M11-M20; the City Edition's central stations and tracks, C2-C3; the
+cities, C5-C10) are switched on by options: each adds a part to the state (``MetroState.cd`` for
+the central pieces; ``CompaniesState``'s shares; ``CityState``'s tourists) and table flags that
+the state's methods test, and its module supplies the deal, the loader and its actions' text.
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
 rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
-engine it is tested against is ``reference.py``. One module of about 1,050 lines because it is one
-``cdef class`` (the state, its C-level contract methods, its loader) and the board tables that
-class reads; the expansions already live in modules of their own.
+engine it is tested against is ``reference.py``. One module of about 1,150 lines because it is one
+``cdef class`` (the state with its central part, its C-level contract methods) and the board
+tables that class reads; the expansions' text, deal and loaders live in modules of their own.
 
 Encoding (part of the public contract, shared with the reference engine)
 ---------------------------------------------------------------------------------
@@ -28,6 +31,7 @@ Encoding (part of the public contract, shared with the reference engine)
   only (M8).
 """
 import dataclasses
+import importlib
 import random
 import re
 
@@ -168,6 +172,13 @@ _REASONS = {
     R_ROTATION: "that rotation is not allowed (orientation rule, or a duplicate layout under M9)",
     R_SQUARE: "the square is taken, central, or neither on the edge nor next to a tile (M5)",
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
+    # the central part (C2): codes in rules.pxd
+    R_CE_PHASE: "a tile was drawn this turn and must be placed; a central station is a whole turn instead (C2)",
+    R_CE_PIECE: "that central-station piece is already on the board (C2)",
+    R_CE_SPACE: "that central space holds a piece or a line has already reached it (C15)",
+    R_CE_RANGE: "not a central-station action (6209 + 8 * share + space; share 0 without companies, C16)",
+    R_CE_SHARE: "the player does not hold that share, or has shown it already (C18)",
+    R_CE_SHOWN: "that share was shown for a central station and can no longer be exchanged (C2, C18)",
 }
 
 # The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
@@ -177,6 +188,19 @@ _CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landm
                              "'st_petersburg' is refused, its rules are not available (C11)",
                              (None, "paris", "stockholm", "london", "new_york", "berlin"), rule="C5")
 _CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.test(v) or v == "st_petersburg")
+
+# The modules of Metro, each switched on by its options (table flags) and adding a part to the
+# state: in the order they take over a new state's deal, the loader and their actions' text, a
+# line (the options' test, the module under metro_ai.engine.metro). A module defines
+# ``new_state(game, seed)``, ``load_state(game, obj)``, ``owns_action(game, action)`` with
+# ``action_to_string(game, action)``, ``owns_text(game, text)`` with ``string_to_action(game,
+# text)``, and ``reference_game(game)``; MetroGame dispatches to the first active one that claims
+# the call (``MetroGame.modules``). A new module adds its options, its part and a line here.
+MODULES = (
+    (lambda g: g.city is not None, "cities"),                          # C5-C10, C26-C35
+    (lambda g: g.central_stations or g.central_tracks, "central"),     # C2, C3, C12-C18
+    (lambda g: g.companies, "companies"),                              # M11-M20
+)
 
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
 
@@ -298,6 +322,7 @@ cdef class MetroGame(Game):
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
+        self.modules = tuple(importlib.import_module(f"{__package__}.{name}") for on, name in MODULES if on(self))
 
     def _configure_city(self):
         """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
@@ -450,30 +475,26 @@ cdef class MetroGame(Game):
                 + (32 * 32 if self.city == "paris" else 0))   # C28: each of 32 tiles on tourists, 32 at most
 
     def reference_game(self):
-        """The same game on the pure-Python reference engine (``reference.py``; with companies,
-        ``reference_companies.py``)."""
-        from . import reference, reference_companies, reference_city
-        base = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
-        city = dict(central_stations=self.central_stations, central_tracks=self.central_tracks,
-                    track_layouts=self.central_track_layouts, edition=self.edition)
-        if self.city is not None:        # the cities (C5-C10): reference_cities.py
-            from . import reference_cities
-            return reference_cities.RefCitiesGame(self.city, city_data=self.city_data,
-                                                  berlin_sides=self._options["berlin_sides"],
-                                                  berlin_tickets=self._options["berlin_tickets"],
-                                                  companies=self.companies, chart=self.company_chart,
-                                                  exchange_limit=self.exchange_limit,
-                                                  turn_limit=self._options["turn_limit"], **base, **city)
-        if any(city[k] != self.option(o).default for k, o in (
-                ("central_stations", "central_stations"), ("central_tracks", "central_tracks"), ("edition", "edition"))):
-            return reference_city.city_game(companies=self.companies, chart=self.company_chart,
-                                            exchange_limit=self.exchange_limit,
-                                            turn_limit=self._options["turn_limit"], **base, **city)
-        if not self.companies:
-            return reference.RefMetroGame(**base)
-        return reference_companies.RefCompaniesGame(**base, chart=self.company_chart,
-                                                    exchange_limit=self.exchange_limit,
-                                                    turn_limit=self._options["turn_limit"])
+        """The same game on the pure-Python reference engine (``reference.py``; with a module, the
+        module's: ``reference_companies.py``, ``reference_city.py``, ``reference_cities.py``)."""
+        if self.city is None and self.edition != self.option("edition").default:    # the setup frames (C1)
+            from . import reference_city
+            return reference_city.city_game(**self.reference_options())
+        for module in self.modules:
+            return module.reference_game(self)
+        from . import reference
+        return reference.RefMetroGame(**self.reference_options(False))
+
+    def reference_options(self, modules=True):
+        """The options of the reference engines' constructors: the base game's; with `modules`
+        the City Edition modules' and the companies' too."""
+        out = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
+        if modules:
+            out.update(central_stations=self.central_stations, central_tracks=self.central_tracks,
+                       track_layouts=self.central_track_layouts, edition=self.edition, companies=self.companies,
+                       chart=self.company_chart, exchange_limit=self.exchange_limit,
+                       turn_limit=self._options["turn_limit"])
+        return out
 
     def benchmark_position(self, stage="opening", seed=11):
         """The deal `seed` after random play (``random.Random(seed)``) has put
@@ -501,35 +522,23 @@ cdef class MetroGame(Game):
         cdef MetroState st = MetroState.__new__(MetroState)
         st.game = self
         st.t = &self.tables
+        if self.tables.ncentral:
+            clear_central(&st.cd)
         return st
 
     def new_state(self, seed=0):
         """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
-        (with companies, then the shares dealt: ``companies.pyx``, M15)."""
-        if self.city is not None:
-            from . import cities
-            return cities.new_state(self, seed)
-        if self.central_stations or self.central_tracks:
-            from . import central
-            return central.new_state(self, seed)
-        if self.companies:
-            from . import companies
-            return companies.new_state(self, seed)
+        (with a module, the module's deal: e.g. the shares after the tiles, ``companies.pyx``, M15)."""
+        for module in self.modules:
+            return module.new_state(self, seed)
         cdef rng_t rng = as_seed(seed)
         cdef MetroState st = self._blank()
         deal_tiles(&st.d, &self.tables, &rng)
         return st
 
     def _load_state(self, obj):
-        if self.city is not None:
-            from . import cities
-            return cities.load_state(self, obj)
-        if self.central_stations:
-            from . import central
-            return central.load_state(self, obj)
-        if self.companies:
-            from . import companies
-            return companies.load_state(self, obj)
+        for module in self.modules:
+            return module.load_state(self, obj)
         return _load_state(self, obj)
 
     def piece_name(self, int kind):
@@ -545,17 +554,9 @@ cdef class MetroGame(Game):
     def action_to_string(self, action):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
-        if self.city == "paris" and not isinstance(action, bool) and isinstance(action, int) \
-                and action > METRO_DRAW:
-            from . import cities
-            return cities.choice_to_string(self, action)
-        if self.central_stations and not isinstance(action, bool) and isinstance(action, int) \
-                and action >= METRO_CENTRAL_ACTION:
-            from . import central
-            return central.central_to_string(self, action)
-        if self.companies and not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW:
-            from . import companies
-            return companies.exchange_to_string(action)
+        for module in self.modules:           # a module's actions (MODULES)
+            if module.owns_action(self, action):
+                return module.action_to_string(self, action)
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action <= METRO_DRAW:
             raise ValueError(f"not a Metro action: {action!r} (actions are 0..{METRO_DRAW})")
         if action == METRO_DRAW:
@@ -570,15 +571,9 @@ cdef class MetroGame(Game):
             raise ValueError(f"action text must be a str, got {text!r}")
         if text.strip().lower() == "draw":
             return METRO_DRAW
-        if self.city == "paris" and text.strip().lower().startswith("tourist"):      # C28
-            from . import cities
-            return cities.string_to_choice(self, text)
-        if self.central_stations and text.strip().lower().startswith("central"):
-            from . import central
-            return central.string_to_central(self, text)
-        if self.companies and text.strip().lower().startswith("exchange"):
-            from . import companies
-            return companies.string_to_exchange(text)
+        for module in self.modules:           # a module's actions (MODULES)
+            if module.owns_text(self, text):
+                return module.string_to_action(self, text)
         m = _SQ_RE.match(text)
         if not m:
             raise ValueError(f"cannot read Metro action {text!r}: expected 'draw' or 'place T05 at C1 [rot 1]'")
@@ -755,6 +750,66 @@ cdef int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, 
     return n
 
 
+cdef int tile_actions(const MetroData* d, const MetroTables* t, int* out) noexcept nogil:
+    """Every legal tile placement (sorted by kind, square, rotation) and the draw (M4-M6)."""
+    cdef int n = 0, i, p = d.current
+    cdef uint64_t cand
+    if d.phase == PHASE_OVER:
+        return 0
+    cand = candidate_squares(d.placed)
+    if d.phase == PHASE_PLACE_DRAWN:
+        return legal_placements(t, cand, d.drawn, out, d.central)
+    for i in range(d.hand_n[p]):
+        if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
+            n += legal_placements(t, cand, d.hand[p][i], out + n, d.central)
+    if d.top < METRO_TILES:
+        out[n] = METRO_DRAW
+        n += 1
+    return n
+
+
+# ---- the central part (C2, C15, C17): its C helpers ----
+
+cdef void clear_central(CentralData* cd) noexcept nogil:
+    cdef int i
+    for i in range(8):
+        cd.piece_space[i] = -1
+        cd.space_piece[i] = -1
+    for i in range(6):
+        cd.shown[i] = 0
+
+
+cdef bint space_free(const MetroData* d, const CentralData* cd, int space) noexcept nogil:
+    """No piece on it and no line has reached it (C15)."""
+    return cd.space_piece[space] < 0 and not (d.reached >> CSPACE_SQ[space]) & 1
+
+
+cdef void place_piece(MetroData* d, const MetroTables* t, CentralData* cd, int piece, int space) noexcept nogil:
+    """Put `piece` on `space` and start its line (C2): traced at once (C17)."""
+    cdef int sq = CSPACE_SQ[space], l = t.nlines + piece
+    cd.piece_space[piece] = space
+    cd.space_piece[space] = piece
+    d.central |= (<uint64_t>1) << sq
+    d.line_sq[l] = sq
+    d.line_port[l] = CSPACE_PORT[space]
+    d.line_len[l] = 0
+    d.line_arr[l] = -1
+    advance_line(d, t, l)
+
+
+cdef int check_space(const MetroData* d, const CentralData* cd, int action, int maxshare) noexcept nogil:
+    """c_check for a central-station action (shares 0..maxshare-1): 0 if the space may take a piece now."""
+    if d.phase == PHASE_OVER:
+        return R_OVER
+    if action >= METRO_CENTRAL_ACTION + 8 * maxshare:
+        return R_CE_RANGE
+    if d.phase != PHASE_TURN:
+        return R_CE_PHASE
+    if not space_free(d, cd, (action - METRO_CENTRAL_ACTION) & 7):
+        return R_CE_SPACE
+    return 0
+
+
 cdef class MetroState(GameState):
     """A Metro position, hidden parts included. Make one with ``MetroGame.new_state(seed)``."""
 
@@ -763,7 +818,7 @@ cdef class MetroState(GameState):
         return self.t.players
 
     cdef int c_max_actions(self) noexcept nogil:
-        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1
+        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.t.ncentral else 0)
 
     cdef int c_current_player(self) noexcept nogil:
         return self.d.current
@@ -772,20 +827,13 @@ cdef class MetroState(GameState):
         return self.d.phase == PHASE_OVER
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
-        cdef MetroData* d = &self.d
-        cdef int n = 0, i, p = d.current
-        cdef uint64_t cand
-        if d.phase == PHASE_OVER:
-            return 0
-        cand = candidate_squares(d.placed)
-        if d.phase == PHASE_PLACE_DRAWN:
-            return legal_placements(self.t, cand, d.drawn, out, d.central)
-        for i in range(d.hand_n[p]):
-            if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
-                n += legal_placements(self.t, cand, d.hand[p][i], out + n, d.central)
-        if d.top < METRO_TILES:
-            out[n] = METRO_DRAW
-            n += 1
+        cdef int n = tile_actions(&self.d, self.t, out), j
+        # the central part (C2): the mover's own piece, on any free space, as the whole turn
+        if self.t.ncentral and self.d.phase == PHASE_TURN and self.cd.piece_space[self.d.current] < 0:
+            for j in range(8):
+                if space_free(&self.d, &self.cd, j):
+                    out[n] = METRO_CENTRAL_ACTION + j
+                    n += 1
         return n
 
     cdef int c_check(self, int action) noexcept nogil:
@@ -793,6 +841,11 @@ cdef class MetroState(GameState):
         cdef const MetroTables* t = self.t
         cdef int k, sq, r, i
         cdef bint found
+        if t.ncentral and action >= METRO_CENTRAL_ACTION:     # the central part (C2)
+            k = check_space(d, &self.cd, action, 1)
+            if k == 0 and self.cd.piece_space[d.current] >= 0:
+                return R_CE_PIECE
+            return k
         if d.phase == PHASE_OVER:
             return R_OVER
         if action == METRO_DRAW:
@@ -834,6 +887,10 @@ cdef class MetroState(GameState):
             d.drawn = draw_tile(d)
             d.phase = PHASE_PLACE_DRAWN
             return
+        if action > METRO_DRAW:              # the central part (C2): the mover's own piece
+            place_piece(d, self.t, &self.cd, p, (action - METRO_CENTRAL_ACTION) & 7)
+            pass_turn(d, self.t, p)
+            return
         place_tile(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
         if d.phase == PHASE_PLACE_DRAWN:
             d.drawn = -1          # the hand tile stays in hand (M4)
@@ -845,7 +902,7 @@ cdef class MetroState(GameState):
         pass_turn(d, self.t, p)
 
     cdef int c_num_actions(self) noexcept nogil:
-        return METRO_DRAW + 1
+        return METRO_CENTRAL_ACTION + 8 if self.t.ncentral else METRO_DRAW + 1
 
     cdef void c_scores(self, double* out) noexcept nogil:
         cdef int i
@@ -875,6 +932,8 @@ cdef class MetroState(GameState):
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<MetroState>other).d
+        if self.t.ncentral:
+            self.cd = (<MetroState>other).cd
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
         cdef MetroData* d = &self.d
@@ -884,6 +943,7 @@ cdef class MetroState(GameState):
         cdef int k, i, p, n = 0, c
         cdef rng_t rng = seed
         self.d = (<MetroState>source).d
+        self.cd = (<MetroState>source).cd          # the central pieces are public (C2)
         # What the player has not seen: all tiles less the board, their own hand, their own draw.
         for k in range(METRO_KINDS):
             counts[k] = t.count[k]
@@ -960,7 +1020,7 @@ cdef class MetroState(GameState):
 
     def lines(self):
         """Every owned line that has scored: station, owner, tiles passed, arrival (0 = centre),
-        whether doubled, points. In station order."""
+        whether doubled, points. In station order; then the central pieces' (station 33 + space, C2)."""
         out = []
         for l in range(self.t.nlines):
             if self.d.line_arr[l] >= 0:
@@ -968,7 +1028,24 @@ cdef class MetroState(GameState):
                 out.append({"station": self.t.line_station[l], "owner": self.t.line_owner[l],
                             "tiles": self.d.line_len[l], "arrival": self.d.line_arr[l],
                             "central": central, "points": self.d.line_len[l] * (2 if central else 1)})
+        for piece in range(self.t.ncentral):       # the central part (C2)
+            space, l = self.cd.piece_space[piece], self.t.nlines + piece
+            if space >= 0 and self.d.line_arr[l] >= 0:
+                doubled = self.d.line_arr[l] == 0
+                out.append({"station": CENTRAL_STATION_BASE + space, "owner": piece, "tiles": self.d.line_len[l],
+                            "arrival": self.d.line_arr[l], "central": doubled,
+                            "points": self.d.line_len[l] * (2 if doubled else 1)})
         return out
+
+    def central_pieces(self):
+        """The piece on each central space (its player; with companies its company), or None (C2)."""
+        if not self.t.ncentral:
+            raise ValueError("this game has no central stations (option central_stations, C2)")
+        return [None if self.cd.space_piece[j] < 0 else self.cd.space_piece[j] for j in range(8)]
+
+    def _central_public(self):
+        """The central part's public fields (C2); with companies the shown shares too (C18)."""
+        return {"spaces": self.central_pieces()}
 
     def _board_json(self):
         name = self.game.piece_name
@@ -977,6 +1054,18 @@ cdef class MetroState(GameState):
                  for c in range(8)] for r in range(8)]
 
     def _public(self):
+        """The public fields: the base game's, then each part's (``_add_public``; the central
+        part's last, C2)."""
+        obj = self._base_public()
+        self._add_public(obj)
+        if self.t.ncentral:
+            obj["central"] = self._central_public()
+        return obj
+
+    def _add_public(self, obj):
+        """*Part hook*: a part's public fields, added to `obj` after the base game's."""
+
+    def _base_public(self):
         g = self.game
         return {
             "current_player": self.d.current,
@@ -1028,7 +1117,16 @@ cdef class MetroState(GameState):
             self._check_player(player)
             rows.append(f"P{player} hand: " + " ".join(ids[k] for k in self.hand(player))
                         + (f"  drawn: {ids[self.d.drawn]}" if self.d.drawn >= 0 and self.d.current == player else ""))
+        self._add_render(rows, player)
+        if self.t.ncentral:                  # the central part (C2): P<player> or C<company>
+            letter = "C" if self.t.companies else "P"
+            rows.append("central: " + "  ".join(
+                f"{square_name(CENTRAL_SPACE_SQUARES[j])}={'-' if v is None else letter + str(v)}"
+                for j, v in enumerate(self.central_pieces())))
         return "\n".join(rows)
+
+    def _add_render(self, rows, player):
+        """*Part hook*: a part's rows of ``render``, after the base game's."""
 
 _PHASES = ("turn", "place_drawn", "over")
 

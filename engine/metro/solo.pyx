@@ -128,6 +128,7 @@ cdef class MetroSoloGame(MetroGame):
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
+        self.modules = ()                 # its own deal, loader and actions (below), no module's
 
     @property
     def max_actions(self):

@@ -1,0 +1,62 @@
+"""Metro's modules are composed, not dispatched by name (rules.pyx MODULES): each module adds a
+part to the state and is switched on by its options; MetroGame finds its deal, loader, actions'
+text and reference engine through the active modules, in MODULES order (C2, C3, C5, M11)."""
+import importlib
+
+import pytest
+
+import metro_ai
+from metro_ai.engine.metro import central, companies
+from metro_ai.engine.metro.companies import CompaniesState
+from metro_ai.engine.metro.rules import MODULES, MetroState
+
+HOOKS = ("new_state", "load_state", "owns_action", "action_to_string", "owns_text", "string_to_action",
+         "reference_game")
+
+
+@pytest.mark.parametrize("name", [name for _, name in MODULES])
+def test_every_module_defines_the_hooks(name):
+    module = importlib.import_module(f"metro_ai.engine.metro.{name}")
+    assert [h for h in HOOKS if not callable(getattr(module, h, None))] == []
+
+
+@pytest.mark.parametrize("options,active", [
+    ({}, ()),
+    ({"companies": True}, ("companies",)),
+    ({"central_stations": True}, ("central",)),
+    ({"central_tracks": True, "companies": True}, ("central", "companies")),
+    ({"city": "new_york", "companies": True}, ("cities", "companies")),
+    ({"city": "paris", "central_tracks": True}, ("cities", "central")),
+])
+def test_active_modules_in_dispatch_order(options, active):
+    game = metro_ai.load_game("metro", players=2, **options)
+    assert tuple(m.__name__.rsplit(".", 1)[1] for m in game.modules) == active
+
+
+def test_solo_game_has_no_module():
+    assert metro_ai.load_game("metro-solo").modules == ()
+
+
+@pytest.mark.parametrize("options,cls", [({"central_stations": True}, MetroState),
+                                         ({"central_stations": True, "companies": True}, CompaniesState)])
+def test_central_stations_are_a_part_of_the_state(options, cls):
+    """C2: the pieces live in the base state (or the companies'): no class of their own."""
+    game = metro_ai.load_game("metro", players=3, **options)
+    s = game.new_state(5)
+    assert type(s) is cls and type(s.clone()) is cls and type(s.determinize(0, 1)) is cls
+    assert s.central_pieces() == [None] * 8
+    assert not hasattr(central, "CentralState") and not hasattr(central, "CentralCompaniesState")
+    piece = next(a for a in s.legal_actions() if a >= 6209)       # 6209 + 8 * share + space (C16)
+    s.apply(piece)
+    assert game.state_from_json(s.to_json()) == s
+    assert sum(v is not None for v in s.central_pieces()) == 1
+
+
+def test_central_pieces_refused_without_central_stations():
+    s = metro_ai.load_game("metro", players=2).new_state(1)
+    with pytest.raises(ValueError, match="central_stations"):
+        s.central_pieces()
+    c = metro_ai.load_game("metro", players=2, companies=True).new_state(1)
+    with pytest.raises(ValueError, match="central_stations"):
+        c.shown(0)
+    assert isinstance(c, CompaniesState) and companies.owns_action(c.game, 6145)
