@@ -169,6 +169,8 @@ def _parser():
                    "ladder-GAME-Np.json)")
     c.add_argument("--plot", metavar="FILE.png", help="draw the ladder to this PNG (extra: plot)")
     c.add_argument("--jobs", type=int, default=-1, help="local worker processes (default: -1, one per core)")
+    c.add_argument("--dask", metavar="tcp://HOST:PORT", help="run the games on this Dask scheduler instead, as "
+                   "tournament does; the same ladder as a local run (extra: dask)")
     c.add_argument("--quiet", action="store_true", help="no progress line")
     c.add_argument("--json", action="store_true", help="print the ladder as JSON rather than tables")
 
@@ -475,11 +477,7 @@ def _cmd_tournament(args):
             rep.require_matplotlib()
         except RuntimeError as exc:
             raise ValueError(str(exc)) from None
-    if args.dask:
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError:
-            raise ValueError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
+    _require_dask(args)
     config = _tournament_config(args)
     if args.resume and not Path(args.db).exists():
         raise TournamentError(f"there is no tournament to resume in {args.db!r}")
@@ -540,6 +538,15 @@ class _StartedProgress:
             self.line.close()
 
 
+def _require_dask(args):
+    """With --dask, a clear error before anything is played or written if Dask is not installed."""
+    if args.dask:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise ValueError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
+
+
 def _cmd_calibrate(args):
     from metro_ai import ladder as lad
     if args.jobs == 0 or args.jobs < -1:
@@ -554,6 +561,7 @@ def _cmd_calibrate(args):
             require_matplotlib()
         except RuntimeError as exc:
             raise ValueError(str(exc)) from None
+    _require_dask(args)
     name, options = _game_options(args, 2)
     players = options.pop("players")
     out = Path(args.out or f"ladder-{name}-{players}p.json")
@@ -564,7 +572,7 @@ def _cmd_calibrate(args):
     try:
         ladder = lad.calibrate(name, players, options, levels=args.levels or None,
                                deals=args.deals or lad.DEFAULT_DEALS, seed=args.seed if args.seed is not None else lad.DEFAULT_SEED,
-                               jobs=args.jobs, db=args.db,
+                               jobs=args.jobs, db=args.db, dask=args.dask,
                                positions=args.positions if args.positions is not None else lad.DEFAULT_POSITIONS,
                                progress=progress, command=shlex.join(["metro-ai", *args.argv]))
     finally:

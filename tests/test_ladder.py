@@ -326,6 +326,61 @@ def test_the_calibrate_command_writes_a_ladder_that_elo_bots_use(tmp_path, capsy
     assert bot.default_limit == Limit(iterations=top["iterations"])
 
 
+#: What a calibration records of when and how it ran rather than of the games: left out when two
+#: runs of one calibration are compared.
+RUN_FIELDS = ("seconds", "game_seconds", "created", "command")
+
+TINY = ["--game", "leduc", "--levels", "random", "ismcts:iterations=64,temperature=1", "--deals", "4",
+        "--positions", "3", "--seed", "9"]
+
+
+def _tiny_ladder(tmp_path, name, *flags):
+    out = tmp_path / f"{name}.json"
+    assert main(["calibrate", *TINY, "--quiet", "--db", str(tmp_path / f"{name}.sqlite"), "--out", str(out),
+                 *flags]) == 0
+    ladder = json.loads(out.read_text())
+    assert ladder["games"] == 4 * 2 and ladder["command"].endswith(" ".join(flags))   # one pairing, 4 deals, 2 seatings
+    return {k: v for k, v in ladder.items() if k not in RUN_FIELDS}
+
+
+def test_a_calibration_on_a_dask_cluster_gives_the_ladder_of_a_local_run(tmp_path, capsys):
+    """The same seed gives the same ladder, bit for bit, in this process, on two local processes
+    and on a Dask cluster (--dask, through the tournament's Dask path), the timings aside."""
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import Client, LocalCluster, get_task_stream
+    here = _tiny_ladder(tmp_path, "here", "--jobs", "1")
+    assert _tiny_ladder(tmp_path, "jobs", "--jobs", "2") == here
+    with LocalCluster(processes=True, n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as watcher:
+        with get_task_stream(client=watcher) as stream:
+            assert _tiny_ladder(tmp_path, "dask", "--dask", cluster.scheduler_address) == here
+        assert len(stream.data) >= 8                    # the games ran on the cluster's workers
+        calls = []
+        ladder = lad.calibrate("leduc", 2, levels=["random", "ismcts:iterations=64,temperature=1"], deals=4, seed=9,
+                               positions=3, dask=cluster.scheduler_address,
+                               progress=lambda done, total, result: calls.append((done, total)))
+    assert calls[0] == (0, 8) and calls[-1] == (8, 8) and len(calls) == 9     # progress as the local path
+    assert {k: v for k, v in ladder.items() if k not in RUN_FIELDS} == here
+
+
+def test_calibrate_dask_errors_are_clear_and_write_nothing(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    import sys
+    from metro_ai.play import tournament
+    db, out = tmp_path / "c.sqlite", tmp_path / "l.json"
+    args = ["calibrate", *TINY, "--quiet", "--db", str(db), "--out", str(out)]
+    assert main([*args, "--dask", "no-port-here"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot reach the Dask scheduler at 'no-port-here'" in err and "Traceback" not in err
+    monkeypatch.setattr(tournament, "DASK_TIMEOUT", 1)
+    assert main([*args, "--dask", "tcp://127.0.0.1:1"]) == 2           # nothing listens on port 1
+    assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)          # as if Dask were not installed
+    assert main([*args, "--dask", "tcp://127.0.0.1:1"]) == 2
+    assert "pip install 'metro-ai[dask]'" in capsys.readouterr().err
+    assert sorted(tmp_path.iterdir()) == []                             # no games file, no lock, no ladder
+
+
 # ---- the shipped ladders ----
 
 def test_ladders_ship_for_the_two_player_games():

@@ -1,6 +1,7 @@
 """Tournaments: schedule, reproducibility, storage, interruption and resume (kill -9 and Ctrl-C),
 Dask, reports."""
 import collections
+import importlib.util
 import json
 import os
 import signal
@@ -462,6 +463,10 @@ def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys
     db = tmp_path / "p.sqlite"
     assert main(["tournament", "--bots", "greedy,random", "--db", str(db), "--plot", str(tmp_path)]) == 2
     assert "metro-ai[plot]" in capsys.readouterr().err and not db.exists()
+    if importlib.util.find_spec("distributed") is not None:              # a malformed address: no file either
+        assert main(["tournament", "--bots", "greedy,random", "--db", str(db), "--dask", "no-port-here"]) == 2
+        assert "cannot reach the Dask scheduler at 'no-port-here'" in capsys.readouterr().err
+        assert sorted(tmp_path.iterdir()) == []
     monkeypatch.setitem(sys.modules, "dask.distributed", None)           # as if Dask were not installed
     assert main(["tournament", "--bots", "greedy,random", "--db", str(db), "--dask", "tcp://127.0.0.1:1"]) == 2
     assert "metro-ai[dask]" in capsys.readouterr().err and not db.exists()

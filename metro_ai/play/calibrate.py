@@ -193,14 +193,17 @@ def neighbours(levels: list[dict], head_to_head: list[dict]) -> list[dict]:
 
 
 def calibrate(game: str = "metro", players: int = 2, options: dict | None = None, levels=None,
-              deals: int = DEFAULT_DEALS, seed: int = DEFAULT_SEED, jobs: int = 1, db=None,
+              deals: int = DEFAULT_DEALS, seed: int = DEFAULT_SEED, jobs: int = 1, db=None, dask: str | None = None,
               positions: int = DEFAULT_POSITIONS, bootstrap: int = 1000, progress=None, command: str | None = None) -> dict:
     """Measure a ladder (see the module docstring) and return it, JSON-ready.
 
     `levels`: bot specs weakest first (default :func:`default_levels`; the first is the anchor,
     at 0: random unless you list another first); `deals`: duplicate deals per pairing; `db`: the
     tournament's SQLite file (resumable: an interrupted calibration goes on where it stopped);
-    `positions`: positions for the agreement table; `jobs`, `progress`: as for tournaments."""
+    `positions`: positions for the agreement table; `jobs`, `dask` (``"tcp://host:port"``: play
+    the games on that Dask cluster, `jobs` then unused) and `progress`: as for tournaments
+    (:meth:`metro_ai.play.tournament.Tournament.run`). Every game's seeds derive from `seed`
+    alone, so the ladder is the same wherever its games ran (the timings and date aside)."""
     options = dict(options or {})
     if players < 2:
         raise LadderError(f"an Elo ladder needs two or more players; {game} with {players} has no opponent to rate against")
@@ -213,7 +216,7 @@ def calibrate(game: str = "metro", players: int = 2, options: dict | None = None
         raise LadderError(str(exc)) from None
     t0 = time.perf_counter()
     tournament = Tournament(config, db)
-    result = tournament.run(jobs=jobs, progress=progress)
+    result = tournament.run(jobs=jobs, dask=dask, progress=progress)
     seconds = time.perf_counter() - t0
     if not result.complete:
         raise LadderError(f"{len(result.failures)} game(s) of the calibration failed: {result.failures[:1]}")

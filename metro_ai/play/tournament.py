@@ -20,6 +20,7 @@ Storage: see :class:`TournamentDB`.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import itertools
@@ -586,9 +587,15 @@ class Tournament:
                 if progress is not None:
                     progress(len(finished.games), finished.total, finished)
                 return finished
-        lock = None
         if self.path is not None:
             _check_folder(self.path)
+        with dask_client(dask) as client:           # before any file is touched: a bad address changes nothing
+            return self._play(jobs, client, progress, max_games, overwrite)
+
+    def _play(self, jobs, client, progress, max_games, overwrite):
+        """:meth:`run` once the Dask client, if any, is connected."""
+        lock = None
+        if self.path is not None:
             lock = RunLock(self.path).acquire()
         try:
             store, config, close = self._open(overwrite)
@@ -607,7 +614,7 @@ class Tournament:
             key = config.key()
             if progress is not None:
                 progress(len(games), total, result)
-            for game_id, outcome in _execute(key, todo, jobs, dask):
+            for game_id, outcome in _execute(key, todo, jobs, client):
                 if store.store(game_id, outcome) and "record" in outcome:
                     rec = outcome["record"]
                     t = rec["tournament"]
@@ -737,30 +744,49 @@ def run_tournament(config=None, db=None, *, overwrite=False, jobs=1, dask=None, 
                                                   overwrite=overwrite)
 
 
-def _execute(key, todo, jobs, dask):
-    """Yield (id, outcome) as games finish, in process, on joblib's loky processes, or on Dask."""
+#: Seconds to wait for a Dask scheduler before saying it cannot be reached.
+DASK_TIMEOUT = 30
+
+
+@contextlib.contextmanager
+def dask_client(address):
+    """A client of the Dask scheduler at `address` (``"tcp://host:port"``), closed on leaving;
+    None for no address. TournamentError, naming the address, when Dask is not installed (the
+    ``dask`` extra) or the scheduler cannot be reached within :data:`DASK_TIMEOUT` seconds.
+    Tournaments and calibrations (``metro-ai calibrate --dask``) both submit their games through
+    it (:meth:`Tournament.run`)."""
+    if address is None:
+        yield None
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise TournamentError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
+    try:
+        client = Client(address, timeout=DASK_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        raise TournamentError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _execute(key, todo, jobs, client):
+    """Yield (id, outcome) as games finish, in process, on joblib's loky processes, or on the
+    Dask cluster of `client` (:func:`dask_client`). Each game's seeds derive from the
+    tournament's seed and the game alone, so where a game runs changes nothing in its result."""
     if not todo:
         return
-    if dask is None and (jobs == 1 or len(todo) == 1):
+    if client is None and (jobs == 1 or len(todo) == 1):
         for game in todo:
             yield play_scheduled(key, game)
         return
     from joblib import Parallel, delayed, parallel_config
-    if dask is not None:
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise TournamentError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
-        try:
-            client = Client(dask, timeout=30, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
-            raise TournamentError(f"cannot reach the Dask scheduler at {dask!r}: {exc}") from None
-        try:
-            with parallel_config(backend="dask", client=client):
-                yield from Parallel(n_jobs=-1, return_as="generator_unordered", batch_size=1)(
-                    delayed(play_scheduled)(key, g) for g in todo)
-        finally:
-            client.close()
+    if client is not None:
+        with parallel_config(backend="dask", client=client):
+            yield from Parallel(n_jobs=-1, return_as="generator_unordered", batch_size=1)(
+                delayed(play_scheduled)(key, g) for g in todo)
         return
     n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
     with parallel_config(backend="loky", n_jobs=n_jobs):
@@ -769,4 +795,4 @@ def _execute(key, todo, jobs, dask):
 
 
 __all__ = ["BotSpecError", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
-           "load_tournament", "play_scheduled", "run_tournament"]
+           "dask_client", "load_tournament", "play_scheduled", "run_tournament"]
