@@ -82,30 +82,86 @@ def _played(seed=4, moves=24, players=2):
     return s
 
 
-@pytest.mark.parametrize("players", [2, 3, 6])
-@pytest.mark.parametrize("color", [False, True])
-def test_the_compact_board_fits_80x24_with_status_tiles_and_prompt(players, color):
-    s = _played(players=players, moves=20)
-    me = s.current_player
-    view = term.MetroView(s, me, term.Paint(color), (80, 24))
+METRO_SETS = [o for o in metro_ai.registry.game_class("metro").option_sets() if o["players"] in (2, 6)] + [{"players": 3}]
+
+
+def _check_fits(s, me, color, size=(80, 24)):
+    """The view of `s` for `me` at `size`, with the line saying how to place, below a blank line
+    and above the prompt (RESERVED), checked to fit; its plain lines."""
+    view = term.MetroView(s, me, term.Paint(color), size, last_text="P1 place T05 at B1")
     actions = s.legal_actions()
     lines = view.render(actions)
     options = term.tile_options(s, actions)
-    lines.append(term.how_to_place(options, ["draw"]))
-    lines.append(f"P{me}> ")
-    assert max(term.visible_len(x) for x in lines) <= 80
-    assert len(lines) <= 24, "\n".join(lines)
-    plain = [term.strip_ansi(x) for x in lines]
-    assert plain[1].split() == list("ABCDEFGH")                    # square names on the edges
+    lines = [""] + lines + [term.how_to_place(options, ["draw"]), f"P{me}> "]
+    assert term.RESERVED == 3
+    assert max(term.visible_len(x) for x in lines) <= size[0]
+    assert len(lines) <= size[1], "\n".join(lines)
+    plain = [term.strip_ansi(x) for x in lines[1:]]
+    assert plain[1][:term.BOARD_WIDTH].split() == list("ABCDEFGH")       # square names on the edges
     assert [row.split()[1] for row in plain[2:10]] == [str(r) for r in range(1, 9)]
     assert any(x.startswith("scores: P0=") for x in plain) and any(x.startswith("to move: P") for x in plain)
     assert ("\x1b[" in "".join(lines)) == color
     for letter, kind, rot, squares in options:                     # the tiles drawn, where they fit
-        assert any(x.startswith(f"{letter}: {GAME.piece_name(kind)}") for x in plain)
+        title = f"{letter}: {s.game.piece_name(kind)}"
+        assert any(re.search(rf"(^|  ){title}\b", x) for x in plain), title
         for sq in squares:
             row = plain[2 + sq // 8]
             cell = row[5 + 7 * (sq % 8): 5 + 7 * (sq % 8) + 7]
-            assert letter in cell, (row, sq)
+            assert letter in cell or cell[1:4].endswith("+"), (row, sq)     # "ab+": more than three
+    return view, plain
+
+
+@pytest.mark.parametrize("options", METRO_SETS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_the_compact_board_fits_80x24_for_every_option_set(options):
+    """Every Metro option set a person plays, 2 and 6 players: the board, the status (a
+    variant's shares, profits and a city's pieces summarised), the tiles, the line saying how to
+    place and the prompt fit 80 x 24 all game long; what the summary leaves out, ``info`` says in
+    full, and so does a tall terminal."""
+    game = metro_ai.load_game("metro", **options)
+    s = game.new_state(11)
+    r = random.Random(11)
+    checked = summarised = 0
+    for step in range(70):
+        if s.is_terminal():
+            break
+        me = s.current_player
+        if step % 5 == 0 and me >= 0:
+            view, plain = _check_fits(s, me, color=step % 10 == 0)
+            checked += 1
+            rest = view.engine_rest()
+            extra = [x for x in rest[3:] if term.summary(x)]
+            full_text = " ".join(" ".join(term.strip_ansi(x).split()) for x in view.info())
+            for line in rest:                              # 'info' has every line in full
+                assert " ".join(line.split()) in full_text
+            shown = " ".join(" ".join(plain).split())
+            whole = [x for x in extra if " ".join(x.split()) in shown]
+            short = [x for x in extra if x not in whole and term.summary(x) in shown]
+            summarised += bool(whole or short)
+            if len(whole) + len(short) < len(extra):       # some left out: 'info' is named
+                assert "more: type 'info'" in shown
+            tall = term.MetroView(s, me, term.Paint(False), (80, 60)).render(s.legal_actions())
+            tall_text = " ".join(" ".join(x.split()) for x in tall)
+            for line in rest[3:]:                          # a tall terminal: everything in full
+                assert " ".join(line.split()) in tall_text
+        s.apply(r.choice(s.legal_actions()))
+    assert checked >= 5
+    if options.get("companies") or options.get("city"):  # these variants' extras shown, whole or short
+        assert summarised
+
+
+def test_a_variant_status_line_summarised():
+    shares = "P1 shares: 10% (company 0)  20% (company 0)  30% (company 7)  40% (company 4)"
+    assert term.summary(shares) == "P1 shares: 10%C0 20%C0 30%C7 40%C4"
+    assert term.summary("face up: 10% (company 1)  20% (company 2)   face down: [1, 1, 1, 1]") == \
+        "face up: 10%C1 20%C2 face down: [1,1,1,1]"
+    tourists = "tourists: " + " ".join(f"{c}{r}:{k}" for c in "BCDEFG" for r, k in
+                                        zip(range(2, 8), ["green", "red", "blue+orange", "black", "white", "yellow"]))
+    short = term.summary(tourists)
+    assert len(tourists) > 80 and len(short) <= 80 and short.startswith("tourists (42): ")
+    counts = dict((c, int(n)) for n, c in re.findall(r"(\d+) ([a-z]+)", short.split(": ", 1)[1]))
+    assert counts == {"grn": 6, "red": 6, "blu": 6, "org": 6, "blk": 6, "wht": 6, "yel": 6}
+    assert term.summary("tourists: ") == "" and term.summary("landmarks:") == ""
+    assert term.summary("x" * 100, 80) == "x" * 79 + "…"
 
 
 def test_tiles_on_the_compact_board_show_their_id_and_line_owners():
@@ -300,7 +356,7 @@ def test_metro_ai_play_in_a_pseudo_terminal(no_color):
     turn = plain.split("P1 (random): ")[-1]                  # the second turn, after the bot's move
     screen = turn.splitlines()[1:]
     screen = screen[:next(i for i, x in enumerate(screen) if x.startswith("P0>")) + 1]
-    assert screen[2].split() == list("ABCDEFGH") and len(screen) <= 24     # board to prompt on one screen
+    assert screen[2][:term.BOARD_WIDTH].split() == list("ABCDEFGH") and len(screen) <= 24  # one screen
     assert max(len(x) for x in screen) <= 80
     assert sum(x.count("*") for x in screen[3:11]) == 1                    # the bot's move marked
 
@@ -338,3 +394,127 @@ def test_a_metro2033_action_may_be_typed_as_its_label():
     assert label.startswith("hero starts at ")
     assert match_prefix(s, acts, label.upper()) == acts[-1]
     assert match_prefix(s, acts, s.action_to_string(acts[-1])) == acts[-1]       # the text still works
+
+
+def test_a_short_terminal_summarises_a_variant_status_and_info_gives_it_all():
+    """New York with the companies: with room for five status lines the shares, profits and the
+    city's pieces are one short line each, cut where they do not fit and 'info' named for the
+    rest; with room enough (or 'info') every engine line is there in full."""
+    game = metro_ai.load_game("metro", players=2, city="new_york", companies=True)
+    s = game.new_state(3)
+    r = random.Random(3)
+    for _ in range(20):
+        s.apply(r.choice(s.legal_actions()))
+    view = term.MetroView(s, s.current_player, term.Paint(False), (80, 24))
+    rest = view.engine_rest()
+    assert len(rest) > 5 and any("shares:" in x for x in rest)
+    for room in (3, 4, 5):
+        short = view.status(rest, room=room, drop_hand=True)
+        assert len(short) <= room and max(len(x) for x in short) <= 80
+        assert short[0].startswith("scores: ") and short[1].startswith("to move: P")
+        assert short[-1].endswith("more: type 'info'")
+    short = view.status(rest, room=6)
+    assert any(re.search(r"\d+%C\d", x) for x in short)                   # shares as 10%C3
+    full = view.info()
+    assert len(full) > 6 and all(" ".join(x.split()) in " ".join(" ".join(full).split()) for x in rest)
+    assert view.status(rest, room=len(full)) == full                      # room enough: all of it
+
+
+def test_the_hint_line_uses_readable_labels():
+    """The hint table's expected line says each move as the rest of the terminal does
+    (Metro 2033: 'hire 2 soldiers', station names in words), replayed from the position."""
+    from types import SimpleNamespace
+
+    from metro_ai.play.human import HumanSeat
+    game = metro_ai.load_game("metro2033", players=3)
+    s = game.new_state(2)
+    r = random.Random(0)
+    while s.phase != "place_hero":
+        s.apply(r.choice(s.legal_actions()))
+    line, t = [], s.clone()
+    while len(line) < 8:
+        a = r.choice(t.legal_actions())
+        line.append((t.current_player, a, t.action_to_string(a)))
+        t.apply(a)
+    raw = [text for _, _, text in line]
+    assert any("_" in x or x.startswith(("count ", "station ")) for x in raw), raw
+    stats = [SimpleNamespace(action=line[0][1], text=raw[0], visits=5, share=1.0, mean=0.5)]
+    table = "\n".join([f"player {line[0][0]}: {raw[0]}  (5 iterations)",
+                       f"  {raw[0]:<28} visits        5  share 100.0%  mean 0.500",
+                       "  line: " + " | ".join(f"P{p} {x}" for p, _, x in line)])
+    analysis = SimpleNamespace(player=line[0][0], chosen=line[0][1], chosen_text=raw[0], actions=stats, line=line,
+                               table=lambda top=5: table)
+    out = HumanSeat._hint_table(s, analysis)
+    row = next(x for x in out.splitlines() if x.startswith("  line: "))
+    t = s.clone()
+    labels = []
+    for p, a, _ in line:
+        labels.append(f"P{p} {m33.describe(t, a)}")
+        t.apply(a)
+    assert row == "  line: " + " | ".join(labels)
+    assert "_" not in row and not re.search(r"(: |\| )P\d (count|station) ", row), row
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_breakthrough_turn_fits_80x24_and_info_shows_it_all(players):
+    """Breakthrough at 80 x 24: when the tableaux, market and hand with the actions do not fit,
+    each card list is folded onto one line of names and the actions go in two columns, so the
+    turn (a blank line above, the prompt below) fits; 'info' writes the text unfolded."""
+    game = metro_ai.load_game("breakthrough", players=players)
+    s = game.new_state(1)
+    r = random.Random(1)
+    compacted = 0
+    for step in range(300):
+        if s.is_terminal():
+            break
+        if step % 7 == 0:
+            out = []
+            seat = HumanSeat(s.current_player, read=lambda p: "quit", write=out.append, width=80, height=24,
+                             color=False)
+            acts = s.legal_actions()
+            seat._show_turn(s, acts)
+            lines = "\n".join(out).splitlines()
+            assert term.screen_rows([""] + lines + ["P0> "], 80) <= 24, "\n".join(lines)
+            if not "\n".join(out).startswith(term.readable(s, s.render(player=s.current_player))):
+                compacted += 1
+                assert max(len(x) for x in lines) <= 80
+                assert f"P{s.current_player} hand:" in "\n".join(lines)
+                assert len([x for x in lines if re.match(r" +\d+: ", x)]) <= (len(acts) + 1) // 2   # two columns
+                info = []
+                seat.write = info.append
+                seat.show_info(s)
+                assert "\n".join(info).startswith(term.readable(s, s.render(player=s.current_player)))
+        s.apply(r.choice(s.legal_actions()))
+    assert compacted
+
+
+def test_compact_text_folds_card_lists():
+    lines = ["P0 Hansa (faction; quest 6): tokens 5, hand 2", "    Medicine (cost 2, 2 welfare)",
+             "    rotated Knife (cost 1) [2 tokens]", "market:", "    1: Tea (cost 2)", "    2: Knife (cost 1)"]
+    assert term.compact_text(lines, 90) == ["P0 Hansa (faction; quest 6): tokens 5, hand 2 | Medicine · rotated Knife"
+                                            " [2 tokens]", "market: 1: Tea · 2: Knife"]
+    narrow = term.compact_text(lines, 40)
+    assert narrow[0] == "P0 Hansa: tokens 5, hand 2" and narrow[1] == "    Medicine · rotated Knife [2 tokens]"
+    assert all(len(x) <= 40 for x in narrow)
+
+
+def test_the_info_command_writes_the_status_in_full():
+    game = metro_ai.load_game("metro", players=2, city="paris")
+    s = game.new_state(3)
+    r = random.Random(3)
+    for _ in range(16):
+        s.apply(r.choice(s.legal_actions()))
+    from metro_ai.play.loop import Stop
+    out, said, marks = [], iter(["info", "help", "quit"]), []
+
+    def read(prompt):
+        marks.append(len(out))
+        return next(said)
+    seat = HumanSeat(s.current_player, read=read, write=out.append, width=80, height=24, color=False)
+    with pytest.raises(Stop):
+        seat.choose(s)
+    text = "\n".join(out[marks[0]:marks[1]])                       # what 'info' wrote
+    tourists = next(x for x in s.render(player=seat.player).splitlines() if x.startswith("tourists:"))
+    assert " ".join(tourists.split()) in " ".join(text.split())
+    assert text.startswith("scores: ") and "to move: P" in text
+    assert "info          everything the compact view summarises" in "\n".join(out[marks[1]:])

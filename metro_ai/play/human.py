@@ -1,6 +1,6 @@
 """A person's seat: it shows the state as that player sees it and the legal actions, reads an
 action from input (a number from the list, the action written out or its readable label, or for
-Metro a square), and answers ``help``, ``list``, ``board``, ``hint`` and ``quit``.
+Metro a square), and answers ``help``, ``list``, ``board``, ``info``, ``hint`` and ``quit``.
 ``metro-ai play`` puts it in the game loop (:func:`metro_ai.play.loop.play_game`) beside the bots.
 What it draws (colour, Metro's board and tiles, Metro 2033's prompts) is
 :mod:`metro_ai.play.terminal`'s.
@@ -17,6 +17,7 @@ commands:
   TEXT          play the action written out as in the list, e.g. {example},
                 or the start of it if only one legal action starts so, e.g. {prefix}{metro}
   list          show the legal actions again      board   show the board again (in full)
+  info          everything the compact view summarises (shares, a city's pieces, cards)
   hint          what the hint bot would play, and why
   help          this help                          quit    leave the game
 the actions you have now are of these kinds: {kinds}"""
@@ -60,10 +61,14 @@ def _help(state, actions, player):
                        example=repr(example), prefix=repr(prefix), kinds=", ".join(kinds), metro=metro)
 
 
-def columns(items, width):
-    """`items` in as many columns as fit in `width` characters, filled down the columns."""
+def columns(items, width, least=1):
+    """`items` in as many columns as fit in `width` characters, filled down the columns; with
+    `least` > 1 the items are cut (:func:`~metro_ai.play.terminal.clip`) so that at least that
+    many columns fit."""
     if not items:
         return []
+    if least > 1:
+        items = [term.clip(s, width // least - 2) for s in items]
     cell = max(len(s) for s in items) + 2
     per = max(1, width // cell)
     rows = -(-len(items) // per)
@@ -123,14 +128,17 @@ class HumanSeat:
         board = state.board()
         return {sq for sq in range(64) if board[sq] != self._seen[sq]}
 
-    def view(self, state, actions=None, full=None) -> list[str]:
-        """The lines drawing `state` for this seat (with `actions`: what may be played)."""
+    def view(self, state, actions=None, full=None, compact=False) -> list[str]:
+        """The lines drawing `state` for this seat (with `actions`: what may be played); other
+        games than Metro: `compact` folds the text (:func:`~metro_ai.play.terminal.compact_text`)."""
         me = self.player
         if term.is_metro(state):
             v = term.MetroView(state, me, self.paint, (self.width, self.height),
                                last=self._last_squares(state), last_text=self._last_text)
             return v.render(actions, full=full)
         lines = term.readable(state, state.render(player=me)).splitlines()
+        if compact:
+            lines = term.compact_text(lines, self.width)
         status = []
         try:
             scores = state.scores()
@@ -150,25 +158,49 @@ class HumanSeat:
         for line in self.view(state):
             self.write(line)
 
-    def show_actions(self, state, actions):
+    def action_lines(self, state, actions, least=1):
         items = [f"{i + 1:>3}: {term.describe(state, a)}" for i, a in enumerate(actions)]
-        self.write(f"your legal actions ({len(actions)}):")
-        for line in columns(items, self.width):
-            self.write("  " + line)
+        return [f"your legal actions ({len(actions)}):"] + ["  " + x for x in columns(items, self.width - 2, least)]
+
+    def show_actions(self, state, actions):
+        for line in self.action_lines(state, actions):
+            self.write(line)
 
     def _show_turn(self, state, actions):
-        for line in self.view(state, actions):
-            self.write(line)
-        options = term.tile_options(state, actions) if term.is_metro(state) else []
-        if options:
-            placing = {a for *_, squares in options for a in squares.values()}
-            others = [term.describe(state, a) for a in actions if a not in placing]
-            self.write(term.how_to_place(options, others, self.width))
+        if term.is_metro(state):
+            for line in self.view(state, actions):
+                self.write(line)
+            options = term.tile_options(state, actions)
+            if options:
+                placing = {a for *_, squares in options for a in squares.values()}
+                others = [term.describe(state, a) for a in actions if a not in placing]
+                self.write(term.how_to_place(options, others, self.width))
+                return
+            lines = []
         else:
-            question = term.prompt(state)
-            if question:
-                self.write(self.paint("bold", f"P{self.player}, decide: ") + question)
-            self.show_actions(state, actions)
+            lines = self.view(state, actions)
+        question = term.prompt(state)
+        ask = [self.paint("bold", f"P{self.player}, decide: ") + question] if question else []
+        listing = self.action_lines(state, actions)
+        if not term.is_metro(state) and term.screen_rows(lines + ask + listing, self.width) + term.RESERVED - 1 > self.height:
+            # too long for the terminal: the text folded, the actions in two columns ('info': all)
+            lines = self.view(state, actions, compact=True)
+            listing = self.action_lines(state, actions, least=2)
+            ask = [term.clip(term.strip_ansi(x), self.width) for x in ask]
+        for line in lines + ask + listing:
+            self.write(line)
+
+    def show_info(self, state):
+        """Everything there is to see (the ``info`` command): Metro's status lines in full, other
+        games' text unfolded."""
+        if term.is_metro(state):
+            v = term.MetroView(state, self.player, self.paint, (self.width, self.height),
+                               last_text=self._last_text)
+            for line in v.info():
+                self.write(line)
+        else:
+            for line in self.view(state):
+                self.write(line)
 
     def choose(self, state, limit=None):
         me, write = self.player, self.write
@@ -197,6 +229,9 @@ class HumanSeat:
             if low in ("board", "b"):
                 for line in self.view(state, actions, full=True):
                     write(line)
+                continue
+            if low in ("info", "i"):
+                self.show_info(state)
                 continue
             if low == "hint":
                 self.show_hint(state, actions)
@@ -284,5 +319,28 @@ class HumanSeat:
                     label = term.describe(state, a.action)
                     row = f"  {label:<28} visits" + row[len(head):]
                     break
+            if row.startswith("  line: ") and getattr(analysis, "line", None):
+                row = "  line: " + " | ".join(f"P{p} {label}" for p, label in _line_labels(state, analysis.line))
             rows.append(term.readable(state, row))
         return "\n".join(rows)
+
+
+def _line_labels(state, line):
+    """[(player, label)] for an analysis' expected line [(player, action, text)]: each action's
+    readable label in the position it is played in (the line replayed on a copy of `state`);
+    where the line leaves what this player sees (a hidden draw), the texts made readable."""
+    out = []
+    s = state.clone()
+    for p, action, text in line:
+        label = None
+        if s is not None:
+            try:
+                if action in s.legal_actions():
+                    label = term.describe(s, action)
+                    s.apply(action)
+                else:
+                    s = None
+            except Exception:  # noqa: BLE001 - a label is a courtesy; the text always works
+                s = None
+        out.append((p, label if label is not None else term.readable(state, text)))
+    return out

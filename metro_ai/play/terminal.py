@@ -12,7 +12,12 @@ tiles, readable action labels.
   drawn as a picture of its tracks, one per legal rotation, lettered ``a``, ``b``, ...; on the
   board each empty square where a tile fits shows those letters, so a person types a square
   (``C1``, or ``b C1`` when several tiles fit there). Squares changed since the player's last
-  turn are marked ``*`` (compact) or ``◆`` at the corners (full).
+  turn are marked ``*`` (compact) or ``◆`` at the corners (full). At 80 columns the tiles stand
+  right of the compact board; a variant's extra status lines (shares, profits, a city's pieces)
+  are summarised (:func:`summary`) in the lines left when they would not fit, ``info`` naming
+  the rest (:meth:`MetroView.info` gives everything).
+* Other games (Breakthrough): :func:`compact_text` folds the text's card lists onto one line each
+  when the turn would not fit the terminal.
 * Labels: :func:`describe` says what an action does (Metro 2033: ``hero defends Kievskaya
   (blue)``, ``hire 2 soldiers``; ``engine/metro2033/text.py``), :func:`prompt` what the decision
   is; other games' labels are their action texts. ``action_to_string`` is left as it is.
@@ -20,6 +25,7 @@ tiles, readable action labels.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -30,6 +36,10 @@ RESET = "\x1b[0m"
 OWNER_CODES = ("1;31", "1;34", "1;32", "1;33", "1;35", "33", "95", "1;36")
 LAST_CODE = "1;7"                  # reverse video: the squares just played
 DIM_CODE = "2"
+# Lines under a view that are not its own: the blank line before a turn, the line that says how
+# to type a move, and the prompt.
+RESERVED = 3
+BOARD_WIDTH = 65                   # the compact board's columns, its legend's beside tile pictures
 
 
 def color_enabled(stream=None, env=None) -> bool:
@@ -88,6 +98,11 @@ def visible_len(text: str) -> int:
     return out
 
 
+def screen_rows(lines, width) -> int:
+    """The rows `lines` take on a terminal `width` columns wide (a longer line wraps)."""
+    return sum(max(1, -(-visible_len(x) // width)) for x in lines)
+
+
 def strip_ansi(text: str) -> str:
     out, i = [], 0
     while i < len(text):
@@ -135,6 +150,49 @@ def readable(state, text: str) -> str:
         from metro_ai.engine.metro2033.text import readable as r
         return r(text)
     return text
+
+
+# ---------------------------------------------------------------- other games, compact
+
+PAREN = re.compile(r" \([^()]*\)")
+
+
+def clip(text: str, width: int) -> str:
+    """`text` (plain) within `width` characters: its bracketed details dropped from the first
+    on while it is too wide, then cut with ``…``."""
+    while len(text) > width and PAREN.search(text):
+        text = PAREN.sub("", text, count=1)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def compact_text(lines, width) -> list[str]:
+    """A game's text view (``render``'s lines) in fewer lines, none wider than `width`: each
+    indented block (a player's cards in play, the market, the hand) folded onto one line of
+    names (the cards' details, in brackets, left out; on the line above when that one ends in
+    ``:`` or has room, after `` | ``), every line cut to `width` (:func:`clip`). Its full text is the ``info`` command's."""
+    out: list[str] = []
+    block: list[str] = []
+
+    def flush():
+        if not block:
+            return
+        names = " · ".join(PAREN.sub("", x.strip()) for x in block)
+        if out and out[-1].endswith(":"):
+            out[-1] = clip(out[-1] + " " + names, width)
+        elif out and len(out[-1]) + 3 + len(names) <= width:
+            out[-1] += " | " + names
+        else:
+            out.append(clip("    " + names, width))
+        block.clear()
+
+    for line in lines:
+        if line.startswith("    "):
+            block.append(line)
+            continue
+        flush()
+        out.append(line if line.endswith(":") else clip(line, width))
+    flush()
+    return [x if x.endswith(":") and len(x) <= width else clip(x, width) for x in out]
 
 
 # ---------------------------------------------------------------- Metro
@@ -191,6 +249,13 @@ def option_title(game, kind, rot, drawn=None):
     return name + (f" rot {rot}" if rot else "") + (" (drawn)" if drawn == name else "")
 
 
+def _title(letter, game, kind, rot, drawn, width):
+    """``a: T17 rot 1 (drawn)``, without ``(drawn)`` where that is wider than `width` (the
+    status line says the drawn tile)."""
+    title = f"{letter}: " + option_title(game, kind, rot, drawn)
+    return title if len(title) <= width else f"{letter}: " + option_title(game, kind, rot)
+
+
 def tiles_block(state, options, width, drawn=None) -> list[str]:
     """The options' pictures side by side (wrapped to `width`), each titled ``a: T17``."""
     game = state.game
@@ -199,7 +264,7 @@ def tiles_block(state, options, width, drawn=None) -> list[str]:
     out = []
     for start in range(0, len(options), per):
         chunk = options[start:start + per]
-        out.append("".join(f"{f'{l}: ' + option_title(game, k, r, drawn):<{cell}}" for l, k, r, _ in chunk).rstrip())
+        out.append("".join(f"{_title(l, game, k, r, drawn, cell - 1):<{cell}}" for l, k, r, _ in chunk).rstrip())
         pics = [tile_picture(game, k, r) for _, k, r, _ in chunk]
         for i in range(5):
             out.append("".join(f"{pic[i]:<{cell}}" for pic in pics).rstrip())
@@ -266,24 +331,27 @@ def compact_board(state, player, paint, last=(), notes=None) -> list[str]:
     return rows
 
 
-def stations_legend(state, player, paint, width) -> list[str]:
+def stations_legend(state, player, paint, width, short=False, narrow=0) -> list[str]:
+    """Whose stations are whose, wrapped to `width` (its first `narrow` lines to the board's
+    width); `short`: companies as ``C3``, the unused stations left out."""
     obs = state.observation(player)
-    who = "company " if getattr(state.game, "companies", False) else "P"
+    who = ("C" if short else "company ") if getattr(state.game, "companies", False) else "P"
     owned = {s for numbers in obs["stations"] for s in numbers}
-    parts = [paint(k, f"{who}{k}") + ("(you)" if k == player and not who.startswith("c") else "") + ": "
+    parts = [paint(k, f"{who}{k}") + ("(you)" if k == player and who == "P" else "") + ": "
              + " ".join(str(n) for n in sorted(numbers)) for k, numbers in enumerate(obs["stations"])]
     unused = sorted(n for n in range(1, 33) if n not in owned)
-    if unused:
+    if unused and not short:
         parts.append("unused: " + " ".join(map(str, unused)))
-    return _wrap_coloured("stations " + " | ".join(parts), width)
+    return _wrap_coloured("stations " + " | ".join(parts), width, narrow)
 
 
-def _wrap_coloured(text, width):
-    """Wrap `text` at spaces to `width` visible characters (ANSI codes kept)."""
+def _wrap_coloured(text, width, narrow=0):
+    """Wrap `text` at spaces to `width` visible characters (ANSI codes kept), the first
+    `narrow` lines to :data:`BOARD_WIDTH`."""
     out, line = [], ""
     for word in text.split(" "):
         cand = word if not line else line + " " + word
-        if line and visible_len(cand) > width:
+        if line and visible_len(cand) > (min(width, BOARD_WIDTH) if len(out) < narrow else width):
             out.append(line)
             line = "  " + word
         else:
@@ -311,30 +379,63 @@ class MetroView:
             return full[len(board):].strip("\n").splitlines()
         return None
 
-    def status(self, rest):
-        """The engine's lines under the board, with the scores in colour and ``(you)`` said."""
-        p = self.player
-        out = []
-        wrapped = []
-        for line in rest:                                 # a variant's long lines (shares, a city)
-            wrapped += textwrap.wrap(line, self.columns, subsequent_indent="  ", break_on_hyphens=False) or [""]
-        for line in wrapped:
+    def status(self, rest, room=None, drop_hand=False):
+        """The engine's lines under the board, with the scores in colour and ``(you)`` said, the
+        last move beside whose turn it is; `drop_hand`: without the hand line unless it says a
+        drawn tile (the tiles' pictures say the hand).
+
+        With `room` (a number of lines) and more lines than that, the compact form: the hand
+        beside whose turn it is, a variant's extra lines (shares, profits, a city's pieces) one
+        summary line each (:func:`summary`) packed together, and what still does not fit cut,
+        with ``info`` named for the rest (:meth:`info` gives it all)."""
+        p, width = self.player, self.columns
+        n_core = 0
+        while n_core < len(rest) and (rest[n_core].startswith(("scores:", "to move:"))
+                                      or re.match(r"P\d+ hand:", rest[n_core])):
+            n_core += 1
+        scores, turn, hand = [], [], []
+        for line in rest[:n_core]:
             if line.startswith("scores:"):
                 for k in range(8):
                     line = line.replace(f"P{k}=", self.paint(k, f"P{k}") + "=", 1)
-            if line.startswith("to move: P"):
+                scores.append(line)
+            elif line.startswith("to move: P"):
                 mover = self.state.current_player
-                line = line.replace(f"P{mover}", self.paint(mover, f"P{mover}"), 1) + \
-                    (" - " + self.paint("bold", "you") if mover == p else "")
+                turn.append(line.replace(f"P{mover}", self.paint(mover, f"P{mover}"), 1)
+                            + (" - " + self.paint("bold", "you") if mover == p else ""))
                 if self.last_text:
-                    tail = f"last: {self.last_text}"
-                    if visible_len(line) + 2 + len(tail) <= self.columns:
-                        line += "; " + tail
-                    else:
-                        out.append(line)
-                        line = tail[:self.columns]
-            out.append(line)
-        return out
+                    turn.append(f"last: {self.last_text}"[:width])
+            elif not (drop_hand and line.startswith(f"P{p} hand:") and "drawn" not in line):
+                hand.append(line)
+        extra = rest[n_core:]
+        wrapped = []
+        for line in extra:                                # a variant's long lines (shares, a city)
+            wrapped += textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
+        out = scores + _pack(turn, width) + hand + wrapped
+        if room is None or len(out) <= room:
+            return out
+        core = scores + _pack(turn + hand, width)
+        if len(core) > room:                              # scores and turn on one line if they go
+            core = _pack([re.sub(" {2,}", " ", x) for x in scores + turn + hand], width)
+        if len(core) > room:                              # the last move is the line above the view
+            core = _pack([re.sub(" {2,}", " ", x) for x in scores + turn[:1] + hand], width)
+        parts = [s for s in (summary(x, width) for x in extra) if s]
+        lines = _pack(parts, width, sep=" · ")
+        left = max(0, room - len(core))
+        if len(lines) > left:
+            lines = lines[:left]
+            more = " · more: type 'info'"
+            if lines:
+                last = lines[-1]
+                lines[-1] = (last if len(last) + len(more) <= width else last[:width - len(more) - 1] + "…") + more
+        return core + lines
+
+    def info(self) -> list[str]:
+        """Every status line in full (wrapped to the terminal): the ``info`` command."""
+        rest = self.engine_rest()
+        if rest is None:
+            return self.state.render(player=self.player).splitlines()
+        return self.status(rest)
 
     def full_fits(self, extra):
         from metro_ai.engine.metro.text import N
@@ -363,11 +464,75 @@ class MetroView:
                                last=self.last, notes={sq: t for sq, t in notes.items()}).splitlines()
             board = board[:-1] + stations_legend(state, p, paint, self.columns)
         else:
-            board = compact_board(state, p, paint, self.last, notes) + stations_legend(state, p, paint, self.columns)
-        status = self.status(rest)
-        if options:                                       # the tiles' pictures say the hand
-            status = [x for x in status if not (x.startswith(f"P{p} hand:") and "drawn" not in x)]
+            board = compact_board(state, p, paint, self.last, notes)
+            beside = options and self.columns >= BOARD_WIDTH + 1 + 14
+            per = min(len(options), 2) if beside else 0    # tiles drawn right of the board
+            narrow = max(0, 6 * per - len(board))            # legend lines beside a picture
+            legend = stations_legend(state, p, paint, self.columns, narrow=narrow)
+            natural = self.status(rest, drop_hand=bool(options))
+            if len(board) + len(legend) + len(natural) + len(tiles) + RESERVED > self.lines:
+                legend = stations_legend(state, p, paint, self.columns, short=True, narrow=narrow)
+            board += legend
+            if beside:
+                per = min(per, len(board) // 6)
+                side = tiles_block(state, options[:per], 14, drawn)
+                board = [row + " " * (BOARD_WIDTH + 1 - visible_len(row)) + pic if pic else row
+                         for row, pic in zip(board, side + [""] * len(board))]
+                tiles = tiles_block(state, options[per:], self.columns, drawn) if options[per:] else []
+        room = self.lines - RESERVED - len(board) - len(tiles)
+        status = self.status(rest, room=None if use_full and full else room, drop_hand=bool(options))
         return board + status + tiles
+
+
+COLOUR_SHORT = {"green": "grn", "orange": "org", "red": "red", "blue": "blu", "yellow": "yel",
+                "black": "blk", "white": "wht", "purple": "pur", "pink": "pnk", "brown": "brn", "grey": "gry"}
+
+
+def _short_colours(text):
+    return re.sub(r"\b(" + "|".join(COLOUR_SHORT) + r")\b", lambda m: COLOUR_SHORT[m.group(1)], text)
+
+
+def summary(line, width=80) -> str:
+    """One of a variant's status lines (``render``'s lines under the hand: the companies'
+    profits, shares and exchanges, a city's pieces, the central stations) shortened to one line
+    of at most `width` characters: runs of spaces closed up, ``10% (company 3)`` as ``10%C3``,
+    colours in three letters; a list of pieces still too long (a city's tourists, New York's
+    station colours) is said as a count by colour. Empty lists say nothing (``""``)."""
+    text = " ".join(line.split())
+    head, _, body = text.partition(": ")
+    if not body.strip() and text.endswith(":"):
+        return ""
+    text = re.sub(r"(\d+)% \(company (\d+)\)", r"\1%C\2", text)
+    text = re.sub(r"\[([\d, ]+)\]", lambda m: "[" + m.group(1).replace(", ", ",") + "]", text)
+    text = text.replace("exchanges open:", "exchanges:").replace("city points:", "points:")
+    text = text.replace("company ", "C")
+    text = _short_colours(text)
+    if len(text) <= width:
+        return text
+    pieces = re.findall(r"\b([A-H]?\d+):([a-z+]+)", text)
+    if len(pieces) >= 4 and head in ("tourists", "stations"):
+        counts: dict = {}
+        for _, colours in pieces:
+            for c in colours.split("+"):
+                counts[c] = counts.get(c, 0) + 1
+        short = f"{head} ({sum(counts.values())}): " + " ".join(f"{n} {c}" for c, n in
+                                                               sorted(counts.items(), key=lambda x: -x[1]))
+        if len(short) <= width:
+            return short
+        text = short
+    return text[:width - 1] + "…"
+
+
+def _pack(parts, width, sep="; "):
+    """`parts` joined by `sep` into as few lines of at most `width` visible characters as the
+    order allows (a part wider than `width` keeps a line of its own)."""
+    out = []
+    for part in parts:
+        if out and visible_len(out[-1]) + len(sep) + visible_len(part) <= width:
+            out[-1] += sep + part
+        else:
+            out.append(part)
+    return out
 
 
 def how_to_place(options, other_actions, width=80) -> str:
