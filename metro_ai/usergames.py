@@ -17,7 +17,10 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from metro_ai.engine.core import Game
 
 #: The environment variable naming extra games ("spec,spec,...").
 ENV = "METRO_AI_GAMES"
@@ -26,7 +29,7 @@ ENV = "METRO_AI_GAMES"
 FILE_PREFIX = "metro_ai_user_games_"
 
 
-def load_class(spec: Any) -> type:
+def load_class(spec: Any) -> type[Game]:
     """The ``Game`` subclass a spec names (or `spec` itself if it is one); ValueError saying
     what is wrong."""
     from metro_ai.engine.core import Game

@@ -348,7 +348,8 @@ def stations_legend(state, player, paint, width, short=False, narrow=0) -> list[
 def _wrap_coloured(text, width, narrow=0):
     """Wrap `text` at spaces to `width` visible characters (ANSI codes kept), the first
     `narrow` lines to :data:`BOARD_WIDTH`."""
-    out, line = [], ""
+    out: list[str] = []
+    line = ""
     for word in text.split(" "):
         cand = word if not line else line + " " + word
         if line and visible_len(cand) > (min(width, BOARD_WIDTH) if len(out) < narrow else width):
@@ -526,7 +527,7 @@ def summary(line, width=80) -> str:
 def _pack(parts, width, sep="; "):
     """`parts` joined by `sep` into as few lines of at most `width` visible characters as the
     order allows (a part wider than `width` keeps a line of its own)."""
-    out = []
+    out: list[str] = []
     for part in parts:
         if out and visible_len(out[-1]) + len(sep) + visible_len(part) <= width:
             out[-1] += sep + part
