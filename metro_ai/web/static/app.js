@@ -338,7 +338,8 @@ async function enterGame(summary, what) {
 }
 
 function statusLine(s) {
-  const scores = s.scores.map((v, p) => `P${p} ${v}`).join(" · ");
+  const unit = SCORE_UNITS[G.game];                // what the scores count, said once
+  const scores = s.scores.map((v, p) => `P${p} ${v}`).join(" · ") + (unit ? ` (${unit})` : "");
   if (s.terminal) {
     const best = Math.max(...s.returns);
     const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
