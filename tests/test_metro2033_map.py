@@ -118,3 +118,18 @@ def test_a_bad_positions_file_is_refused_by_name(tmp_path, change, words):
 def test_a_wrong_header_is_refused(tmp_path):
     with pytest.raises(DataError, match="header"):
         svg.load_positions(_write(tmp_path, _good_rows(), header="station,y,x"))
+
+
+def test_labels_cover_no_other_dot_and_no_other_label():
+    """With a sans-serif face's width (0.6 em a letter), no label's box holds another station's
+    dot or meets another label."""
+    boxes = []
+    for s, (ax, ay, anchor) in enumerate(svg.LABEL_AT):
+        w = 0.6 * svg.FONT * len(svg.LABELS[s])
+        x0 = ax if anchor == "start" else ax - w if anchor == "end" else ax - w / 2
+        boxes.append((x0, ay - 0.8 * svg.FONT, x0 + w, ay + 0.2 * svg.FONT))
+    for s, box in enumerate(boxes):
+        assert not any(box[0] <= px <= box[2] and box[1] <= py <= box[3]
+                       for t, (px, py) in enumerate(svg.POS) if t != s), BOARD.names[s]
+    for (i, a), (j, b) in itertools.combinations(enumerate(boxes), 2):
+        assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (BOARD.names[i], BOARD.names[j])

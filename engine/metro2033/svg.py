@@ -90,7 +90,7 @@ def _place_labels() -> list:
     out = []
     for s in range(BOARD.n):
         x, y = POS[s]
-        w = 0.55 * FONT * len(LABELS[s])
+        w = 0.6 * FONT * len(LABELS[s])      # about the width of a sans-serif face
         best = None
         for k, (dx, dy, anchor) in enumerate(offs):
             ax, ay = x + dx, y + dy
@@ -99,8 +99,10 @@ def _place_labels() -> list:
             cost = 0.1 * k
             if box[0] < 0 or box[2] > SIZE or box[1] < 0 or box[3] > SIZE:
                 cost += 100
-            cost += sum(10 for px, py in POS
-                        if box[0] - DOT <= px <= box[2] + DOT and box[1] - DOT <= py <= box[3] + DOT)
+            for t, (px, py) in enumerate(POS):        # another dot near the box, or its own under it
+                m = DOT if t != s else 0
+                if box[0] - m <= px <= box[2] + m and box[1] - m <= py <= box[3] + m:
+                    cost += 10
             cost += sum(8 for b in boxes if box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3])
             cost += sum(2 for p, q in segs if _seg_hits_box(p, q, box))
             if best is None or cost < best[0]:
