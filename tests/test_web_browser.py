@@ -137,7 +137,10 @@ def _move(driver, rng):
     targets = driver.find_elements(By.CSS_SELECTOR, "#board .playable")
     buttons = driver.find_elements(By.CSS_SELECTOR, "#moves > button.move")
     if targets and (not buttons or rng.random() < 0.8):
-        rng.choice(targets).click()
+        target = rng.choice(targets)
+        station = "station" in (target.get_attribute("class") or "").split()
+        # a Metro 2033 station: its dot, as a person would click (its name lies beside it)
+        (target.find_element(By.CSS_SELECTOR, "circle") if station else target).click()
         choices = driver.find_elements(By.CSS_SELECTOR, "#choices button.choice")
         if driver.find_element(By.ID, "choices").is_displayed() and choices:
             rng.choice(choices).click()
