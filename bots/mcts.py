@@ -39,7 +39,11 @@ class ActionStats:
 @dataclass
 class Analysis:
     """What a search found: per legal action its visits, mean value and share of visits; the
-    chosen action; the expected line of play; iterations, time, worlds sampled, tree size."""
+    chosen action; the expected line of play; iterations, time, worlds sampled, tree size; and the
+    tree's shape, summed over the workers' cores: ``expanded`` (iterations that added a node),
+    ``terminal`` (play-outs that reached the end of the game rather than being cut off at the
+    play-out depth and scored by the heuristic), ``depth_sum`` / ``depth_max`` (tree steps of an
+    iteration, selection and expansion: summed, and the most in one iteration)."""
     player: int
     actions: list
     chosen: int
@@ -50,6 +54,31 @@ class Analysis:
     worlds: int = 0
     nodes: int = 0
     workers: int = 1
+    expanded: int = 0
+    terminal: int = 0
+    depth_sum: int = 0
+    depth_max: int = 0
+
+    @property
+    def depth_mean(self):
+        """Mean tree steps per iteration (selection and expansion)."""
+        return self.depth_sum / self.iterations if self.iterations else 0.0
+
+    @property
+    def expanded_share(self):
+        """Share of iterations that added a node to the tree."""
+        return self.expanded / self.iterations if self.iterations else 0.0
+
+    @property
+    def terminal_share(self):
+        """Share of play-outs that reached the end of the game."""
+        return self.terminal / self.iterations if self.iterations else 0.0
+
+    def shape(self):
+        """The tree's shape as plain data: what ``to_dict`` reports under ``"tree"``."""
+        return {"depth_max": self.depth_max, "depth_mean": self.depth_mean, "expanded": self.expanded,
+                "expanded_share": self.expanded_share, "terminal": self.terminal,
+                "terminal_share": self.terminal_share, "nodes": self.nodes}
 
     def to_dict(self):
         return {
@@ -57,7 +86,7 @@ class Analysis:
             "actions": [a.__dict__ for a in self.actions],
             "line": [{"player": p, "action": a, "text": t} for p, a, t in self.line],
             "iterations": self.iterations, "seconds": self.seconds, "worlds": self.worlds,
-            "nodes": self.nodes, "workers": self.workers,
+            "nodes": self.nodes, "workers": self.workers, "tree": self.shape(),
         }
 
     def table(self, top=10):
@@ -67,6 +96,8 @@ class Analysis:
             rows.append(f"  {a.text:<28} visits {a.visits:>8}  share {a.share:6.1%}  mean {a.mean:.3f}")
         if self.line:
             rows.append("  line: " + " | ".join(f"P{p} {t}" for p, _, t in self.line))
+        rows.append(f"  tree: depth max {self.depth_max}, mean {self.depth_mean:.2f}; expanded {self.expanded_share:.1%}"
+                    f" of iterations; play-outs to the end {self.terminal_share:.1%}; {self.nodes} nodes")
         return "\n".join(rows)
 
 
@@ -223,7 +254,10 @@ class SearchBot(Bot):
         return Analysis(player, acts, chosen, state.action_to_string(chosen), line,
                         iterations=sum(s["iterations"] for s in summaries), seconds=seconds,
                         worlds=sum(s["worlds"] for s in summaries), nodes=sum(s["nodes"] for s in summaries),
-                        workers=self.workers)
+                        workers=self.workers, expanded=sum(s["expanded"] for s in summaries),
+                        terminal=sum(s["terminal"] for s in summaries),
+                        depth_sum=sum(s["depth_sum"] for s in summaries),
+                        depth_max=max((s["depth_max"] for s in summaries), default=0))
 
     def choose(self, state, limit: Limit | None = None) -> int:
         """The action chosen by a search of `state` within `limit` (the bot's default budget if

@@ -61,6 +61,12 @@ cdef class SearchCore:
     cdef rng_t rng                      # every random choice of the search, play-outs included
     cdef readonly long iterations       # iterations run
     cdef readonly long worlds           # determinisations used
+    # The tree's shape, counted per iteration (read by summary(); nothing in the search reads them):
+    cdef readonly long expanded         # iterations that added a node
+    cdef readonly long terminal         # play-outs that ended at the end of the game (not cut off)
+    cdef readonly long depth_sum        # over iterations: tree steps taken (selection + expansion)
+    cdef readonly int depth_max         # the most tree steps one iteration took
+    cdef int path                       # tree steps of the current iteration
     cdef double* ret                    # scratch: per player, the return of the current iteration
     cdef double* heur                   # scratch: per player, the game's heuristic
 

@@ -383,6 +383,7 @@ cdef class SearchCore:
                 else:
                     self.cur[t] = ch
         self.world.c_apply(a)
+        self.path += 1
 
     cdef int _select(self) noexcept nogil:
         """Selection: descend, in the tree of the player to move, while every action legal in
@@ -459,6 +460,7 @@ cdef class SearchCore:
         if child < 0:                 # out of memory: stop growing, play out from here
             self.max_nodes = self.size
             return
+        self.expanded += 1
         nodes = self.trees[ts]        # (the array may have moved)
         ch = nodes[child].next_sibling
         while ch != -1:
@@ -477,6 +479,8 @@ cdef class SearchCore:
                 break
             self.world.c_apply(self.playout.choose(self, n))
             steps += 1
+        if self.world.c_is_terminal():
+            self.terminal += 1
         self.playout.evaluate(self, self.ret)
 
     cdef void _back_up(self) noexcept nogil:
@@ -497,9 +501,13 @@ cdef class SearchCore:
         """One iteration: a world, then selection, expansion, play-out and back-up."""
         cdef int untried
         self._new_world()
+        self.path = 0
         untried = self._select()
         if untried > 0:
             self._expand(untried)
+        self.depth_sum += self.path
+        if self.path > self.depth_max:
+            self.depth_max = self.path
         self._play_out()
         self._back_up()
         self.iterations += 1
@@ -580,11 +588,17 @@ cdef class SearchCore:
     def summary(self):
         """What a search driver needs from this core after (or between) runs, as plain data
         (picklable, for worker processes): ``{"stats": root_stats(), "line":
-        principal_variation(), "iterations", "worlds", "nodes": node_count, "root_visits"}``.
+        principal_variation(), "iterations", "worlds", "nodes": node_count, "root_visits",
+        "expanded", "terminal", "depth_sum", "depth_max"}``: the last four the tree's shape
+        (iterations that added a node; play-outs that reached the end of the game rather than
+        the play-out depth; tree steps, selection and expansion, summed over iterations and the
+        most in one iteration).
         Merging the summaries of several cores and choosing from them is the bot's
         (``SearchBot._merge`` / ``_pick``)."""
         return {"stats": self.root_stats(), "line": self.principal_variation(), "iterations": self.iterations,
-                "worlds": self.worlds, "nodes": self.node_count, "root_visits": self.root_visits}
+                "worlds": self.worlds, "nodes": self.node_count, "root_visits": self.root_visits,
+                "expanded": self.expanded, "terminal": self.terminal, "depth_sum": self.depth_sum,
+                "depth_max": self.depth_max}
 
     @property
     def node_count(self):

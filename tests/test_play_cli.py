@@ -93,7 +93,8 @@ def test_analyse_a_saved_position(tmp_path, capsys):
     assert a["chosen"] in state.legal_actions() and a["iterations"] == 200 and a["player"] == state.current_player
     assert main(["analyse", path, "--bot", "hard", "--time", "0.2", "--top", "3"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"player {state.current_player}:") and len(out.strip().splitlines()) <= 5
+    assert out.startswith(f"player {state.current_player}:") and len(out.strip().splitlines()) <= 6
+    assert "  tree: depth max " in out and "play-outs to the end" in out
     assert main(["analyze", path, "--bot", "pimc:iterations=100"]) == 0
 
 

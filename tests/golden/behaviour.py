@@ -108,6 +108,7 @@ def bot_choices(game, seed):
             if hasattr(bot, "analyse"):
                 r = bot.analyse(s, limit).to_dict()
                 r.pop("seconds")
+                r.pop("tree")       # the tree's shape: reported since the record, not part of it
                 analyses.append(r)
                 a = r["chosen"]
             else:
