@@ -338,8 +338,7 @@ async function enterGame(summary, what) {
 }
 
 function statusLine(s) {
-  const unit = SCORE_UNITS[G.game];                // what the scores count, said once
-  const scores = s.scores.map((v, p) => `P${p} ${v}`).join(" · ") + (unit ? ` (${unit})` : "");
+  const scores = s.scores.map((v, p) => `P${p} ${v}`).join(" · ");
   if (s.terminal) {
     const best = Math.max(...s.returns);
     const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
