@@ -338,7 +338,9 @@ async function enterGame(summary, what) {
 }
 
 function statusLine(s) {
-  const scores = s.scores.map((v, p) => `P${p} ${v}`).join(" · ");
+  const unit = SCORE_UNITS[G.game];           // the scores named by what they count
+  const heading = unit ? unit[0].toUpperCase() + unit.slice(1) : "Scores";
+  const scores = `${heading}: ` + s.scores.map((v, p) => `P${p} ${v}`).join(" · ");
   if (s.terminal) {
     const best = Math.max(...s.returns);
     const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
@@ -349,10 +351,10 @@ function statusLine(s) {
     const labels = placeLabels(s.returns);
     const places = s.returns.map((r, p) => p).sort((a, b) => s.returns[b] - s.returns[a] || a - b)
       .map((p) => `${labels[p]} P${p}`).join(" · ");
-    return `Game over (ply ${s.ply}): ${verdict}. Places: ${places}. Scores: ${scores}`;
+    return `Game over (ply ${s.ply}): ${verdict}. Places: ${places}. ${scores}`;
   }
   const who = G.seats[s.current_player] === null ? "your move" : `${G.seats[s.current_player]} is thinking`;
-  return `Ply ${s.ply}, P${s.current_player} to move (${who}). Scores: ${scores}`;
+  return `Ply ${s.ply}, P${s.current_player} to move (${who}). ${scores}`;
 }
 
 // What a game's scores count (the legend says so): Metro's points, Breakthrough's tokens.
