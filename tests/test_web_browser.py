@@ -195,7 +195,7 @@ def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path
         turn, ply = _wait_for_turn(browser, after_ply=str(ply))
         assert not _errors(browser), _errors(browser)
     status = browser.find_element(By.ID, "status").text
-    heading = {"metro": "Points", "metro-solo": "Points", "breakthrough": "Tokens"}.get(game, "Scores")
+    heading = {"metro": "Points", "metro-solo": "Points", "breakthrough": "Tokens", "metro2033": "VP"}.get(game, "Scores")
     assert status.startswith("Game over") and f". {heading}: P0 " in status, status   # what they count
     if metro_ai.registry.game_class(game).family != "benchmark":   # benchmark games: buttons only
         assert ways["picture"] > 0, "no move was made by clicking the picture"

@@ -357,8 +357,9 @@ function statusLine(s) {
   return `Ply ${s.ply}, P${s.current_player} to move (${who}). ${scores}`;
 }
 
-// What a game's scores count (the legend says so): Metro's points, Breakthrough's tokens.
-const SCORE_UNITS = { metro: "points", "metro-solo": "points", breakthrough: "tokens" };
+// What a game's scores count (the legend and the status line say so): Metro's points,
+// Breakthrough's tokens, Metro 2033's victory points.
+const SCORE_UNITS = { metro: "points", "metro-solo": "points", breakthrough: "tokens", metro2033: "VP" };
 
 function renderLegend(s) {
   // The seats: colour (the picture's, where it gives one per player), who plays, score, whose turn.
