@@ -284,7 +284,7 @@ class OtherBuild:
         self.command = serve_command(other)
         self._stderr = tempfile.TemporaryFile(mode="w+b")
         try:
-            # Outside any checkout: `python -m` puts the working directory first on sys.path.
+            # Run outside any checkout: `python -m` looks in the working directory first.
             self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=self._stderr, cwd=tempfile.gettempdir(), bufsize=0)
         except OSError as exc:
