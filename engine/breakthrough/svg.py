@@ -32,6 +32,11 @@ PROTECTION_WORDS = {"biological": "biological", "epidemiological": "epidemic", "
                     "physical": "physical", "radiative": "radiation", "unknown": "unknown"}
 
 
+def _tokens_badge(x, y, tokens, attrs=""):
+    """The round badge in a card's lower left corner with the tokens lying on it."""
+    return (f'<circle{attrs} cx="{x + 14}" cy="{y + H - 12}" r="9" fill="#000"/>'
+            f'<text x="{x + 14}" y="{y + H - 8}" font-size="10" fill="white" text-anchor="middle">{tokens}</text>')
+
 def _wrap(text, width):
     """`text` in lines of at most `width` characters, broken between words; a word longer than a
     line is shortened with "…"."""
@@ -71,8 +76,7 @@ def _card_labelled(game, c, x, y, where, rotated, tokens, lines, price, colour, 
                    f'<text x="{x + W - 12}" y="{y + H - 8}" font-size="10" fill="white" '
                    f'text-anchor="middle">{price}</text>')
     if tokens:
-        out.append(f'<circle class="tokens" cx="{x + 14}" cy="{y + H - 12}" r="9" fill="#000"/>'
-                   f'<text x="{x + 14}" y="{y + H - 8}" font-size="10" fill="white" text-anchor="middle">{tokens}</text>')
+        out.append(_tokens_badge(x, y, tokens, ' class="tokens"'))
     out.append("</g>")
     return "".join(out)
 
@@ -113,8 +117,7 @@ def _card(game, c, x, y, where, rotated=False, tokens=0, labels=False):
         out.append(f'<text x="{x + 5}" y="{y + H - 22}" font-size="8" fill="#9a7b00">'
                    f'{escape("shield: " + ", ".join(p[:4] for p in k.protection))}</text>')
     if tokens:
-        out.append(f'<circle cx="{x + 14}" cy="{y + H - 12}" r="9" fill="#000"/>'
-                   f'<text x="{x + 14}" y="{y + H - 8}" font-size="10" fill="white" text-anchor="middle">{tokens}</text>')
+        out.append(_tokens_badge(x, y, tokens))
     out.append("</g>")
     return "".join(out)
 
