@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import metro_ai  # noqa: E402
 from metro_ai.engine.core import random_playouts  # noqa: E402
-from metro_ai.engine.metro2033.fast import FastMetro2033  # noqa: E402
+from metro_ai.engine.metro2033.machine import FastMetro2033  # noqa: E402
 from metro_ai.engine.metro2033.reference import RefMetro2033Game  # noqa: E402
 from test_metro2033_reference import card_aware  # noqa: E402
 

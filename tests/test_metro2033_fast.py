@@ -1,4 +1,4 @@
-"""Differential test: the fast Metro 2033 engine's C state machine (engine/metro2033/fast.pyx, in
+"""Differential test: the fast Metro 2033 engine's C state machine (engine/metro2033/machine.pyx, in
 progress) against the pure-Python reference engine (reference.py): same seeds, same actions;
 after every action the whole state in the reference's layout (decks and their order, the
 generator's state, hidden hands and picks included) and the legal actions must be identical.
@@ -20,7 +20,7 @@ import metro_ai
 from metro_ai.engine.metro2033 import reference as ref
 from metro_ai.engine.metro2033.board import BOARD
 from metro_ai.engine.metro2033.cards import DEFAULT_PATH
-from metro_ai.engine.metro2033.fast import FastMetro2033
+from metro_ai.engine.metro2033.machine import FastMetro2033
 from metro_ai.engine.metro2033.reference import RefMetro2033Game
 from test_metro2033_reference import HERO_POSITIONS, below_three_position, card_aware, hero_position
 

@@ -1,4 +1,4 @@
-"""The Metro 2033 state loader (``_load`` in engine/metro2033/fast.pyx) cannot corrupt memory or
+"""The Metro 2033 state loader (``load_state`` in engine/metro2033/loader.pyx) cannot corrupt memory or
 accept an unplayable state: every input is refused with a StateFormatError naming the field, or
 accepted and playable to the end (legal actions in range, clone, JSON round trip, determinize, a
 short ISMCTS search). The repro files of tests/data/security/ once crashed the engine (a segfault)

@@ -1,5 +1,5 @@
 """Metro 2033 (board game) on the contract: ``Metro2033Game`` / ``Metro2033State``
-(engine/metro2033/fast.pyx) against the reference engine through the contract's face (returns,
+(engine/metro2033/state.pyx) against the reference engine through the contract's face (returns,
 action texts, observed actions, determinize), the loader's refusals, and the renderers. The
 generic checks (random play, JSON round trips, observation and determinize, C play-outs, bots)
 are the contract suite's (tests/contract)."""
@@ -12,7 +12,7 @@ import pytest
 
 import metro_ai
 from metro_ai.engine.core import random_playouts
-from metro_ai.engine.metro2033.fast import FastMetro2033
+from metro_ai.engine.metro2033.machine import FastMetro2033
 from metro_ai.engine.metro2033.reference import RefMetro2033Game
 
 

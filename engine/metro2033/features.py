@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .board import BOARD
-from .fast import PHASES
+from .machine import PHASES
 
 SEAT_FEATURES = 10
 CARD_CHANNELS = 8

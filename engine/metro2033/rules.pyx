@@ -6,7 +6,7 @@ map's data) and the path rules in ``nogil`` C: the stations an army may attack (
 Polis/Hansa passage of G23 and the zones out of play of G6, G22) and the stations a hero reaches
 (G12), as look-ups in tables computed once per map (hero distances for every set of zones out of
 play) and searches over 2 x 64-bit station masks (the army's paths). The fast engine
-(``fast.pyx``, the game registered as ``metro2033``) cimports them;
+(``machine.pyx``, played as the game ``metro2033``) cimports them;
 ``tests/test_metro2033_rules.py`` checks both against ``board.py`` on random positions, and the
 pure-Python reference engine (``reference.py``) plays the whole game independently of them.
 

@@ -1,0 +1,380 @@
+# cython: language_level=3
+"""Metro 2033 (board game): the game on the contract (registered as ``metro2033``, G37).
+
+``Metro2033Game`` / ``Metro2033State``: the contract's C-level methods call the state machine's
+(``machine.pyx``, ``FastMetro2033``) ``nogil`` methods on the state's own ``FastMetro2033`` (a
+copy is a struct copy; the card tables are shared); the Python face adds the JSON layout
+(``_dump``; ``loader.pyx`` reads it back, checked), the observation, observed actions and the
+text view.
+"""
+from libc.stdint cimport uint64_t
+
+from metro_ai.engine.core cimport Game, GameState, rank_return, MAX_PLAYERS
+from metro_ai.engine.core import Option, as_seed
+from metro_ai.engine.metro2033.rules cimport *
+from metro_ai.engine.metro2033.machine cimport FastMetro2033
+from metro_ai.engine.metro2033.machine import PHASES, TASK_NAMES, HIDDEN_PENDING as _HIDDEN_PENDING
+from metro_ai.engine.metro2033.board import BOARD, RESOURCES
+from metro_ai.engine.metro2033 import readings as readings_module
+
+cdef enum:
+    R_OVER = 1
+    R_RANGE = 2
+    R_NOT_NOW = 3
+
+_REASONS = {R_OVER: "the game is over", R_RANGE: "not an action of this game",
+            R_NOT_NOW: "not one of the legal actions of this decision"}
+
+
+cdef class Metro2033Game(Game):
+    """*Metro 2033*, the board game (2nd edition), 2-6 players (rules G1-G36 of
+    ``docs/rules/metro2033.md``), on the fast engine ``FastMetro2033``. Options: ``players``
+    (G1), ``round_limit`` (G30, an addition: a game without winner ends after that many rounds,
+    ranked by VP), ``strict_counts`` and ``cards`` (the card file; default: the shipped set, whose
+    cards are reconstructed where the rulebook does not fix them, see ``cards.py``)."""
+    name = "metro2033"
+    readings = readings_module.METRO2033
+    title = "Metro 2033, the board game (2nd edition)"
+    min_players = 2
+    max_players = 6
+    OPTIONS = (
+        Option.integer("players", 2, "number of players", low=2, high=6, rule="G1"),
+        Option.integer("round_limit", 40, "rounds after which a game without winner ends, ranked by VP "
+                       "(an addition to the rules)", low=1, high=1000, rule="G30"),
+        Option.boolean("strict_counts", True, "require the rulebook's card counts of a card file", rule="G3"),
+        Option.path("cards", None, "a card JSON file (schema in engine/metro2033/cards.py); default: the "
+                    "shipped set (reconstructed where the rulebook is silent)"),
+    )
+    search_defaults = {"rollout": "random", "rollout_depth": 60, "cutoff_scale": 1.0}
+    state_fields = ("rng_state", "decks", "known", "discards", "out", "market", "law", "owner", "faction",
+                    "hero", "hero_at", "wounded", "vp", "army", "res", "equipment", "quests", "done_quests",
+                    "quest_used", "scouted", "scouted_round", "declared", "threat_now", "vote", "last_vote",
+                    "last_threat", "round", "first", "stage", "over", "winner", "phase", "decider",
+                    "pending", "fight", "combat", "agenda")
+    benchmark_moves = {"opening": 0, "middle": 150, "end": 300}
+    reference = "metro_ai.engine.metro2033.reference:RefMetro2033Game"
+    features = "metro_ai.engine.metro2033.features:Metro2033Features"
+    svg = "metro_ai.engine.metro2033.svg:map_svg"
+
+    def _configure(self):
+        o = self._options
+        self.proto = FastMetro2033(o["players"], o["cards"], o["strict_counts"], o["round_limit"], 0)
+        self.card_set = self.proto.card_set
+        self.card_names = tuple(c["name"] for c in self.card_set.cards)
+        self.card_types = tuple(c["type"] for c in self.card_set.cards)
+        self.C = len(self.card_names)
+
+    def _reference_options(self):
+        return dict(self.options)
+
+    @property
+    def num_distinct_actions(self):
+        return self.proto.FIXED + 12
+
+    @property
+    def max_actions(self):
+        return self.proto.FIXED + 12
+
+    @property
+    def max_game_length(self):
+        """An upper bound: the drafts and placements, then per round and player the most
+        decisions the rules allow (every quest completed and used in the army and the hero phase,
+        a purchase per bullet held, fights with their follow-ups), plus the round's events."""
+        n, q = self.players, self.proto.tab.t.n_type[T_QUEST]
+        # G29, G31, G33: per round and player an upkeep decision, and a quest decision at each
+        # of the 2n + 1 quest checks (each completion asks again: at most q more); the law look
+        return 3 * n + self.options["round_limit"] * (n * (4 * q + 140) + 20 + n * (2 * n + 2 + q) + 1)
+
+    cdef Metro2033State _blank(self):
+        cdef Metro2033State st = Metro2033State.__new__(Metro2033State)
+        st.game = self
+        st.f = self.proto._copy()
+        return st
+
+    def new_state(self, seed=0):
+        """A new game dealt from `seed` (any int), as the reference engine deals it."""
+        cdef uint64_t s = as_seed(seed)
+        cdef Metro2033State st = self._blank()
+        st.f._new(self.players, s)
+        return st
+
+    # ---- actions in text
+    def action_to_string(self, action):
+        """Human text of an action id (as the reference engine writes it); ValueError if it is
+        not one."""
+        cdef FastMetro2033 f = self.proto
+        cdef Tables* t = &f.tab.t
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < f.FIXED + 12:
+            raise ValueError(f"not a metro2033 action: {action!r} (actions are 0..{f.FIXED + 11})")
+        names = BOARD.names
+        if action < A_STATION_HERO:
+            return f"station {names[action]}"
+        if action < A_FACTION:
+            return f"hero defends {names[action - A_STATION_HERO]}"
+        if action < A_HERO:
+            return f"faction {self.card_names[t.factions[action - A_FACTION]]}"
+        if action < A_PLAYER:
+            i = action - A_HERO
+            return f"hero {self.card_names[t.heroes[i]]}" if i < t.nheroes else f"hero #{i}"
+        if action < A_RESOURCE:
+            return f"player {action - A_PLAYER}"
+        if action < A_COUNT:
+            return f"resource {RESOURCES[action - A_RESOURCE]}"
+        if action < A_CARD:
+            return f"count {action - A_COUNT}"
+        if action < f.FIXED:
+            block, c = divmod(action - A_CARD, self.C)
+            return f"{('card', 'complete', 'use')[block]} {self.card_names[c]}"
+        return _FIXED_NAMES[action - f.FIXED]
+
+    # ---- loading
+    def _load_state(self, obj):
+        from metro_ai.engine.metro2033.loader import load_state
+        return load_state(self, obj)
+
+
+_FIXED_NAMES = ("yes", "no", "army", "hero", "buy", "quest", "exchange", "scout", "attack", "pass",
+                "refresh", "done")
+
+
+cdef class Metro2033State(GameState):
+    """A game of Metro 2033, hidden parts included (deck orders, quests in hand, scouted threats,
+    combat cards, undisclosed threat declarations). Make one with ``Metro2033Game.new_state``."""
+
+    # ---- the C-level contract
+    cdef int c_num_players(self) noexcept nogil:
+        return self.f.d.n
+
+    cdef int c_max_actions(self) noexcept nogil:
+        return self.f.FIXED + 12
+
+    cdef int c_num_actions(self) noexcept nogil:
+        return self.f.FIXED + 12
+
+    cdef int c_current_player(self) noexcept nogil:
+        return -1 if self.f.d.over else self.f.d.decider
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.f.d.over
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        return self.f._legal(out)
+
+    cdef int c_check(self, int action) noexcept nogil:
+        cdef int buf[MAX_LEGAL]
+        cdef int k, i
+        if self.f.d.over:
+            return R_OVER
+        if action < 0 or action >= self.f.FIXED + 12:
+            return R_RANGE
+        k = self.f._legal(buf)
+        for i in range(k):
+            if buf[i] == action:
+                return 0
+        return R_NOT_NOW
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        self.f._do(action)
+        self.f._advance()
+
+    cdef void c_scores(self, double* out) noexcept nogil:
+        cdef int p
+        for p in range(self.f.d.n):
+            out[p] = self.f.d.vp[p]
+
+    cdef void c_returns(self, double* out) noexcept nogil:
+        """G2 winner first, the others by VP (G30 at the round limit); zeros before the end."""
+        cdef int p, n = self.f.d.n
+        cdef double key[MAX_PLAYERS]
+        for p in range(n):
+            key[p] = self.f.d.vp[p] + (1000.0 if p == self.f.d.winner else 0.0)
+        for p in range(n):
+            out[p] = rank_return(p, n, key) if self.f.d.over else 0.0
+
+    cdef void c_heuristic(self, double* out) noexcept nogil:
+        """Public information only: VP, the G2 win, and a little for army, resources, equipment
+        and completed-quest properties (the means to take stations)."""
+        cdef Data* d = &self.f.d
+        cdef int p
+        for p in range(d.n):
+            out[p] = (d.vp[p] + (100.0 if p == d.winner else 0.0) + 0.15 * d.army[p]
+                      + 0.03 * (d.res[p][0] + d.res[p][1] + d.res[p][2]) + 0.1 * d.equip_n[p])
+
+    cdef int c_observed_action(self, int action, int player) noexcept nogil:
+        """G32, as the reference's ``observed_action``: another player sees a threat declaration
+        as one at station 0, a combat-card pick as the first combat card, a kept quest as the
+        first quest card; every other move as it is."""
+        cdef Data* d = &self.f.d
+        cdef Tables* t = &self.f.tab.t
+        if d.over or player == d.decider:
+            return action
+        if d.phase == P_DECLARE:
+            return A_STATION
+        if d.phase == P_COMBAT_PICK:
+            return A_CARD + t.by_type[T_COMBAT][0]
+        if d.phase == P_QUEST_KEEP:
+            return A_CARD + t.by_type[T_QUEST][0]
+        return action
+
+    cdef void c_copy_from(self, GameState other) noexcept nogil:
+        self.f.d = (<Metro2033State>other).f.d
+
+    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
+        self.f.d = (<Metro2033State>source).f.d
+        self.f._determinize(player, seed)
+
+    cdef GameState c_new_blank(self):
+        return (<Metro2033Game>self.game)._blank()
+
+    # ---- Python face
+    def _reason(self, int code):
+        return _REASONS.get(code, f"reason code {code}")
+
+    def _summary(self):
+        cdef Data* d = &self.f.d
+        return (f"metro2033 {d.n} players, round {d.round}, stage {d.stage}, phase {self.phase}, "
+                + (f"player {d.decider} to move" if not d.over else "over") + f", VP {self.scores()}")
+
+    @property
+    def phase(self):
+        """The decision being taken (the reference's phase names), ``over`` at the end."""
+        return "over" if self.f.d.over else PHASES[self.f.d.phase]
+
+    @property
+    def round(self):
+        return self.f.d.round
+
+    @property
+    def stage(self):
+        return self.f.d.stage
+
+    @property
+    def winner(self):
+        """The G2 winner, or None (none yet, or the round limit ended the game: G30)."""
+        return None if self.f.d.winner < 0 else self.f.d.winner
+
+    def observed_action(self, action, player):
+        """How `player` sees `action` taken now by the player to move (G32)."""
+        self._check_player(player)
+        if not self.is_legal(action):
+            raise ValueError(f"action {action!r} is not legal now")
+        return self.c_observed_action(action, player)
+
+    def _state_fields(self):
+        return _dump(self.f)
+
+    def observation(self, player):
+        """What `player` sees, as a JSON-ready dict: the whole public state (board, tokens,
+        resources, heroes, equipment, law, completed quests, market, discards, the records, the
+        agenda); their own quests, scouted threat, combat cards and the deck places they know;
+        of the others only counts; the threat declarations only once the threat is revealed
+        (G32); of the decks their sizes and which places someone knows."""
+        cdef Data* d = &self.f.d
+        self._check_player(player)
+        full = _dump(self.f)
+        obs = {"game": self.game.name, "options": self.game.state_options, "player": player}
+        for k, v in full.items():
+            if k in ("rng_state", "decks", "known", "quests", "scouted", "declared", "pending", "combat"):
+                continue
+            obs[k] = v
+        known = full["known"]
+        obs["deck_sizes"] = {k: len(v) for k, v in full["decks"].items()}
+        obs["deck_known"] = {k: [[i, c] for i, c in enumerate(v) if player in known.get(str(c), ())]
+                             for k, v in full["decks"].items()}
+        obs["deck_known_by"] = {k: [[i, known[str(c)]] for i, c in enumerate(v) if str(c) in known]
+                                for k, v in full["decks"].items()}
+        obs["quests"] = full["quests"][player]
+        obs["quest_counts"] = [len(q) for q in full["quests"]]
+        obs["scouted"] = full["scouted"][player]
+        obs["scouting"] = [len(x) for x in full["scouted"]]
+        open_ = d.threat_now >= 0
+        obs["declared"] = [x if (open_ or q == player) else (x is not None) for q, x in enumerate(full["declared"])]
+        pending = dict(full["pending"])
+        if d.phase in _HIDDEN_PENDING and d.decider != player:
+            pending["cards"] = len(pending["cards"])
+        obs["pending"] = pending
+        cb = full["combat"]
+        if cb is not None:
+            cb = dict(cb)
+            cb["aside"] = len(cb["aside"])
+            for key in ("hands", "picks"):
+                cb[key] = [v if cb["side"][i] == player else len(v) for i, v in enumerate(cb[key])]
+        obs["combat"] = cb
+        obs["current_player"] = self.current_player
+        obs["scores"] = self.scores()
+        return obs
+
+    def render(self, player=None):
+        """A text view: the round, stage and decision; per player faction, hero (where, wounded),
+        VP, army, resources, stations, equipment and completed quests (quests in hand and a
+        scouted threat only for `player`, or for everyone when `player` is None); the market,
+        the law in force, the threat being fought and the deck sizes."""
+        if player is not None:
+            self._check_player(player)
+        g = self.game
+        cn = g.card_names
+        full = _dump(self.f)
+        names = BOARD.names
+
+        def card(c):
+            return "-" if c is None else cn[c]
+        lines = [f"Metro 2033, round {full['round']} (stage {full['stage']}), phase {self.phase}"
+                 + (f", P{self.current_player} to decide" if not self.is_terminal() else ", game over")]
+        for p in range(self.f.d.n):
+            st = [names[s] for s, o in enumerate(full["owner"]) if o == p]
+            hero = full["hero"][p]
+            at = full["hero_at"][p]
+            r = full["res"][p]
+            lines.append(f"P{p} {card(full['faction'][p])}: VP {full['vp'][p]}, army {full['army'][p]}, "
+                         f"pigs {r[0]} mushrooms {r[1]} bullets {r[2]}; hero {card(hero)}"
+                         + (f" at {names[at]}" if at is not None else "")
+                         + (" (wounded)" if full["wounded"][p] else ""))
+            lines.append("    stations: " + (", ".join(st) or "-"))
+            if full["equipment"][p]:
+                lines.append("    equipment: " + ", ".join(cn[c] for c in full["equipment"][p]))
+            if full["done_quests"][p]:
+                lines.append("    quests done: " + ", ".join(cn[c] for c in full["done_quests"][p]))
+            if player is None or player == p:
+                lines.append("    quests in hand: " + (", ".join(cn[c] for c in full["quests"][p]) or "-")
+                             + ("; scouted: " + cn[full["scouted"][p][0]] if full["scouted"][p] else ""))
+            else:
+                lines.append(f"    quests in hand: {len(full['quests'][p])}")
+        lines.append("market: " + ", ".join(card(c) for c in full["market"]))
+        lines.append(f"law: {card(full['law'])}; threat: {card(full['threat_now'])}; decks: "
+                     + ", ".join(f"{k} {len(v)}" for k, v in full["decks"].items()))
+        if self.is_terminal():
+            lines.append("winner: " + (f"P{full['winner']}" if full["winner"] is not None else
+                                       "none (round limit: ranked by VP)"))
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- JSON: dump and load
+
+def _opt(v):
+    return None if v < 0 else v
+
+
+def _dump(FastMetro2033 f):
+    """The full state (hidden parts included) as a JSON-ready dict: ``ref_data()``'s fields plus
+    the pending decision's parameters, the fight between players and the agenda."""
+    cdef Data* d = &f.d
+    obj = f.ref_data()
+    del obj["phase"], obj["decider"]
+    obj["rng_state"] = str(d.rng)
+    obj["phase"] = "over" if d.over else PHASES[d.phase]
+    obj["decider"] = -1 if d.over else d.decider
+    obj["pending"] = {
+        "cards": [d.pd_cards[i] for i in range(d.pd_ncards)] if d.phase in _HIDDEN_PENDING else [],
+        "votes": d.pd_votes, "max": d.pd_max, "side": d.pd_side, "who": d.pd_who, "station": d.pd_station,
+        "taken": d.pd_taken, "from": d.pd_from, "to": d.pd_to, "bought": d.pd_bought,
+        "refreshed": d.pd_refreshed, "forced": d.pd_forced, "amount": d.pd_amount, "resmask": d.pd_resmask}
+    # the fight being fought or the last one (who, by what, where); its combat cards once dealt
+    obj["fight"] = {"kind": d.cx_kind, "side": [d.cx_side[0], d.cx_side[1]], "who": [d.cx_who[0], d.cx_who[1]],
+                    "station": d.cx_station}
+    obj["combat"] = None if not d.combat_on else {
+        "side": [d.cx_side[0], d.cx_side[1]], "hands": [[d.hand[s][i] for i in range(d.hand_n[s])] for s in range(2)],
+        "aside": [d.aside[i] for i in range(d.aside_n)],
+        "picks": [[d.pick[s]] if d.pick[s] >= 0 else [] for s in range(2)]}
+    obj["agenda"] = [[TASK_NAMES[d.ag[i].name], d.ag[i].a, d.ag[i].b, d.ag[i].c] for i in range(d.ag_n)]
+    return obj
+
