@@ -1,11 +1,13 @@
 # Metro 2033 (board game): the state machine (machine.pyx) as a cdef class over the C state of
 # rules.pxd, which the contract's state (state.pyx) and the loader (loader.pyx) cimport.
+cimport cython
 from libc.stdint cimport uint64_t
 
 from metro_ai.engine.metro2033.rules cimport Data, m33_word
 from metro_ai.engine.metro2033.cardset cimport CardTables
 
 
+@cython.final                            # no subclass: its methods are called directly, not by vtable
 cdef class FastMetro2033:
     cdef Data d
     cdef CardTables tab
