@@ -14,7 +14,7 @@ import metro_ai.engine.metro.solo as solo
 from metro_ai.engine.metro.rules import MODULES, MetroState
 
 HOOKS = ("new_state", "load_state", "owns_action", "action_to_string", "owns_text", "string_to_action",
-         "reference_game")
+         "reference_game", "game_length")
 
 
 @pytest.mark.parametrize("name", [name for _, name in MODULES])

@@ -97,6 +97,11 @@ def string_to_action(MetroGame game, text):
     return string_to_central(game, text)
 
 
+def game_length(MetroGame game):
+    """The central-station pieces (C2), each a turn: one a player (with companies one a company)."""
+    return game.tables.ncentral
+
+
 def reference_game(MetroGame game):
     """The game with modules 2 or 3 on ``reference_city.py``."""
     from .reference_city import city_game

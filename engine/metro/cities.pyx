@@ -152,6 +152,11 @@ def string_to_action(MetroGame game, text):
     return string_to_choice(game, text)
 
 
+def game_length(MetroGame game):
+    """Paris's choices (C28): each of 32 tiles on tourists, 32 at most."""
+    return 32 * 32 if game.city == "paris" else 0
+
+
 def reference_game(MetroGame game):
     """The city game on ``reference_cities.py``."""
     from .reference_cities import RefCitiesGame

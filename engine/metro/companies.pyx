@@ -93,6 +93,12 @@ def string_to_action(MetroGame game, text):
     return string_to_exchange(text)
 
 
+def game_length(MetroGame game):
+    """The exchanges (M17): exchange_limit each (with exchange_limit=None the turn limit bounds
+    the game instead, M20)."""
+    return game.players * (game.exchange_limit or 0)
+
+
 def reference_game(MetroGame game):
     """The companies game on ``reference_companies.py``."""
     from .reference_companies import RefCompaniesGame

@@ -31,6 +31,7 @@ cdef class MetroGame(Game):
     cdef readonly object city_data       # None (the shipped, reconstructed numbers) or a file path (C26)
     cdef readonly object city_rules      # the city's tables (cities.CityRules), cities only
     cdef readonly tuple modules          # the active modules (rules.pyx MODULES), in dispatch order
+    cdef object state_maker              # an active module's blank_state (a state class of its own), or None
     cdef _build_tables(self)
     cdef MetroState _blank(self)
 

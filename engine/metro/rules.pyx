@@ -202,8 +202,11 @@ _CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.tes
 # line (the options' test, the module under metro_ai.engine.metro). A module defines
 # ``new_state(game, seed)``, ``load_state(game, obj)``, ``owns_action(game, action)`` with
 # ``action_to_string(game, action)``, ``owns_text(game, text)`` with ``string_to_action(game,
-# text)``, and ``reference_game(game)``; MetroGame dispatches to the first active one that claims
-# the call (``MetroGame.modules``). A new module adds its options, its part and a line here.
+# text)``, ``reference_game(game)`` and ``game_length(game)`` (the most actions its part adds to
+# a game); a module whose part has rules of its own over the base state's (the cities) defines
+# ``blank_state(game)`` too, an empty state of its class. MetroGame dispatches to the first active
+# one that claims the call (``MetroGame.modules``); the state's parts give the action bounds
+# (``max_actions``, ``num_distinct_actions``). A new module adds its options, its part and a line here.
 MODULES = (
     (lambda g: g.city is not None, "cities"),                          # C5-C10, C26-C35
     (lambda g: g.central_stations or g.central_tracks, "central"),     # C2, C3, C12-C18
@@ -340,6 +343,7 @@ cdef class MetroGame(Game):
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
         self.modules = tuple(importlib.import_module(f"{__package__}.{name}") for on, name in MODULES if on(self))
+        self.state_maker = next((m.blank_state for m in self.modules if hasattr(m, "blank_state")), None)
 
     def _configure_city(self):
         """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
@@ -467,18 +471,14 @@ cdef class MetroGame(Game):
 
     @property
     def max_actions(self):
-        return (METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.companies else 0)   # 8 exchanges (M13)
-                + ((32 if self.companies else 8) if self.central_stations else 0)      # pieces x spaces (C2)
-                + (64 if self.city is not None else 0))                                 # Paris's choices (C28)
+        """The most legal actions a position has: the state's parts say it (``c_max_actions``:
+        placements and the draw; exchanges, M13; pieces x spaces, C2; Paris's choices, C28)."""
+        return self._blank().c_max_actions()
 
     @property
     def num_distinct_actions(self):
-        if self.city == "paris":        # C28: 6465 + landmark, 6481 + square
-            from .cities import CHOICE_END
-            return CHOICE_END
-        if self.central_stations:       # C2: 6209 + 8 * share + space (share 0 without companies)
-            return METRO_CENTRAL_ACTION + (256 if self.companies else 8)
-        return METRO_DRAW + 1 + (64 if self.companies else 0)    # exchanges: 2 per share (M13)
+        """Every action id is below this: the state's parts say it (``c_num_actions``)."""
+        return self._blank().c_num_actions()
 
     @property
     def max_game_length(self):
@@ -486,10 +486,8 @@ cdef class MetroGame(Game):
             # M20: at most turn_limit turns, a placement turn at most 2 actions (a draw, then the
             # tile), an exchange or a central-station piece 1
             return self.turn_limit + min(self.turn_limit, METRO_TILES)
-        # every tile placed, each at most one draw before it; with companies, the exchanges (M17)
-        return (2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
-                + ((8 if self.companies else self.players) if self.central_stations else 0)    # pieces (C2)
-                + (32 * 32 if self.city == "paris" else 0))   # C28: each of 32 tiles on tourists, 32 at most
+        # every tile placed, each at most one draw before it; and what each module's part adds
+        return 2 * METRO_TILES + sum(module.game_length(self) for module in self.modules)
 
     def reference_game(self):
         """The same game on the pure-Python reference engine (``reference.py``; with a module, the
@@ -533,9 +531,8 @@ cdef class MetroGame(Game):
         return _to_a_choice(s)
 
     cdef MetroState _blank(self):
-        if self.city is not None:
-            from .cities import blank_state
-            return blank_state(self)
+        if self.state_maker is not None:          # a module's state class (the cities)
+            return self.state_maker(self)
         cdef MetroState st = MetroState.__new__(MetroState)
         st.game = self
         st.t = &self.tables
