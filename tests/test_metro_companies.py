@@ -12,7 +12,7 @@ import metro_ai
 from metro_ai import IllegalActionError
 from metro_ai.engine.errors import DataError, StateFormatError
 from metro_ai.engine.metro import data as metro_data
-from metro_ai.engine.metro.companies import CompaniesState
+from metro_ai.engine.metro.rules import MetroState
 
 from stats import chi2_pvalue
 
@@ -404,7 +404,7 @@ def test_mo_ismcts_trees_merge_opponents_exchanges_of_one_percentage():
     """With public moves the n trees of MO-ISMCTS mirror each other (n times SO-ISMCTS's nodes);
     here the opponents' exchanges of one percentage share a node in the others' trees."""
     s = game(2).new_state(6)
-    assert isinstance(s, CompaniesState) and any(a >= EXCHANGE for a in s.legal_actions())
+    assert type(s) is MetroState and any(a >= EXCHANGE for a in s.legal_actions())
     limit = metro_ai.Limit(iterations=1500)
     so = metro_ai.make_bot("ismcts", seed=5).analyse(s, limit)
     mo = metro_ai.make_bot("mo-ismcts", seed=5).analyse(s, limit)

@@ -1,17 +1,20 @@
 """Metro's modules are composed, not dispatched by name (rules.pyx MODULES): each module adds a
 part to the state and is switched on by its options; MetroGame finds its deal, loader, actions'
-text and reference engine through the active modules, in MODULES order (C2, C3, C5, M11)."""
+text and reference engine through the active modules, in MODULES order (C2, C3, C5, M11). The
+state classes are three: MetroState (every part: the central pieces, the companies' shares),
+CityState (a city's pieces on top) and the solo game's."""
 import importlib
 
 import pytest
 
 import metro_ai
 from metro_ai.engine.metro import central, companies
-from metro_ai.engine.metro.companies import CompaniesState
+import metro_ai.engine.metro.cities as cities
+import metro_ai.engine.metro.solo as solo
 from metro_ai.engine.metro.rules import MODULES, MetroState
 
 HOOKS = ("new_state", "load_state", "owns_action", "action_to_string", "owns_text", "string_to_action",
-         "reference_game")
+         "reference_game", "game_length")
 
 
 @pytest.mark.parametrize("name", [name for _, name in MODULES])
@@ -38,7 +41,7 @@ def test_solo_game_has_no_module():
 
 
 @pytest.mark.parametrize("options,cls", [({"central_stations": True}, MetroState),
-                                         ({"central_stations": True, "companies": True}, CompaniesState)])
+                                         ({"central_stations": True, "companies": True}, MetroState)])
 def test_central_stations_are_a_part_of_the_state(options, cls):
     """C2: the pieces live in the base state (or the companies'): no class of their own."""
     game = metro_ai.load_game("metro", players=3, **options)
@@ -59,4 +62,40 @@ def test_central_pieces_refused_without_central_stations():
     c = metro_ai.load_game("metro", players=2, companies=True).new_state(1)
     with pytest.raises(ValueError, match="central_stations"):
         c.shown(0)
-    assert isinstance(c, CompaniesState) and companies.owns_action(c.game, 6145)
+    assert type(c) is MetroState and companies.owns_action(c.game, 6145)
+
+
+@pytest.mark.parametrize("options,cls", [
+    ({"companies": True}, MetroState),
+    ({"companies": True, "central_tracks": True}, MetroState),
+    ({"city": "new_york", "companies": True}, cities.CityState),
+    ({"city": "new_york"}, cities.CityState),
+])
+def test_the_companies_are_a_part_of_the_state(options, cls):
+    """M11-M18, C35: the shares live in the base state (or the city's): no class of their own;
+    clones, determinisations and loaded states keep the class and the part."""
+    game = metro_ai.load_game("metro", players=3, **options)
+    s = game.new_state(7)
+    exchange = next((a for a in s.legal_actions() if 6145 <= a < 6209), None)
+    assert (exchange is not None) == game.companies
+    if exchange is not None:
+        s.apply(exchange)
+        assert s.exchanges_made() == [1, 0, 0] and len(s.shares(0)) == 4
+    for other in (s.clone(), s.determinize(1, 3), game.state_from_json(s.to_json())):
+        assert type(other) is cls
+    assert game.state_from_json(s.to_json()) == s
+    if not game.companies:
+        with pytest.raises(ValueError, match="option companies"):
+            s.profits()
+
+
+def test_three_state_classes():
+    """One MetroState, one CityState, one SoloState: no class per combination of modules."""
+    from metro_ai.engine.core import GameState
+    metro = importlib.import_module("metro_ai.engine.metro")
+    names = {"rules", "central", "companies", "cities", "solo", "loader", "state"}
+    found = {f"{m}.{k}" for m in names for k, v in vars(importlib.import_module(f"{metro.__name__}.{m}")).items()
+             if isinstance(v, type) and issubclass(v, GameState) and v.__module__.endswith(m)}
+    assert found == {"rules.MetroState", "cities.CityState", "solo.SoloState"}
+    assert not hasattr(companies, "CompaniesState") and not hasattr(cities, "CityCompaniesState")
+    assert type(solo.MetroSoloGame().new_state(1)) is solo.SoloState

@@ -3,8 +3,9 @@
 
 Module 2, central stations (``central_stations=True``): a part of the state, not a class: the
 pieces (``CentralData``, ``MetroState.cd``) are switched on by the tables' ``ncentral``; the base
-state's and the companies' methods play them with the C helpers of ``rules.pyx`` (``space_free``,
-``place_piece``, ``check_space``); this module holds their text, deal and loader. The board's
+state's methods play them with the C helpers of ``rules.pyx`` (``space_free``, ``place_piece``,
+``check_space``; with companies, a share shown: ``state.pyx``); this module holds their text,
+deal and loader. The board's
 geometry for them lives in ``rules.pyx`` too: the 8 spaces
 round the centre (space j, clockwise from the top-left, faces square D3 E3 F4 F5 E6 D6 C5 C4;
 the facing square's even port towards the centre is the departure, the odd one the arrival, C12);
@@ -33,11 +34,10 @@ from libc.stdint cimport uint64_t
 
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
 from metro_ai.engine.metro.rules cimport MetroGame, MetroState, MetroTables, METRO_KINDS, METRO_CENTRAL_ACTION, deal_tiles
-from metro_ai.engine.metro.companies cimport _blank as _companies_blank
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
-from .rules import _load_state, square_name, CENTRAL_SPACE_SQUARES
+from .rules import _load_state, square_name, share_name, CENTRAL_SPACE_SQUARES
 from . import companies as _companies
 from .loader import brief, int_in as _int_in
 
@@ -61,7 +61,7 @@ def central_to_string(MetroGame game, action):
         raise ValueError(f"not a Metro central-station action: {action!r} ({METRO_CENTRAL_ACTION}..{hi - 1})")
     share, space = (action - METRO_CENTRAL_ACTION) >> 3, (action - METRO_CENTRAL_ACTION) & 7
     text = f"central station at {space_name(space)}"
-    return text + (f" showing {_companies.share_name(share)}" if game.companies else "")
+    return text + (f" showing {share_name(share)}" if game.companies else "")
 
 
 def string_to_central(MetroGame game, text):
@@ -95,6 +95,11 @@ def owns_text(MetroGame game, text):
 
 def string_to_action(MetroGame game, text):
     return string_to_central(game, text)
+
+
+def game_length(MetroGame game):
+    """The central-station pieces (C2), each a turn: one a player (with companies one a company)."""
+    return game.tables.ncentral
 
 
 def reference_game(MetroGame game):
@@ -181,11 +186,7 @@ def load_state(MetroGame game, obj):
         if not isinstance(shown, list) or len(shown) != n or any(
                 not isinstance(s, list) or any(not _int_in(i, 0, 3) for i in s) or s != sorted(set(s)) for s in shown):
             bad(f"central.shown must be {n} ascending lists of distinct pct indices 0..3 (C18)")
-    cdef MetroState st
-    if game.companies:
-        st = _companies_blank(game)
-    else:
-        st = game._blank()
+    cdef MetroState st = game._blank()
     for v, j in pieces:
         st.cd.piece_space[v] = j
         st.cd.space_piece[j] = v

@@ -2,7 +2,6 @@
 # city part of a state, on top of the base game's MetroData, and the per-game city tables read
 # from data/cities.json (RECONSTRUCTED numbers, or a user's file: option city_data).
 from metro_ai.engine.metro.rules cimport MetroState
-from metro_ai.engine.metro.companies cimport CompaniesState
 
 cdef enum:
     CITY_COLOURS = 8           # tourist colours (C5, C26)
@@ -66,13 +65,7 @@ cdef class CityRules:
     cdef const CityTables* ct_ptr(self)
 
 
-cdef class CityState(MetroState):
+cdef class CityState(MetroState):         # the base state's parts (New York: companies, C35), the city's
     cdef CityData cd
     cdef const CityTables* ct
     cdef object rules                      # keeps the tables alive
-
-
-cdef class CityCompaniesState(CompaniesState):   # New York with companies (C9, C35)
-    cdef CityData cd
-    cdef const CityTables* ct
-    cdef object rules

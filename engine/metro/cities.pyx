@@ -3,9 +3,8 @@
 ``MetroGame(city="paris" | "stockholm" | "london" | "new_york" | "berlin")``. St. Petersburg
 (C11) is refused by ``MetroGame`` itself: its rules are not available.
 
-A state subclass of the base game's ``MetroState`` (``CityState``; New York with the companies:
-of ``CompaniesState``, ``CityCompaniesState``, C35): the tiles, turn, lines and actions are the
-base game's (with ``central_tracks``, C3, the variants M9, M10, and the frames C1); a placement
+A state subclass of the base game's ``MetroState`` (``CityState``, New York with the companies
+too: the base state's companies part, C35): the tiles, turn, lines and actions are the base game's (with ``central_tracks``, C3, the variants M9, M10, and the frames C1); a placement
 then applies the city's rule. Only Paris adds actions: when a taken tourist has two places or
 more to go, its player chooses (``6465 + landmark id``, ``6481 + square``, C28); meanwhile that
 player is to move. The numbers (landmarks, points, VP pieces) come from ``data/cities.json``
@@ -46,7 +45,6 @@ from libc.string cimport memset
 from libc.stdint cimport uint64_t
 
 from metro_ai.engine.core cimport GameState
-from metro_ai.engine.metro.companies cimport CompaniesState
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
 from metro_ai.engine.metro.rules cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_EMPTY, PHASE_OVER, deal_tiles, next_square,
@@ -152,6 +150,11 @@ def owns_text(MetroGame game, text):
 
 def string_to_action(MetroGame game, text):
     return string_to_choice(game, text)
+
+
+def game_length(MetroGame game):
+    """Paris's choices (C28): each of 32 tiles on tourists, 32 at most."""
+    return 32 * 32 if game.city == "paris" else 0
 
 
 def reference_game(MetroGame game):
@@ -515,24 +518,13 @@ def new_state(MetroGame game, seed):
 
 
 cdef CityData* _data_of(MetroState st):
-    if isinstance(st, CityCompaniesState):
-        return &(<CityCompaniesState>st).cd
     return &(<CityState>st).cd
 
 
 def blank_state(MetroGame game):
-    """An empty city state of `game` (with companies: ``CityCompaniesState``, C35)."""
-    cdef CityState st
-    cdef CityCompaniesState cst
-    if game.companies:
-        cst = CityCompaniesState.__new__(CityCompaniesState)
-        cst.game = game
-        cst.t = &game.tables
-        cst.rules = game.city_rules
-        cst.ct = (<CityRules>cst.rules).ct_ptr()
-        clear_city(&cst.cd)
-        return cst
-    st = CityState.__new__(CityState)
+    """An empty city state of `game` (with companies, C35, its companies part on: the tables'
+    flag)."""
+    cdef CityState st = CityState.__new__(CityState)
     st.game = game
     st.t = &game.tables
     st.rules = game.city_rules
@@ -562,7 +554,7 @@ cdef class CityState(MetroState):
         return MetroState.c_max_actions(self) + 64
 
     cdef int c_num_actions(self) noexcept nogil:
-        return CITY_CHOICE_END if self.ct.city == CITY_PARIS else METRO_DRAW + 1
+        return CITY_CHOICE_END if self.ct.city == CITY_PARIS else MetroState.c_num_actions(self)
 
     cdef int c_current_player(self) noexcept nogil:
         return self.cd.pend_player if self.cd.pend_player >= 0 else self.d.current
@@ -591,6 +583,7 @@ cdef class CityState(MetroState):
     cdef void c_apply(self, int action) noexcept nogil:
         cdef int p = self.d.current, sq, l, c
         cdef uint64_t was_open = 0
+        cdef int before[8]
         if self.cd.pend_player >= 0:
             paris_place(&self.cd, self.ct, action)
             paris_resolve(&self.cd, self.ct)
@@ -612,6 +605,9 @@ cdef class CityState(MetroState):
             for l in range(self.t.nlines):
                 if self.d.line_arr[l] < 0:
                     was_open |= (<uint64_t>1) << l
+        if self.t.companies:
+            for c in range(8):
+                before[c] = self.cd.pts[c]
         MetroState.c_apply(self, action)
         if self.ct.city == CITY_NEW_YORK or self.ct.city == CITY_BERLIN:
             for l in range(self.t.nlines):
@@ -619,16 +615,22 @@ cdef class CityState(MetroState):
                     line_closed(&self.cd, self.ct, &self.d, self.t, l)
         else:
             collect(&self.cd, self.ct, p, sq)
+        if self.t.companies:                # New York's boards are their companies' profit points (C35)
+            for c in range(8):
+                self.d.score[c] += self.cd.pts[c] - before[c]
 
     cdef void c_scores(self, double* out) noexcept nogil:
         cdef int i
+        if self.t.companies:                # the boards' points are in the profits (C35): the final scoring
+            MetroState.c_scores(self, out)
+            return
         for i in range(self.t.players):
             out[i] = self.d.score[i] + self.cd.pts[i]
             if self.c_is_terminal():
                 out[i] += hidden_points(&self.cd, self.ct, i)
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
-        self.d = (<CityState>other).d
+        MetroState.c_copy_from(self, other)
         self.cd = (<CityState>other).cd
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
@@ -705,8 +707,8 @@ cdef class CityState(MetroState):
 
     def city_points(self):
         """The city's public points per player (C34): Paris's landmarks, London's taxi, New York's
-        boards, Berlin's tickets."""
-        return [self.cd.pts[p] for p in range(self.t.players)]
+        boards, Berlin's tickets. With companies per company (C35), included in its profit."""
+        return [self.cd.pts[p] for p in range(8 if self.t.companies else self.t.players)]
 
     def hidden_points(self):
         """Points shown at the end only (Stockholm's markers, Berlin's VP pieces), per player."""
@@ -731,7 +733,7 @@ cdef class CityState(MetroState):
 
     def _public(self):
         obj = MetroState._public(self)
-        obj["city"] = city_public(&self.cd, self.ct, self.t.players, self.t.players)
+        obj["city"] = city_public(&self.cd, self.ct, self.t.players, 8 if self.t.companies else self.t.players)
         if self.c_is_terminal():                      # shown at the end (C34)
             obj["city"].update(self._city_hidden())
         return obj
@@ -755,58 +757,6 @@ cdef class CityState(MetroState):
 
     def render(self, player=None):
         return MetroState.render(self, player) + "\n" + city_text(self._public()["city"], self.rules.colours)
-
-
-cdef class CityCompaniesState(CompaniesState):
-    """New York with companies (C9, C35): the companies' position, a landmark board per company;
-    a company's board points are profit points of that company (so they count in its value, its
-    majority bonus and the exchanges' cut-off, M13, M14)."""
-
-    cdef void c_apply(self, int action) noexcept nogil:
-        cdef int l, k
-        cdef uint64_t was_open = 0
-        cdef int before[8]
-        if action >= METRO_DRAW:
-            CompaniesState.c_apply(self, action)
-            return
-        for l in range(self.t.nlines):
-            if self.d.line_arr[l] < 0:
-                was_open |= (<uint64_t>1) << l
-        for k in range(8):
-            before[k] = self.cd.pts[k]
-        CompaniesState.c_apply(self, action)
-        for l in range(self.t.nlines):
-            if (was_open >> l) & 1 and self.d.line_arr[l] >= 0:
-                line_closed(&self.cd, self.ct, &self.d, self.t, l)
-        for k in range(8):
-            self.d.score[k] += self.cd.pts[k] - before[k]
-
-    cdef void c_copy_from(self, GameState other) noexcept nogil:
-        CompaniesState.c_copy_from(self, other)
-        self.cd = (<CityCompaniesState>other).cd
-
-    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
-        CompaniesState.c_determinize_from(self, source, player, seed)    # New York hides nothing
-        self.cd = (<CityCompaniesState>source).cd
-
-    cdef GameState c_new_blank(self):
-        return blank_state(self.game)
-
-    @property
-    def city(self):
-        return CITIES[self.ct.city - 1]
-
-    def city_points(self):
-        """Each company's board points (C31, C35), included in its profit."""
-        return [self.cd.pts[k] for k in range(8)]
-
-    def _public(self):
-        obj = CompaniesState._public(self)
-        obj["city"] = city_public(&self.cd, self.ct, self.t.players, 8)
-        return obj
-
-    def render(self, player=None):
-        return CompaniesState.render(self, player) + "\n" + city_text(self._public()["city"], self.rules.colours)
 
 
 cdef object tourist_map(const CityData* cd):

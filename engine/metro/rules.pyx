@@ -2,14 +2,16 @@
 """Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10). The modules
 (``MODULES``: the companies, M11-M20; the City Edition's central stations and tracks, C2-C3; the
 cities, C5-C10) are switched on by options: each adds a part to the state (``MetroState.cd`` for
-the central pieces; ``CompaniesState``'s shares; ``CityState``'s tourists) and table flags that
-the state's methods test, and its module supplies the deal, the loader and its actions' text.
+the central pieces, ``MetroState.co`` for the companies' shares, whose C rules are ``state.pyx``'s;
+``CityState``'s tourists) and table flags that the state's methods test, and its module supplies
+the deal, the loader and its actions' text.
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
 rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
-engine it is tested against is ``reference.py``. One module of about 1,150 lines because it is one
-``cdef class`` (the state with its central part, its C-level contract methods) and the board
-tables that class reads; the expansions' text, deal and loaders live in modules of their own.
+engine it is tested against is ``reference.py``. One module of about 1,330 lines because it is one
+``cdef class`` (the state with its optional parts, its C-level contract methods and their Python
+face) and the board tables that class reads; the companies part's C rules are ``state.pyx``'s, and
+the modules' text, deal and loaders live in modules of their own.
 
 Encoding (part of the public contract, shared with the reference engine)
 ---------------------------------------------------------------------------------
@@ -172,7 +174,13 @@ _REASONS = {
     R_ROTATION: "that rotation is not allowed (orientation rule, or a duplicate layout under M9)",
     R_SQUARE: "the square is taken, central, or neither on the edge nor next to a tile (M5)",
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
-    # the central part (C2): codes in rules.pxd
+    # the companies part (M13, M17): codes in state.pxd
+    R_EX_PHASE: "a tile was drawn this turn and must be placed; an exchange is a whole turn instead (M13)",
+    R_EX_CLOSED: "a company has reached 25 profit points: exchanges are over (M13)",
+    R_EX_LIMIT: "the player has made all the exchanges allowed (exchange_limit, M17)",
+    R_EX_NOT_HELD: "the player does not hold that share (M13)",
+    R_EX_RANGE: "not a Metro companies action (exchanges are 6145 + 2 * share + src, share 0..31)",
+    # the central part (C2): codes in state.pxd
     R_CE_PHASE: "a tile was drawn this turn and must be placed; a central station is a whole turn instead (C2)",
     R_CE_PIECE: "that central-station piece is already on the board (C2)",
     R_CE_SPACE: "that central space holds a piece or a line has already reached it (C15)",
@@ -194,8 +202,11 @@ _CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.tes
 # line (the options' test, the module under metro_ai.engine.metro). A module defines
 # ``new_state(game, seed)``, ``load_state(game, obj)``, ``owns_action(game, action)`` with
 # ``action_to_string(game, action)``, ``owns_text(game, text)`` with ``string_to_action(game,
-# text)``, and ``reference_game(game)``; MetroGame dispatches to the first active one that claims
-# the call (``MetroGame.modules``). A new module adds its options, its part and a line here.
+# text)``, ``reference_game(game)`` and ``game_length(game)`` (the most actions its part adds to
+# a game); a module whose part has rules of its own over the base state's (the cities) defines
+# ``blank_state(game)`` too, an empty state of its class. MetroGame dispatches to the first active
+# one that claims the call (``MetroGame.modules``); the state's parts give the action bounds
+# (``max_actions``, ``num_distinct_actions``). A new module adds its options, its part and a line here.
 MODULES = (
     (lambda g: g.city is not None, "cities"),                          # C5-C10, C26-C35
     (lambda g: g.central_stations or g.central_tracks, "central"),     # C2, C3, C12-C18
@@ -203,6 +214,15 @@ MODULES = (
 )
 
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
+
+
+#: The shares' percentages, pct index 0..3 (M12).
+PCTS = (10, 20, 30, 40)
+
+
+def share_name(int share):
+    """Text of a share id (0..31, 4 * company + pct index, M12): e.g. "20% (company 3)"."""
+    return f"{PCTS[share & 3]}% (company {share >> 2})"
 
 
 def square_name(sq):
@@ -323,6 +343,7 @@ cdef class MetroGame(Game):
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
         self.modules = tuple(importlib.import_module(f"{__package__}.{name}") for on, name in MODULES if on(self))
+        self.state_maker = next((m.blank_state for m in self.modules if hasattr(m, "blank_state")), None)
 
     def _configure_city(self):
         """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
@@ -450,18 +471,14 @@ cdef class MetroGame(Game):
 
     @property
     def max_actions(self):
-        return (METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.companies else 0)   # 8 exchanges (M13)
-                + ((32 if self.companies else 8) if self.central_stations else 0)      # pieces x spaces (C2)
-                + (64 if self.city is not None else 0))                                 # Paris's choices (C28)
+        """The most legal actions a position has: the state's parts say it (``c_max_actions``:
+        placements and the draw; exchanges, M13; pieces x spaces, C2; Paris's choices, C28)."""
+        return self._blank().c_max_actions()
 
     @property
     def num_distinct_actions(self):
-        if self.city == "paris":        # C28: 6465 + landmark, 6481 + square
-            from .cities import CHOICE_END
-            return CHOICE_END
-        if self.central_stations:       # C2: 6209 + 8 * share + space (share 0 without companies)
-            return METRO_CENTRAL_ACTION + (256 if self.companies else 8)
-        return METRO_DRAW + 1 + (64 if self.companies else 0)    # exchanges: 2 per share (M13)
+        """Every action id is below this: the state's parts say it (``c_num_actions``)."""
+        return self._blank().c_num_actions()
 
     @property
     def max_game_length(self):
@@ -469,10 +486,8 @@ cdef class MetroGame(Game):
             # M20: at most turn_limit turns, a placement turn at most 2 actions (a draw, then the
             # tile), an exchange or a central-station piece 1
             return self.turn_limit + min(self.turn_limit, METRO_TILES)
-        # every tile placed, each at most one draw before it; with companies, the exchanges (M17)
-        return (2 * METRO_TILES + (self.players * self.exchange_limit if self.companies else 0)
-                + ((8 if self.companies else self.players) if self.central_stations else 0)    # pieces (C2)
-                + (32 * 32 if self.city == "paris" else 0))   # C28: each of 32 tiles on tourists, 32 at most
+        # every tile placed, each at most one draw before it; and what each module's part adds
+        return 2 * METRO_TILES + sum(module.game_length(self) for module in self.modules)
 
     def reference_game(self):
         """The same game on the pure-Python reference engine (``reference.py``; with a module, the
@@ -516,9 +531,8 @@ cdef class MetroGame(Game):
         return _to_a_choice(s)
 
     cdef MetroState _blank(self):
-        if self.city is not None:
-            from .cities import blank_state
-            return blank_state(self)
+        if self.state_maker is not None:          # a module's state class (the cities)
+            return self.state_maker(self)
         cdef MetroState st = MetroState.__new__(MetroState)
         st.game = self
         st.t = &self.tables
@@ -818,7 +832,8 @@ cdef class MetroState(GameState):
         return self.t.players
 
     cdef int c_max_actions(self) noexcept nogil:
-        return METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (8 if self.t.ncentral else 0)
+        return (METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (2 * CO_PCTS if self.t.companies else 0)   # exchanges (M13)
+                + ((32 if self.t.companies else 8) if self.t.ncentral else 0))                    # pieces (C2, C18)
 
     cdef int c_current_player(self) noexcept nogil:
         return self.d.current
@@ -828,10 +843,18 @@ cdef class MetroState(GameState):
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
         cdef int n = tile_actions(&self.d, self.t, out), j
-        # the central part (C2): the mover's own piece, on any free space, as the whole turn
-        if self.t.ncentral and self.d.phase == PHASE_TURN and self.cd.piece_space[self.d.current] < 0:
+        cdef unsigned int free = 0
+        if not (self.t.ncentral or self.t.companies) or self.d.phase != PHASE_TURN:
+            return n
+        if self.t.ncentral:                   # the central part (C2): the spaces that may take a piece
             for j in range(8):
                 if space_free(&self.d, &self.cd, j):
+                    free |= 1u << j
+        if self.t.companies:                  # the companies part: exchanges, pieces by a share shown (C18)
+            return n + co_actions(&self.d, self.t, &self.co, &self.cd, free, out + n)
+        if self.cd.piece_space[self.d.current] < 0:     # the mover's own piece, as the whole turn
+            for j in range(8):
+                if (free >> j) & 1:
                     out[n] = METRO_CENTRAL_ACTION + j
                     n += 1
         return n
@@ -841,13 +864,17 @@ cdef class MetroState(GameState):
         cdef const MetroTables* t = self.t
         cdef int k, sq, r, i
         cdef bint found
-        if t.ncentral and action >= METRO_CENTRAL_ACTION:     # the central part (C2)
-            k = check_space(d, &self.cd, action, 1)
-            if k == 0 and self.cd.piece_space[d.current] >= 0:
-                return R_CE_PIECE
-            return k
+        if t.ncentral and action >= METRO_CENTRAL_ACTION:     # the central part (C2; a share shown, C18)
+            k = check_space(d, &self.cd, action, CO_SHARES if t.companies else 1)
+            if k != 0:
+                return k
+            if t.companies:
+                return co_check_piece(d, &self.co, &self.cd, action)
+            return R_CE_PIECE if self.cd.piece_space[d.current] >= 0 else 0
         if d.phase == PHASE_OVER:
             return R_OVER
+        if t.companies and action > METRO_DRAW:                # the companies part: an exchange (M13)
+            return co_check_exchange(d, t, &self.co, &self.cd, action)
         if action == METRO_DRAW:
             if d.phase != PHASE_TURN:
                 return R_PHASE_DRAW
@@ -887,32 +914,51 @@ cdef class MetroState(GameState):
             d.drawn = draw_tile(d)
             d.phase = PHASE_PLACE_DRAWN
             return
-        if action > METRO_DRAW:              # the central part (C2): the mover's own piece
-            place_piece(d, self.t, &self.cd, p, (action - METRO_CENTRAL_ACTION) & 7)
-            pass_turn(d, self.t, p)
-            return
-        place_tile(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
-        if d.phase == PHASE_PLACE_DRAWN:
-            d.drawn = -1          # the hand tile stays in hand (M4)
-            d.phase = PHASE_TURN
+        if action > METRO_DRAW:
+            if action >= METRO_CENTRAL_ACTION:     # the central part (C2): the mover's own piece, or
+                i = p                              # with companies the shown share's company's (C18)
+                if self.t.companies:
+                    i = co_show(&self.co, &self.cd, self.t, p, (action - METRO_CENTRAL_ACTION) >> 3)
+                place_piece(d, self.t, &self.cd, i, (action - METRO_CENTRAL_ACTION) & 7)
+            else:                                  # the companies part: an exchange (M13, M16)
+                co_exchange(&self.co, self.t, p, action)
         else:
-            hand_remove(d, p, action >> 8)
-            if d.top < METRO_TILES:
-                hand_add(d, p, draw_tile(d))
+            place_tile(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
+            if d.phase == PHASE_PLACE_DRAWN:
+                d.drawn = -1          # the hand tile stays in hand (M4)
+                d.phase = PHASE_TURN
+            else:
+                hand_remove(d, p, action >> 8)
+                if d.top < METRO_TILES:
+                    hand_add(d, p, draw_tile(d))
         pass_turn(d, self.t, p)
+        if self.t.companies:                       # M20: the turn limit
+            co_end_at_turn_limit(d, self.t, &self.co)
 
     cdef int c_num_actions(self) noexcept nogil:
-        return METRO_CENTRAL_ACTION + 8 if self.t.ncentral else METRO_DRAW + 1
+        if self.t.ncentral:
+            return METRO_CENTRAL_ACTION + (8 * CO_SHARES if self.t.companies else 8)
+        return CO_EXCHANGE + 2 * CO_SHARES if self.t.companies else METRO_DRAW + 1
 
     cdef void c_scores(self, double* out) noexcept nogil:
+        """The players' points (M7); with companies the final scoring on the profits as they
+        stand (M14, M19)."""
         cdef int i
+        if self.t.companies:
+            co_scores(&self.d, self.t, &self.co, out)
+            return
         for i in range(self.t.players):
             out[i] = self.d.score[i]
 
     cdef void c_heuristic(self, double* out) noexcept nogil:
         """Score plus three times the tiles each player's open lines already pass (public
-        information only): open lines keep growing until they close (see the weight's note)."""
+        information only): open lines keep growing until they close (see the weight's note).
+        With companies each player's expected final score from what they know (M19), the
+        companies' profits projected the same way."""
         cdef int l
+        if self.t.companies:
+            co_expected(&self.d, self.t, &self.co, METRO_OPEN_LINE_WEIGHT, 0.0, out)
+            return
         self.c_scores(out)
         for l in range(self.t.nlines + self.t.ncentral):
             if self.d.line_arr[l] < 0:
@@ -921,19 +967,32 @@ cdef class MetroState(GameState):
     def greedy_values(self, double open_bonus=METRO_GREEDY_OPEN_BONUS):
         """One value per player for the one-ply greedy bot (public information only): the score
         (closed lines at their points) plus, for each open line, its tiles so far plus
-        ``open_bonus`` (see METRO_GREEDY_OPEN_BONUS)."""
+        ``open_bonus`` (see METRO_GREEDY_OPEN_BONUS). With companies the heuristic's expected
+        share value, each company's open lines projected the same way."""
         cdef int l, n = self.c_num_players()
         cdef double out[8]
+        if self.t.companies:
+            co_expected(&self.d, self.t, &self.co, 1.0, open_bonus, out)
+            return [out[i] for i in range(n)]
         self.c_scores(out)
         for l in range(self.t.nlines + self.t.ncentral):
             if self.d.line_arr[l] < 0:
                 out[self.t.line_owner[l]] += self.d.line_len[l] + open_bonus
         return [out[i] for i in range(n)]
 
+    cdef int c_observed_action(self, int action, int player) noexcept nogil:
+        """With companies (M18) others see an exchange's percentage and source, not the company
+        put back; every other action is seen as it is."""
+        if self.t.companies:
+            return co_observed(&self.d, action, player)
+        return action
+
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<MetroState>other).d
         if self.t.ncentral:
             self.cd = (<MetroState>other).cd
+        if self.t.companies:
+            self.co = (<MetroState>other).co
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
         cdef MetroData* d = &self.d
@@ -974,6 +1033,9 @@ cdef class MetroState(GameState):
         for i in range(d.top, METRO_TILES):
             d.supply[i] = pool[n]
             n += 1
+        if t.companies:                 # the companies part: the shares `player` does not know (M18)
+            self.co = (<MetroState>source).co
+            co_determinize(&self.co, t, player, seed)
 
     cdef GameState c_new_blank(self):
         return (<MetroGame>self.game)._blank()
@@ -986,7 +1048,9 @@ cdef class MetroState(GameState):
         d = self.d
         return (f"metro {self.t.players} players, {d.nplaced} tiles placed, phase {_PHASES[d.phase]}, "
                 f"player {d.current} to move with hand {[self.game.tile_ids[k] for k in self.hand(d.current)] if d.current >= 0 else []}"
-                + (f", drawn {self.game.tile_ids[d.drawn]}" if d.drawn >= 0 else ""))
+                + (f", drawn {self.game.tile_ids[d.drawn]}" if d.drawn >= 0 else "")
+                + (f", profits {self.profits()}, exchanges " + ("open" if co_exchanges_open(&self.d) else "closed")
+                   if self.t.companies else ""))
 
     @property
     def phase(self):
@@ -1045,7 +1109,106 @@ cdef class MetroState(GameState):
 
     def _central_public(self):
         """The central part's public fields (C2); with companies the shown shares too (C18)."""
+        if self.t.companies:
+            return {"spaces": self.central_pieces(), "shown": [self.shown(p) for p in range(self.t.players)]}
         return {"spaces": self.central_pieces()}
+
+    # ---- the companies part (M11-M18): its Python face ----
+    def _companies_part(self):
+        if not self.t.companies:
+            raise ValueError("this game has no companies' shares (option companies, M11)")
+
+    def profits(self):
+        """The 8 companies' profit points, company 0 first (M14)."""
+        self._companies_part()
+        return [self.d.score[k] for k in range(CO_COMPANIES)]
+
+    def company_values(self):
+        """Each company's value now (M14): 8 for the most profit, down by distinct profits."""
+        cdef double profit[8]
+        cdef int value[8]
+        self._companies_part()
+        for k in range(CO_COMPANIES):
+            profit[k] = self.d.score[k]
+        co_company_values(profit, value)
+        return [value[k] for k in range(CO_COMPANIES)]
+
+    @property
+    def exchanges_open(self):
+        """Whether exchanges are still allowed: no company has reached 25 profit (M13)."""
+        self._companies_part()
+        return bool(co_exchanges_open(&self.d))
+
+    def shares(self, int player):
+        """The share ids `player` holds, 10% first (hidden from the others, M12)."""
+        self._companies_part()
+        self._check_player(player)
+        return [self.co.hold[player][i] for i in range(CO_PCTS)]
+
+    def face_up(self):
+        """The face-up share of each pile, 10% first (public)."""
+        self._companies_part()
+        return [self.co.face_up[i] for i in range(CO_PCTS)]
+
+    def piles(self):
+        """The face-down shares of each pile, top first, 10% pile first (hidden)."""
+        self._companies_part()
+        return [[self.co.pile[i][j] for j in range(self.co.pile_n[i])] for i in range(CO_PCTS)]
+
+    def exchanges_made(self):
+        """Exchanges each player has made so far (public, M17)."""
+        self._companies_part()
+        return [self.co.exchanges[p] for p in range(self.t.players)]
+
+    def observed_action(self, int action, int player):
+        """How `player` sees `action` taken by the player to move now (M18): the action itself
+        for the mover and for placements; with companies, for the others an exchange reads as the
+        exchange of company 0's share of the same percentage from the same source."""
+        self._check_player(player)
+        if not 0 <= action < (CO_EXCHANGE + 2 * CO_SHARES if self.t.companies else self.c_num_actions()):
+            raise ValueError(f"not a Metro action: {action!r}")
+        return self.c_observed_action(action, player)
+
+    def shown(self, int player):
+        """Pct indices (0..3 for 10%..40%) of the shares `player` has shown for central
+        stations (C18), ascending."""
+        self._check_player(player)
+        if not self.t.ncentral:
+            raise ValueError("this game has no central stations (option central_stations, C2)")
+        self._companies_part()
+        return [i for i in range(CO_PCTS) if (self.cd.shown[player] >> i) & 1]
+
+    def _known(self, int mask):
+        return [p for p in range(self.t.players) if (mask >> p) & 1]
+
+    def _knowledge(self):
+        c = self.co
+        return {"held": [[self._known(c.hold_known[p][i]) for i in range(CO_PCTS)] for p in range(self.t.players)],
+                "piles": [[self._known(c.pile_known[i][j]) for j in range(c.pile_n[i])] for i in range(CO_PCTS)]}
+
+    def _companies_public(self, obj):
+        """The companies part's public fields (M11-M18), added after the base game's."""
+        g = self.game
+        obj["stations"] = [list(g.owners[k]) for k in range(CO_COMPANIES)]     # per company (M11)
+        obj["profits"] = self.profits()
+        obj["company_values"] = self.company_values()
+        obj["face_up"] = self.face_up()
+        obj["pile_sizes"] = [self.co.pile_n[i] for i in range(CO_PCTS)]
+        obj["exchanges"] = self.exchanges_made()
+        obj["exchanges_open"] = self.exchanges_open
+        obj["known"] = self._knowledge()
+
+    def _companies_render(self, rows, player):
+        """The companies part's rows of ``render``: the company profits and values, the face-up
+        shares, exchanges made and, if `player` is given, that player's shares."""
+        rows.append("profits: " + "  ".join(f"C{k}={v}" for k, v in enumerate(self.profits()))
+                    + "   values: " + " ".join(str(v) for v in self.company_values()))
+        rows.append("face up: " + "  ".join(share_name(s) for s in self.face_up())
+                    + f"   face down: {[self.co.pile_n[i] for i in range(CO_PCTS)]}"
+                    + f"   exchanges {'open' if self.exchanges_open else 'closed'}: "
+                    + " ".join(f"P{p}={e}" for p, e in enumerate(self.exchanges_made())))
+        if player is not None:
+            rows.append(f"P{player} shares: " + "  ".join(share_name(s) for s in self.shares(player)))
 
     def _board_json(self):
         name = self.game.piece_name
@@ -1054,16 +1217,14 @@ cdef class MetroState(GameState):
                  for c in range(8)] for r in range(8)]
 
     def _public(self):
-        """The public fields: the base game's, then each part's (``_add_public``; the central
-        part's last, C2)."""
+        """The public fields: the base game's, then each part's (the companies', M11-M18; the
+        central part's last, C2)."""
         obj = self._base_public()
-        self._add_public(obj)
+        if self.t.companies:
+            self._companies_public(obj)
         if self.t.ncentral:
             obj["central"] = self._central_public()
         return obj
-
-    def _add_public(self, obj):
-        """*Part hook*: a part's public fields, added to `obj` after the base game's."""
 
     def _base_public(self):
         g = self.game
@@ -1082,7 +1243,14 @@ cdef class MetroState(GameState):
     def observation(self, player):
         """What `player` sees, as a JSON-ready dict: the board, stations, scores, scored lines,
         their own hand, the sizes of the others' hands and of the supply, and the drawn tile if
-        they drew it (M3). Nothing hidden from them."""
+        they drew it (M3). Nothing hidden from them.
+
+        With companies (M18): the company profits and values, the face-up shares, pile sizes,
+        exchanges made, their own shares, and every share place they know: ``holdings`` (per
+        player, per percentage: the share id, or None where they do not know it),
+        ``pile_known`` (per pile, per face-down position, top first: the same), and ``known``
+        (the public record of who knows each place). Scores are left out: they depend on shares
+        the player may not know (the majority bonus, M14); the profits and values are there."""
         self._check_player(player)
         obs = {"game": self.game.name, "options": self.game.state_options}
         obs.update(self._public())
@@ -1090,6 +1258,14 @@ cdef class MetroState(GameState):
         obs["player"] = player
         obs["hand"] = [ids[k] for k in self.hand(player)]
         obs["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 and self.d.current == player else None
+        if self.t.companies:
+            c = self.co
+            del obs["scores"]
+            obs["shares"] = self.shares(player)
+            obs["holdings"] = [[c.hold[q][i] if (c.hold_known[q][i] >> player) & 1 else None for i in range(CO_PCTS)]
+                               for q in range(self.t.players)]
+            obs["pile_known"] = [[c.pile[i][j] if (c.pile_known[i][j] >> player) & 1 else None
+                                  for j in range(c.pile_n[i])] for i in range(CO_PCTS)]
         return obs
 
     def _state_fields(self):
@@ -1098,6 +1274,9 @@ cdef class MetroState(GameState):
         obj["hands"] = [[ids[k] for k in self.hand(p)] for p in range(self.t.players)]
         obj["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 else None
         obj["supply"] = [ids[k] for k in self.supply()]
+        if self.t.companies:
+            obj["shares"] = {"held": [self.shares(p) for p in range(self.t.players)], "face_up": self.face_up(),
+                             "piles": self.piles()}
         return obj
 
     def render(self, player=None):
@@ -1117,16 +1296,14 @@ cdef class MetroState(GameState):
             self._check_player(player)
             rows.append(f"P{player} hand: " + " ".join(ids[k] for k in self.hand(player))
                         + (f"  drawn: {ids[self.d.drawn]}" if self.d.drawn >= 0 and self.d.current == player else ""))
-        self._add_render(rows, player)
+        if self.t.companies:
+            self._companies_render(rows, player)
         if self.t.ncentral:                  # the central part (C2): P<player> or C<company>
             letter = "C" if self.t.companies else "P"
             rows.append("central: " + "  ".join(
                 f"{square_name(CENTRAL_SPACE_SQUARES[j])}={'-' if v is None else letter + str(v)}"
                 for j, v in enumerate(self.central_pieces())))
         return "\n".join(rows)
-
-    def _add_render(self, rows, player):
-        """*Part hook*: a part's rows of ``render``, after the base game's."""
 
 _PHASES = ("turn", "place_drawn", "over")
 

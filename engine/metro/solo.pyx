@@ -128,6 +128,7 @@ cdef class MetroSoloGame(MetroGame):
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
+        self.tables.companies = 0         # the companies' board (their chart), not their shares part (M12)
         self.modules = ()                 # its own deal, loader and actions (below), no module's
 
     @property
