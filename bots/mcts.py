@@ -17,7 +17,7 @@ from metro_ai.engine.options import Option
 from .background import SearchHandle, merge
 from .base import Bot
 from .limit import Limit
-from .remote import check_importable, remote_cores
+from .remote import available, check_importable, remote_cores
 from .search import NODE_BYTES, HeuristicPlayout, Playout, RandomPlayout, SearchCore
 from .seeding import derive
 
@@ -250,7 +250,9 @@ class SearchBot(Bot):
         An iteration budget is split evenly over the cores; with a time budget every worker
         searches until the deadline. The search works on a copy of `state`. With ``backend=
         "processes"`` (and more than one worker) the cores live in worker processes
-        (`metro_ai.bots.remote`; idle ones from earlier searches are reused). `chunk`: iterations per core between checks (None: sized to about 20 ms)."""
+        (`metro_ai.bots.remote`; idle ones from earlier searches are reused; threads where this
+        process cannot start processes, e.g. inside a joblib worker). `chunk`:
+        iterations per core between checks (None: sized to about 20 ms)."""
         actions = state.legal_actions()
         if not analyse and len(actions) == 1:
             self._calls += 1
@@ -263,6 +265,7 @@ class SearchBot(Bot):
         processes = self.workers > 1 and self.backend == "processes"
         if processes:
             check_importable(root)
+            processes = available()
         call_seed = derive(self.seed, self._calls)
         self._calls += 1
         if processes:
@@ -325,7 +328,8 @@ class ISMCTSBot(SearchBot):
     temperature: sample only among the actions whose mean value is within this much of the most
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``
     independent root searches merged by summing root statistics; ``backend`` "threads" (the
-    core releases the GIL) or "processes" (one worker process per worker, kept idle between searches); ``max_nodes``.
+    core releases the GIL) or "processes" (one worker process per worker, kept idle between
+    searches); ``max_nodes``.
     """
     name = "ismcts"
     preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset

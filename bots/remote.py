@@ -31,6 +31,15 @@ def _context() -> Any:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def available() -> bool:
+    """Whether this process can start worker processes: not where it is a daemonic process (which
+    may have none) or runs under a start method of another library's (a joblib/loky worker's,
+    whose name the new processes could not resolve). Where it cannot, the search runs its cores in
+    threads: the same trees, the same action."""
+    method = multiprocessing.get_start_method(allow_none=True)
+    return not multiprocessing.current_process().daemon and method in (None, *multiprocessing.get_all_start_methods())
+
+
 def _sendable(exc: BaseException) -> BaseException:
     try:
         pickle.dumps(exc)

@@ -244,3 +244,18 @@ def test_a_time_budget_keeps_every_worker_searching_until_the_deadline(backend, 
     summaries = made[0].summaries()
     assert len(summaries) == 4 and all(s["iterations"] > 0 for s in summaries)
     assert made[0].analysis().seconds >= 0.4
+
+
+def _choose_on(backend):
+    state = _position("metro")
+    bot = metro_ai.make_bot("ismcts", seed=2, workers=2, backend=backend)
+    return bot.choose(state, Limit(iterations=400)), remote.available()
+
+
+def test_where_no_process_can_be_started_the_processes_backend_searches_in_threads():
+    """In a joblib worker (loky's start method) worker processes cannot be started: the cores run
+    in threads, with the same action."""
+    from joblib import Parallel, delayed
+    got = Parallel(n_jobs=2, backend="loky")(delayed(_choose_on)(b) for b in ("processes", "threads"))
+    assert got[0] == got[1] and got[0][1] is False
+    assert _choose_on("processes") == (got[0][0], True)
