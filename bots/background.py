@@ -3,9 +3,12 @@ engine API and UCI's ``go`` / ``stop`` are the models).
 
 A search bot's search runs in a thread, in chunks of iterations; between chunks it checks for
 ``stop`` and publishes its progress (iterations, the best action so far, its share of the visits
-and its mean value). Every search core keeps its own seeded generator and runs its iterations
-one after another whatever the chunking, so a search run in chunks builds the very trees a
-blocking search builds: with the same seed and iteration budget the action is the same.
+and its mean value). This is the only search driver: a search bot's ``choose`` and ``analyse``
+are this search, waited for. Every search core keeps its own seeded generator and runs its
+iterations one after another whatever the chunking, so with the same seed and iteration budget
+the trees and the action are the same whatever the chunks; with a time budget every worker
+searches until the deadline. With ``backend="processes"`` the cores live in worker processes
+(`metro_ai.bots.remote`) and the thread drives them the same way.
 The search core releases the GIL while it iterates, so the caller's thread (an event loop, a
 user interface) keeps running. A bot that does not search runs its ``choose`` in the thread;
 ``stop`` then waits for it (it is quick).
@@ -27,12 +30,24 @@ from dataclasses import dataclass
 from typing import Any, Callable, Generator, Optional
 
 from .limit import Limit
+from .remote import close_cores
 
 #: Seconds a chunk of iterations aims to take when no chunk size is given: short enough that
 #: ``stop`` answers at once and progress is fresh, long enough that checking costs nothing.
 CHUNK_SECONDS = 0.02
 FIRST_CHUNK = 8                 # iterations per core in the first chunk (then sized by the clock)
 MAX_CHUNK = 1 << 16
+
+
+def merge(summaries: list) -> dict[int, list[float]]:
+    """The root statistics of several cores' summaries, summed: ``{action: [visits, value]}``."""
+    merged: dict[int, list[float]] = {}
+    for s in summaries:
+        for action, visits, value, _avail in s["stats"]:
+            v = merged.setdefault(action, [0, 0.0])
+            v[0] += visits
+            v[1] += value
+    return merged
 
 
 @dataclass(frozen=True)
@@ -59,8 +74,8 @@ class SearchHandle:
     ``stop()`` ends it early and returns the action (the best so far); ``result(timeout)`` waits
     for the action; ``done()``; ``progress()`` and ``best()`` read where it stands;
     ``analysis()`` the full `Analysis` of a search bot once done (None for bots that do not
-    search); ``await handle`` gives the action without blocking an event loop;
-    ``add_done_callback(fn)`` calls ``fn(handle)`` when it ends (in the search thread).
+    search), ``summaries()`` each search core's summary; ``await handle`` gives the action
+    without blocking an event loop; ``add_done_callback(fn)`` calls ``fn(handle)`` when it ends (in the search thread).
     """
 
     def __init__(self) -> None:
@@ -69,6 +84,7 @@ class SearchHandle:
         self._lock = threading.Lock()
         self._progress = Progress()
         self._analysis: Any = None
+        self._summaries: list = []
         self._thread: Optional[threading.Thread] = None
 
     # -- makers --
@@ -102,17 +118,20 @@ class SearchHandle:
         return h
 
     @classmethod
-    def searching(cls, root: Any, jobs: list, limit: Limit, finish: Callable[[list, float], Any], *,
-                  workers: int = 1, chunk: Optional[int] = None,
+    def searching(cls, root: Any, cores: Callable[[list], list], budgets: list, limit: Limit,
+                  finish: Callable[[list, float], Any], *, workers: int = 1, chunk: Optional[int] = None,
                   pick: Callable[[list], int]) -> "SearchHandle":
-        """A handle running the search cores of `jobs` (``[(core, iterations or None)]``) in
-        chunks until their budgets, `limit`'s time or ``stop``; ``finish(summaries, seconds)``
-        makes the `Analysis`, ``pick(summaries)`` the best action so far. `root` is the
-        searched state (a copy, the search's own)."""
+        """A handle running a search: ``cores(indices)`` makes the search cores with those
+        indices (in this process, or `metro_ai.bots.remote`'s cores in worker processes), called
+        in the search thread for the cores whose budget (`budgets`: iterations per core, None: no
+        cap) is not 0; they run in chunks, `workers` at a time, until their budgets, `limit`'s
+        time or ``stop``; ``finish(summaries, seconds)`` makes the `Analysis`,
+        ``pick(summaries)`` the best action so far. `root` is the searched state (a copy, the
+        search's own)."""
         if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
             raise ValueError(f"chunk must be a positive number of iterations, got {chunk!r}")
         h = cls()
-        h._launch(lambda: h._search(root, jobs, limit, finish, workers, chunk, pick))
+        h._launch(lambda: h._search(root, cores, budgets, limit, finish, workers, chunk, pick))
         return h
 
     # -- the search thread --
@@ -126,13 +145,21 @@ class SearchHandle:
                                       done=True)
         self._future.set_exception(exc)
 
-    def _search(self, root, jobs, limit, finish, workers, chunk, pick) -> None:
+    def _search(self, root, make_cores, budgets, limit, finish, workers, chunk, pick) -> None:
+        """The search driver, the one place where cores run: every core takes a chunk of
+        iterations in turn (`workers` at a time), until its budget, the deadline or ``stop``;
+        all workers search until the deadline."""
         t0 = time.perf_counter()
         deadline = None if limit.time is None else t0 + limit.time
-        left = [it for _, it in jobs]                   # iterations still to run per core (None: no cap)
+        indices = [i for i, it in enumerate(budgets) if it != 0]
+        left = [budgets[i] for i in indices]            # iterations still to run per core (None: no cap)
         size = chunk or FIRST_CHUNK
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers) if workers > 1 and len(jobs) > 1 else None
+        pool = None
+        cores: list = []
         try:
+            cores = make_cores(indices)
+            if workers > 1 and len(cores) > 1:
+                pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(cores)))
             first = True
             while True:
                 active = [i for i, n in enumerate(left) if n is None or n > 0]
@@ -143,7 +170,7 @@ class SearchHandle:
                 steps = [(i, size if left[i] is None else min(size, left[i])) for i in active]
 
                 def run(step, seconds=seconds):
-                    return jobs[step[0]][0].run(iterations=step[1], seconds=seconds)
+                    return cores[step[0]].run(iterations=step[1], seconds=seconds)
 
                 c0 = time.perf_counter()
                 done = list(pool.map(run, steps)) if pool is not None else [run(s) for s in steps]
@@ -155,8 +182,8 @@ class SearchHandle:
                 if chunk is None:                       # aim at CHUNK_SECONDS per chunk
                     per = took / max(max(done), 1)
                     size = int(min(MAX_CHUNK, max(1, CHUNK_SECONDS / per if per > 0 else MAX_CHUNK)))
-                self._publish([c.summary() for c, _ in jobs], root, pick, t0)
-            summaries = [c.summary() for c, _ in jobs]
+                self._publish([c.summary() for c in cores], root, pick, t0)
+            summaries = [c.summary() for c in cores]
             analysis = finish(summaries, time.perf_counter() - t0)
         except BaseException as exc:                    # noqa: BLE001 - handed to whoever waits
             self._fail(exc, t0)
@@ -164,7 +191,8 @@ class SearchHandle:
         finally:
             if pool is not None:
                 pool.shutdown(wait=False)
-        self._analysis = analysis
+            close_cores(cores)
+        self._analysis, self._summaries = analysis, summaries
         share = next((a.share for a in analysis.actions if a.action == analysis.chosen), 0.0)
         mean = next((a.mean for a in analysis.actions if a.action == analysis.chosen), 0.0)
         with self._lock:
@@ -175,12 +203,7 @@ class SearchHandle:
     def _publish(self, summaries, root, pick, t0) -> None:
         """The progress after a chunk: the best action as the final choice would pick it now."""
         iterations = sum(s["iterations"] for s in summaries)
-        visits: dict[int, list[float]] = {}
-        for s in summaries:
-            for action, n, value, _avail in s["stats"]:
-                v = visits.setdefault(action, [0, 0.0])
-                v[0] += n
-                v[1] += value
+        visits = merge(summaries)
         total = sum(v[0] for v in visits.values())
         best = pick(summaries) if total else None
         text, share, mean = None, 0.0, 0.0
@@ -228,6 +251,13 @@ class SearchHandle:
         does not search, or a forced move played without searching."""
         self._future.result(timeout)
         return self._analysis
+
+    def summaries(self, timeout: Optional[float] = None) -> list:
+        """Each search core's ``SearchCore.summary()`` once the search ends (waiting as
+        ``result``), in the order of the cores that searched; empty for a bot that does not
+        search or a forced move."""
+        self._future.result(timeout)
+        return list(self._summaries)
 
     def add_done_callback(self, fn: Callable[["SearchHandle"], Any]) -> None:
         """Call ``fn(self)`` once the search ends (at once if it has)."""

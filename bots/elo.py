@@ -306,10 +306,6 @@ class EloBot(ISMCTSBot):
         else:
             self.calibrate_for(state.game)
 
-    def _search(self, state, limit):
-        self._prepare(state, limit)
-        return super()._search(state, limit)
-
     def start(self, state, limit=None, *, analyse=False, chunk=None):
         self._prepare(state, limit)
         return super().start(state, limit, analyse=analyse, chunk=chunk)

@@ -8,17 +8,16 @@ included.
 """
 from __future__ import annotations
 
-import math
+import pickle
 import random
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from metro_ai.engine.options import Option
 
-from .background import SearchHandle
+from .background import SearchHandle, merge
 from .base import Bot
 from .limit import Limit
+from .remote import available, check_importable, remote_cores
 from .search import NODE_BYTES, HeuristicPlayout, Playout, RandomPlayout, SearchCore
 from .seeding import derive
 
@@ -113,6 +112,7 @@ class SearchBot(Bot):
     """
     default_limit = Limit(iterations=1000)
     workers: int                        # set from the declared options (see bots/base.py)
+    backend: str
     options: tuple[Option, ...] = (
         Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
         Option.custom("rollout", None, "play-out policy: uniform, or the best of three random actions by the "
@@ -132,7 +132,7 @@ class SearchBot(Bot):
         Option.integer("workers", 1, "independent root searches, merged by summing root statistics",
                        low=1, high=MAX_WORKERS),
         Option.choice("backend", "threads", "where workers run: threads (the search releases the GIL) "
-                      "or processes (joblib)", ("threads", "processes")),
+                      "or processes (one per worker, kept idle between searches)", ("threads", "processes")),
         Option.integer("max_nodes", 5_000_000, "nodes, all trees together, at which the tree stops growing",
                        low=2, high=MAX_NODES),
     )
@@ -184,40 +184,9 @@ class SearchBot(Bot):
             limit = self.default_limit
         return limit
 
-    def _search(self, state, limit):
-        if state.is_terminal():
-            raise ValueError("the game is over: there is nothing to choose")
-        limit = self._limit(limit)
-        player = state.current_player
-        call_seed = derive(self.seed, self._calls)
-        self._calls += 1
-        t0 = time.perf_counter()
-        if self.workers > 1 and self.backend == "processes":
-            summaries = _run_processes(self, state, player, call_seed, limit, t0)
-        else:
-            cores = self._cores(state, player, call_seed)
-            jobs = [(c, it) for c, it in zip(cores, _budgets(limit, len(cores))) if it != 0]
-            remaining = _remaining(limit, t0)
-            if self.workers == 1 or len(jobs) == 1:
-                per = remaining / len(jobs) if remaining is not None else None   # cores share the time
-                for core, it in jobs:
-                    core.run(iterations=it, seconds=per)
-            else:
-                with ThreadPoolExecutor(max_workers=self.workers) as pool:
-                    per = remaining / math.ceil(len(jobs) / self.workers) if remaining is not None else None
-                    list(pool.map(lambda job: job[0].run(iterations=job[1], seconds=per), jobs))
-            summaries = [core.summary() for core, _ in jobs]
-        return player, call_seed, summaries, time.perf_counter() - t0
-
     @staticmethod
     def _merge(summaries):
-        merged: dict[int, list[float]] = {}     # action -> [visits, value]
-        for s in summaries:
-            for action, visits, value, _avail in s["stats"]:
-                v = merged.setdefault(action, [0, 0.0])
-                v[0] += visits
-                v[1] += value
-        return merged
+        return merge(summaries)
 
     def _pick(self, merged, summaries, seed):
         visited = {a: v for a, v in merged.items() if v[0] > 0}
@@ -238,9 +207,11 @@ class SearchBot(Bot):
         return max(sorted(visited), key=lambda a: (visited[a][1] / visited[a][0], visited[a][0]))
 
     def analyse(self, state, limit: Limit | None = None) -> Analysis:
-        """Search `state` for the player to move and report what was found (see Analysis)."""
-        player, seed, summaries, seconds = self._search(state, limit)
-        return self._analysis(state, player, seed, summaries, seconds)
+        """Search `state` for the player to move and report what was found (see Analysis): the
+        `Analysis` of ``start(state, limit, analyse=True)``, waited for."""
+        handle = self.start(state, limit, analyse=True)
+        _wait(handle)
+        return handle.analysis()
 
     def _analysis(self, state, player, seed, summaries, seconds) -> Analysis:
         """The `Analysis` of a search of `state` from the cores' summaries."""
@@ -261,27 +232,27 @@ class SearchBot(Bot):
 
     def choose(self, state, limit: Limit | None = None) -> int:
         """The action chosen by a search of `state` within `limit` (the bot's default budget if
-        None); a forced move is played without searching."""
-        actions = state.legal_actions()
-        if len(actions) == 1:
-            self._calls += 1
-            return actions[0]
-        return self.analyse(state, limit).chosen
+        None); a forced move is played without searching. This is ``start(state,
+        limit).result()``: the same search, waited for."""
+        return _wait(self.start(state, limit))
 
     def start(self, state, limit: Limit | None = None, *, analyse: bool = False, chunk: int | None = None):
         """Start searching `state` in a background thread and return its `SearchHandle` at once:
         ``stop()`` ends the search early and returns the best action so far (UCI's ``stop``),
         ``progress()`` reads iterations and the best action so far, ``result()`` waits for the
-        action, ``await handle`` waits without blocking an event loop.
+        action, ``await handle`` waits without blocking an event loop. ``choose`` and
+        ``analyse`` are this search, waited for.
 
         The search runs in chunks of iterations, checking for ``stop`` between chunks; each core
         keeps its own generator, so chunking changes nothing: with the same seed and an
-        iteration budget, ``start(state, limit).result()`` is the action ``choose(state, limit)``
-        would have returned, and ``analysis()`` what ``analyse`` would have (``analyse=True``
-        searches even a forced move, as ``analyse`` does). The search works on a copy of
-        `state`. Workers run as threads here whatever ``backend`` says (the cores are the same;
-        only where they run differs). `chunk`: iterations per core between checks (None: sized
-        to about 20 ms)."""
+        iteration budget the trees, the action and the analysis are the same whatever the
+        chunks, workers' threads or processes (``analyse=True`` searches even a forced move).
+        An iteration budget is split evenly over the cores; with a time budget every worker
+        searches until the deadline. The search works on a copy of `state`. With ``backend=
+        "processes"`` (and more than one worker) the cores live in worker processes
+        (`metro_ai.bots.remote`; idle ones from earlier searches are reused; threads where this
+        process cannot start processes, e.g. inside a joblib worker). `chunk`:
+        iterations per core between checks (None: sized to about 20 ms)."""
         actions = state.legal_actions()
         if not analyse and len(actions) == 1:
             self._calls += 1
@@ -291,16 +262,27 @@ class SearchBot(Bot):
         limit = self._limit(limit)
         root = state.clone()
         player = root.current_player
+        processes = self.workers > 1 and self.backend == "processes"
+        if processes:
+            check_importable(root)
+            processes = available()
         call_seed = derive(self.seed, self._calls)
         self._calls += 1
-        cores = self._cores(root, player, call_seed)
-        budgets = _budgets(limit, len(cores))
-        jobs = [(c, it) for c, it in zip(cores, budgets) if it != 0]
+        if processes:
+            payload = pickle.dumps((self, root, player, call_seed))     # the bot as it is now
+
+            def cores(indices):
+                return remote_cores(payload, indices, self.workers)
+        else:
+            def cores(indices):
+                made = self._cores(root, player, call_seed)
+                return [made[i] for i in indices]
 
         def finish(summaries, seconds):
             return self._analysis(root, player, call_seed, summaries, seconds)
 
-        return SearchHandle.searching(root, jobs, limit, finish, workers=self.workers, chunk=chunk,
+        return SearchHandle.searching(root, cores, _budgets(limit, self._n_cores()), limit, finish,
+                                      workers=self.workers, chunk=chunk,
                                       pick=lambda summaries: self._pick(self._merge(summaries), summaries, call_seed))
 
     @property
@@ -323,31 +305,13 @@ def _budgets(limit, n):
     return [limit.iterations // n + (1 if i < limit.iterations % n else 0) for i in range(n)]
 
 
-def _remaining(limit, t0):
-    return None if limit.time is None else max(limit.time - (time.perf_counter() - t0), 1e-4)
-
-
-def _process_job(bot, state, player, call_seed, index, iterations, seconds):
-    core = bot._cores(state, player, call_seed)[index]
-    core.run(iterations=iterations, seconds=seconds)
-    return core.summary()
-
-
-def _run_processes(bot, state, player, call_seed, limit, t0):
-    """Run the cores in joblib worker processes; each rebuilds its own core from the state."""
-    from joblib import Parallel, delayed
-    module = type(state.game).__module__
-    # (metro_ai.usergames names the modules it loads from a file "metro_ai_user_games_<stem>")
-    if module == "__main__" or module.startswith("metro_ai_user_games_"):
-        raise ValueError(f"backend='processes' sends the state to worker processes, which import the game "
-                         f"{state.game.name!r} by its module name; {type(state.game).__module__} was loaded from "
-                         "a file or __main__: use backend='threads' or make the game's module importable")
-    n = bot._n_cores()
-    budgets = _budgets(limit, n)
-    remaining = _remaining(limit, t0)
-    per = remaining / math.ceil(n / bot.workers) if remaining is not None else None
-    return Parallel(n_jobs=bot.workers, backend="loky")(
-        delayed(_process_job)(bot, state, player, call_seed, i, budgets[i], per) for i in range(n) if budgets[i] != 0)
+def _wait(handle):
+    """The action of `handle`, waited for; an interruption (KeyboardInterrupt) stops the search."""
+    try:
+        return handle.result()
+    except BaseException:
+        handle.request_stop()
+        raise
 
 
 class ISMCTSBot(SearchBot):
@@ -364,7 +328,8 @@ class ISMCTSBot(SearchBot):
     temperature: sample only among the actions whose mean value is within this much of the most
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``
     independent root searches merged by summing root statistics; ``backend`` "threads" (the
-    core releases the GIL) or "processes" (joblib); ``max_nodes``.
+    core releases the GIL) or "processes" (one worker process per worker, kept idle between
+    searches); ``max_nodes``.
     """
     name = "ismcts"
     preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset

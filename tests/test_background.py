@@ -2,12 +2,15 @@
 ``choose`` with the same seed and iterations, an early ``stop`` with a legal action, progress,
 ``await``, and the baselines."""
 import asyncio
+import multiprocessing
 import threading
+import time
 
 import pytest
 
 import metro_ai
 from metro_ai import Limit
+from metro_ai.bots import remote
 from metro_ai.bots.background import Progress, SearchHandle
 from seats import seats
 
@@ -144,3 +147,115 @@ def test_errors_reach_the_caller():
     with pytest.raises(ZeroDivisionError):
         failing.result(timeout=60)
     assert failing.done() and failing.progress().done
+
+
+def _spy_on_searches(monkeypatch):
+    """The handles of every background search started from now on."""
+    made = []
+    real = SearchHandle.searching.__func__
+
+    def searching(cls, *args, **kwargs):
+        handle = real(cls, *args, **kwargs)
+        made.append(handle)
+        return handle
+    monkeypatch.setattr(SearchHandle, "searching", classmethod(searching))
+    return made
+
+
+def _without_seconds(analysis):
+    out = analysis.to_dict()
+    out.pop("seconds")
+    return out
+
+
+@pytest.mark.parametrize("backend", ["threads", "processes"])
+@pytest.mark.parametrize("bot,options", [("ismcts", {}), ("mo-ismcts", {}), ("flat-mc", {}), ("pimc", {"worlds": 3}),
+                                         ("ismcts", {"temperature": 1.0})])
+def test_choose_and_analyse_are_the_background_search_waited_for(bot, options, backend, monkeypatch):
+    """One search driver: ``choose`` runs ``start(...)`` and waits for it, and gives what a
+    handle's ``result()`` gives, with the same cores' summaries; ``analyse`` gives the handle's
+    analysis; for threads and for worker processes."""
+    state = _position("metro")
+    limit = Limit(iterations=240)
+    made = _spy_on_searches(monkeypatch)
+    blocking = metro_ai.make_bot(bot, seed=7, workers=2, backend=backend, **options)
+    background = metro_ai.make_bot(bot, seed=7, workers=2, backend=backend, **options)
+    chosen = blocking.choose(state, limit)
+    assert len(made) == 1 and made[0].done()            # choose went through the background search
+    handle = background.start(state, limit)
+    assert handle.result(timeout=120) == chosen
+    assert made[0].summaries() == handle.summaries() and len(handle.summaries()) == (3 if bot == "pimc" else 2)
+    expected = blocking.analyse(state, limit)
+    got = background.start(state, limit, analyse=True).analysis(timeout=120)
+    assert _without_seconds(got) == _without_seconds(expected)
+    assert expected.iterations == 240 and expected.workers == 2
+
+
+def test_threads_and_processes_build_the_same_trees():
+    state = _position("breakthrough")
+    limit = Limit(iterations=301)
+    runs = [metro_ai.make_bot("pimc", seed=3, worlds=3, workers=2, backend=backend).start(state, limit, analyse=True)
+            for backend in ("threads", "processes")]
+    assert runs[0].summaries(timeout=120) == runs[1].summaries(timeout=120)
+    assert _without_seconds(runs[0].analysis()) == _without_seconds(runs[1].analysis())
+    assert [s["iterations"] for s in runs[0].summaries()] == [101, 100, 100]
+
+
+def _search_workers():
+    return {c.pid for c in multiprocessing.active_children() if c.name == "metro-ai-search-worker"}
+
+
+def _searching(handle):
+    for _ in range(120_000):                     # wait (two minutes at most) for progress to show
+        if handle.progress().iterations > 0:
+            return
+        threading.Event().wait(0.001)
+
+
+def test_the_processes_backend_searches_in_worker_processes_stops_and_reuses_them():
+    remote.shutdown()
+    assert _search_workers() == set()
+    state = _position("metro")
+    bot = metro_ai.make_bot("ismcts", seed=1, workers=2, backend="processes")
+    handle = bot.start(state, Limit(iterations=10 ** 12))
+    _searching(handle)
+    workers = _search_workers()
+    assert len(workers) == 2 and handle.progress().best in state.legal_actions()
+    action = handle.stop(timeout=60)
+    assert action in state.legal_actions() and handle.analysis().iterations < 10 ** 12
+    assert all(s["iterations"] > 0 for s in handle.summaries())
+    again = bot.start(state, Limit(iterations=10 ** 12))      # the idle workers take the next search
+    _searching(again)
+    assert _search_workers() == workers
+    assert again.stop(timeout=60) in state.legal_actions()
+    remote.shutdown()
+    assert _search_workers() == set()
+
+
+@pytest.mark.parametrize("backend", ["threads", "processes"])
+def test_a_time_budget_keeps_every_worker_searching_until_the_deadline(backend, monkeypatch):
+    state = _position("metro")
+    made = _spy_on_searches(monkeypatch)
+    bot = metro_ai.make_bot("pimc", seed=1, worlds=4, workers=2, backend=backend)
+    t0 = time.perf_counter()
+    action = bot.choose(state, Limit(time=0.4))
+    took = time.perf_counter() - t0
+    assert action in state.legal_actions() and 0.4 <= took < 0.4 + 5
+    summaries = made[0].summaries()
+    assert len(summaries) == 4 and all(s["iterations"] > 0 for s in summaries)
+    assert made[0].analysis().seconds >= 0.4
+
+
+def _choose_on(backend):
+    state = _position("metro")
+    bot = metro_ai.make_bot("ismcts", seed=2, workers=2, backend=backend)
+    return bot.choose(state, Limit(iterations=400)), remote.available()
+
+
+def test_where_no_process_can_be_started_the_processes_backend_searches_in_threads():
+    """In a joblib worker (loky's start method) worker processes cannot be started: the cores run
+    in threads, with the same action."""
+    from joblib import Parallel, delayed
+    got = Parallel(n_jobs=2, backend="loky")(delayed(_choose_on)(b) for b in ("processes", "threads"))
+    assert got[0] == got[1] and got[0][1] is False
+    assert _choose_on("processes") == (got[0][0], True)

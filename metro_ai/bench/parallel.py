@@ -33,7 +33,7 @@ def parallel_section(cfg, progress):
                 if backend == "processes" and w == 1:
                     continue
                 bot = searcher("ismcts", seed=1, workers=w, backend=backend)
-                bot.analyse(s, Limit(iterations=100))     # start the workers before timing
+                bot.analyse(s, Limit(iterations=100))     # one-time start-ups (the process server) before timing
                 # processes pay a start-up per search: time them over twice as long
                 r = search_rate(bot, s, secs * (2 if backend == "processes" else 1))[0]
                 base = base or r
