@@ -44,6 +44,7 @@ cdef class SearchCore:
     cdef char* lost                     # per tree: stopped following this iteration (node budget or memory)
     cdef int ntrees                     # 1, or the number of players (MO-ISMCTS)
     cdef bint multi                     # MO-ISMCTS: select in the mover's tree
+    cdef bint chance_keys               # key children by the observer's chance key (else 0)
     cdef int size, max_nodes            # nodes in all trees together, and the most allowed
     cdef GameState root                 # the position searched: read only through determinize
     cdef GameState fixed                # a fixed world (determinised UCT), or None

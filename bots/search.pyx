@@ -34,7 +34,9 @@ it (``c_observed_action``), so each player's decisions are made on what they cou
 When every move is public (the observed action is the action itself) all trees coincide and
 MO-ISMCTS makes the same choices as SO-ISMCTS, at n times the memory.
 
-A child is keyed by (action, player who took it, chance key), not by the action alone: after the
+A child is keyed by (action, player who took it, chance key), not by the action alone (the chance
+key with ``chance_keys=True`` only; off, it is 0 everywhere: it has measured weaker in play so
+far, see README): after the
 same path of actions the player to move may differ between worlds (Metro 2033: chance and hidden
 cards decide who acts next), and the players share action ids, so a key by action would mix one
 player's statistics into another's. The chance key (the game's ``c_chance_key(observer)``, 16
@@ -212,7 +214,8 @@ cdef class SearchCore:
     ``playout`` a `Playout` (None: `RandomPlayout` to the end); ``tree_depth`` (None: unlimited);
     ``max_nodes`` (the tree stops growing there; at least one node more than the roots); ``fixed_world``: search this one full state
     instead of a fresh determinisation per iteration; ``multi_observer``: one tree per player
-    (MO-ISMCTS). The bots check their options (`metro_ai.bots.base`); the core checks only what
+    (MO-ISMCTS); ``chance_keys``: key children by the chance key too (off: every key is 0, the
+    tree of (action, mover) keys). The bots check their options (`metro_ai.bots.base`); the core checks only what
     keeps its memory safe.
     """
 
@@ -230,7 +233,7 @@ cdef class SearchCore:
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
-                 bint multi_observer=False):
+                 bint multi_observer=False, bint chance_keys=False):
         if root.c_is_terminal():
             raise ValueError("cannot search a finished game")
         if not 0 <= player < root.c_num_players():
@@ -267,6 +270,7 @@ cdef class SearchCore:
         self.ret = <double*>malloc(self.nplayers * sizeof(double))
         self.heur = <double*>malloc(self.nplayers * sizeof(double))
         self.multi = multi_observer
+        self.chance_keys = chance_keys
         self.ntrees = self.nplayers if multi_observer else 1
         # The roots count among the nodes: leave room for at least one child, or the search
         # would learn nothing (MO-ISMCTS has a root per player).
@@ -370,7 +374,10 @@ cdef class SearchCore:
 
     cdef int _chance(self, int t) noexcept nogil:
         """The world's chance key for tree t's observer, folded to the 16 bits a node keeps."""
-        cdef unsigned int k = <unsigned int>self.world.c_chance_key(self._observer(t))
+        cdef unsigned int k
+        if not self.chance_keys:
+            return 0
+        k = <unsigned int>self.world.c_chance_key(self._observer(t))
         return <int>((k ^ (k >> 16)) & 0xFFFF)
 
     # -- one iteration: a world, then the four steps --

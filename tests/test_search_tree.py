@@ -171,7 +171,7 @@ def test_leduc_second_rounds_after_different_public_cards_are_distinct_nodes(mul
     statistics of a second round with a pair mixed with those without). Every tree sees the
     card, so MO-ISMCTS splits each tree the same way."""
     s, call = _leduc_before_the_flop()
-    core = SearchCore(s, 0, 11, multi_observer=multi)
+    core = SearchCore(s, 0, 11, multi_observer=multi, chance_keys=True)
     core.run(iterations=4000)
     for tree in (range(2) if multi else [None]):
         nodes = core.tree_nodes(tree)
@@ -192,6 +192,39 @@ def test_leduc_second_rounds_after_different_public_cards_are_distinct_nodes(mul
             group = [row for row in below if row[7] == card + 1]
             assert sum(row[4] for row in group) <= second[4]
             assert max(row[6] for row in group) <= second[4]
+
+
+def test_without_chance_keys_the_tree_is_keyed_by_action_and_mover_alone():
+    """``chance_keys`` is off by default: every key is 0 and the second rounds after different
+    public cards share their nodes, as before the key."""
+    s, call = _leduc_before_the_flop()
+    core = SearchCore(s, 0, 11)
+    core.run(iterations=4000)
+    nodes = core.tree_nodes()
+    assert all(row[7] == 0 for row in nodes)
+    keys = [(row[1], row[2], row[3]) for row in nodes[1:]]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize("game,steps", [("metro2033", 40), ("leduc", 0)])
+def test_chance_keys_split_the_searchers_nodes_only_below_the_root(game, steps):
+    """With chance keys, the root's children are one per legal action still (every world of the
+    root shows the searcher the same chance), and below them children carry several keys: the
+    worlds the searcher tells apart. Without, every key is 0."""
+    s = metro_ai.load_game(game, players=2).new_state(2)
+    rng = random.Random(2)
+    for _ in range(steps):
+        s.apply(rng.choice(s.legal_actions()))
+    sizes = []
+    for keyed in (False, True):
+        core = SearchCore(s, s.current_player, 4, chance_keys=keyed)
+        core.run(iterations=1500)
+        nodes = core.tree_nodes()
+        root_kids = [row for row in nodes if row[1] == 0]
+        assert sorted(row[2] for row in root_kids) == s.legal_actions()
+        assert len({row[7] for row in root_kids}) == 1
+        sizes.append(len({row[7] for row in nodes[1:]}))
+    assert sizes[0] == 1 and sizes[1] > 1
 
 
 def _merged_share(game, seeds, steps, key, worlds=120, depth=10):
