@@ -13,8 +13,10 @@ cdef struct Node:
     int visits
     int avail               # times this node's action was legal when its parent was searched
     signed char mover       # the player who took `action` (-1 at the root); a child is keyed by
-                            # (action, mover): after one action path the player to move may
-                            # differ between worlds, and players share action ids
+                            # (action, mover, chance): after one action path the player to move
+                            # may differ between worlds, and players share action ids
+    unsigned short chance   # the tree's observer's chance key where `action` was taken (16 bits
+                            # of c_chance_key): what chance had shown them differs between worlds
 
 cdef class SearchCore
 
@@ -42,6 +44,7 @@ cdef class SearchCore:
     cdef char* lost                     # per tree: stopped following this iteration (node budget or memory)
     cdef int ntrees                     # 1, or the number of players (MO-ISMCTS)
     cdef bint multi                     # MO-ISMCTS: select in the mover's tree
+    cdef bint chance_keys               # key children by the observer's chance key (else 0)
     cdef int size, max_nodes            # nodes in all trees together, and the most allowed
     cdef GameState root                 # the position searched: read only through determinize
     cdef GameState fixed                # a fixed world (determinised UCT), or None
@@ -53,6 +56,7 @@ cdef class SearchCore:
     cdef int nlegal                     # actions in `legal` at the last listing
     cdef int* mark                      # per action: stamp of the last listing it was legal in
     cdef int stamp                      # the current listing's stamp (negated: legal with a child)
+    cdef int chance                     # the folded chance key of the node selection stopped at
     cdef int num_actions                # size of the game's action space
     cdef double c                       # UCB exploration constant
     cdef int selection                  # 0: availability-aware UCB; 1: least visited (flat MC)
@@ -71,8 +75,10 @@ cdef class SearchCore:
     cdef double* heur                   # scratch: per player, the game's heuristic
 
     cdef int _grow(self, int t) noexcept nogil
-    cdef int _add_child(self, int t, int parent, int action, int mover) noexcept nogil
-    cdef int _child_for(self, int t, int parent, int action, int mover) noexcept nogil
+    cdef int _add_child(self, int t, int parent, int action, int mover, int chance) noexcept nogil
+    cdef int _child_for(self, int t, int parent, int action, int mover, int chance) noexcept nogil
+    cdef int _observer(self, int t) noexcept nogil
+    cdef int _chance(self, int t) noexcept nogil
     cdef void _new_world(self) noexcept nogil
     cdef void _descend(self, int ts, int child, int mover) noexcept nogil
     cdef int _select(self) noexcept nogil

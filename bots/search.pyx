@@ -8,7 +8,8 @@ a method of `SearchCore`:
 0. a world (``_new_world``): a fresh ``determinize(player, seed)`` of the root (SO-ISMCTS), or a
    copy of a fixed world (determinised UCT, used by PIMC);
 1. selection (``_select``): descend while every legal action of the world already has a child:
-   among the children taken by the world's player to move whose action is legal in this world,
+   among the children taken by the world's player to move, under the chance key the tree's
+   observer sees in this world, whose action is legal in this world,
    UCB1 with availability counts (value / visits + c * sqrt(ln(avail) / visits)), or
    least-visited first for flat Monte Carlo;
 2. expansion (``_expand``): add one untried legal action, chosen uniformly, if the depth limit
@@ -33,12 +34,21 @@ it (``c_observed_action``), so each player's decisions are made on what they cou
 When every move is public (the observed action is the action itself) all trees coincide and
 MO-ISMCTS makes the same choices as SO-ISMCTS, at n times the memory.
 
-A child is keyed by (action, player who took it), not by the action alone: after the same path
-of actions the player to move may differ between worlds (Metro 2033: chance and hidden cards
-decide who acts next), and the players share action ids, so a key by action would mix one
-player's statistics into another's. Chance that the mover observes but that is not in the action
-ids (Leduc's public card, Metro 2033's threats and draws) is not in the key: such worlds share a
-node, as in the paper's ISMCTS over the searcher's information sets.
+A child is keyed by (action, player who took it, chance key), not by the action alone (the chance
+key with ``chance_keys=True`` only; off, it is 0 everywhere: it has measured weaker in play so
+far, see README): after the
+same path of actions the player to move may differ between worlds (Metro 2033: chance and hidden
+cards decide who acts next), and the players share action ids, so a key by action would mix one
+player's statistics into another's. The chance key (the game's ``c_chance_key(observer)``, 16
+bits of it) is what chance has shown the tree's observer where the action is taken (Leduc's
+public card, Metro 2033's threats and draws): worlds the observer could tell apart do not share
+a node. A node's children are thus grouped by (mover, chance key), each group a pass-through
+outcome of chance as the observer sees it; selection, expansion and availability look only at
+the group of the world's mover and key, while the node's own statistics cover every outcome.
+The observer is the searching player in SO-ISMCTS (at opponents' nodes too: the tree is the
+searcher's information sets, and keying by what an opponent alone saw would let the searcher's
+later decisions depend on it) and each tree's own player in MO-ISMCTS (chance being the moves of
+an environment player, each tree follows them as its player observes them).
 
 ``max_nodes`` bounds all trees together: a tree that cannot follow a move (the budget is reached,
 or memory ran out) stops where it is for the rest of the iteration, and its back-up covers the
@@ -204,7 +214,8 @@ cdef class SearchCore:
     ``playout`` a `Playout` (None: `RandomPlayout` to the end); ``tree_depth`` (None: unlimited);
     ``max_nodes`` (the tree stops growing there; at least one node more than the roots); ``fixed_world``: search this one full state
     instead of a fresh determinisation per iteration; ``multi_observer``: one tree per player
-    (MO-ISMCTS). The bots check their options (`metro_ai.bots.base`); the core checks only what
+    (MO-ISMCTS); ``chance_keys``: key children by the chance key too (off: every key is 0, the
+    tree of (action, mover) keys). The bots check their options (`metro_ai.bots.base`); the core checks only what
     keeps its memory safe.
     """
 
@@ -222,7 +233,7 @@ cdef class SearchCore:
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
-                 bint multi_observer=False):
+                 bint multi_observer=False, bint chance_keys=False):
         if root.c_is_terminal():
             raise ValueError("cannot search a finished game")
         if not 0 <= player < root.c_num_players():
@@ -259,6 +270,7 @@ cdef class SearchCore:
         self.ret = <double*>malloc(self.nplayers * sizeof(double))
         self.heur = <double*>malloc(self.nplayers * sizeof(double))
         self.multi = multi_observer
+        self.chance_keys = chance_keys
         self.ntrees = self.nplayers if multi_observer else 1
         # The roots count among the nodes: leave room for at least one child, or the search
         # would learn nothing (MO-ISMCTS has a root per player).
@@ -286,6 +298,7 @@ cdef class SearchCore:
             root_node.visits = 0
             root_node.avail = 0
             root_node.mover = -1
+            root_node.chance = 0
         self.size = self.ntrees
         for i in range(self.num_actions):
             self.mark[i] = 0
@@ -317,8 +330,9 @@ cdef class SearchCore:
         self.caps[t] = cap
         return 0
 
-    cdef int _add_child(self, int t, int parent, int action, int mover) noexcept nogil:
-        """A new child of `parent` in tree t; -1 if memory ran out."""
+    cdef int _add_child(self, int t, int parent, int action, int mover, int chance) noexcept nogil:
+        """A new child of `parent` in tree t (`chance`: a folded key, see ``_chance``); -1 if
+        memory ran out."""
         if self.sizes[t] == self.caps[t] and self._grow(t) != 0:
             return -1
         cdef Node* nodes = self.trees[t]
@@ -334,23 +348,37 @@ cdef class SearchCore:
         n.visits = 0
         n.avail = 1
         n.mover = mover
+        n.chance = <unsigned short>chance
         nodes[parent].first_child = i
         return i
 
-    cdef int _child_for(self, int t, int parent, int action, int mover) noexcept nogil:
+    cdef int _child_for(self, int t, int parent, int action, int mover, int chance) noexcept nogil:
         """The child of `parent` in tree t reached when `mover` takes `action` (as that tree's
-        player saw it), made if new; -1 if it is new and the node budget is reached or memory
-        ran out."""
+        player saw it) after chance showed that player `chance` (folded), made if new; -1 if it
+        is new and the node budget is reached or memory ran out."""
         cdef Node* nodes = self.trees[t]
         cdef int ch = nodes[parent].first_child
         while ch != -1:
-            if nodes[ch].action == action and nodes[ch].mover == mover:
+            if nodes[ch].action == action and nodes[ch].mover == mover and nodes[ch].chance == chance:
                 nodes[ch].avail += 1
                 return ch
             ch = nodes[ch].next_sibling
         if self.size >= self.max_nodes:
             return -1
-        return self._add_child(t, parent, action, mover)
+        return self._add_child(t, parent, action, mover, chance)
+
+    cdef int _observer(self, int t) noexcept nogil:
+        """The player whose information sets tree t's nodes are: its own player (MO-ISMCTS), or
+        the searching player (the single tree of SO-ISMCTS, opponents' nodes included)."""
+        return t if self.multi else self.player
+
+    cdef int _chance(self, int t) noexcept nogil:
+        """The world's chance key for tree t's observer, folded to the 16 bits a node keeps."""
+        cdef unsigned int k
+        if not self.chance_keys:
+            return 0
+        k = <unsigned int>self.world.c_chance_key(self._observer(t))
+        return <int>((k ^ (k >> 16)) & 0xFFFF)
 
     # -- one iteration: a world, then the four steps --
 
@@ -368,14 +396,15 @@ cdef class SearchCore:
 
     cdef void _descend(self, int ts, int child, int mover) noexcept nogil:
         """Move to `child` in tree ts (the mover's) and play its action in the world; every
-        other tree that still follows this iteration follows the action as its player observes
-        it, or stops where it is if it has no node for it and may not add one."""
+        other tree that still follows this iteration follows the action, and the chance before
+        it, as its player observes them, or stops where it is if it has no node for it and may
+        not add one."""
         cdef int t, ch
         cdef int a = self.trees[ts][child].action
         self.cur[ts] = child
         for t in range(self.ntrees):
             if t != ts and not self.lost[t]:
-                ch = self._child_for(t, self.cur[t], self.world.c_observed_action(a, t), mover)
+                ch = self._child_for(t, self.cur[t], self.world.c_observed_action(a, t), mover, self._chance(t))
                 if ch < 0:                    # budget reached or out of memory: this tree stops here
                     if self.size < self.max_nodes:
                         self.max_nodes = self.size        # out of memory: no tree grows any more
@@ -387,14 +416,14 @@ cdef class SearchCore:
 
     cdef int _select(self) noexcept nogil:
         """Selection: descend, in the tree of the player to move, while every action legal in
-        the world has a child taken by that player, to the child with the best UCB value among
+        the world has a child taken by that player under the world's chance key, to the child with the best UCB value among
         those (availability counts; least visited first for flat Monte Carlo). Returns how many
         legal actions of the node reached have no child, if it may be expanded (the world's legal
         actions are then in ``legal[:nlegal]``, the untried ones marked with ``stamp``, the tried
         ones with ``-stamp``); 0 at the end of the game, at the depth limit, at the node budget,
         where no child is legal, or where the mover's tree stopped following (MO-ISMCTS)."""
         cdef Node* nodes
-        cdef int depth = 0, node, n, i, ch, navail, untried, best, mover, ts
+        cdef int depth = 0, node, n, i, ch, navail, untried, best, mover, ts, key
         cdef double u, bu
         while not self.world.c_is_terminal() and depth < self.tree_depth:
             mover = self.world.c_current_player()
@@ -408,10 +437,11 @@ cdef class SearchCore:
             for i in range(n):
                 self.mark[self.legal[i]] = self.stamp
             nodes = self.trees[ts]
+            self.chance = key = self._chance(ts)
             navail = 0
             ch = nodes[node].first_child
             while ch != -1:
-                if nodes[ch].mover == mover and self.mark[nodes[ch].action] == self.stamp:
+                if nodes[ch].mover == mover and nodes[ch].chance == key and self.mark[nodes[ch].action] == self.stamp:
                     self.mark[nodes[ch].action] = -self.stamp     # legal, with a child
                     navail += 1
                 ch = nodes[ch].next_sibling
@@ -424,7 +454,7 @@ cdef class SearchCore:
             bu = -1e300
             ch = nodes[node].first_child
             while ch != -1:
-                if nodes[ch].mover == mover and self.mark[nodes[ch].action] == -self.stamp:
+                if nodes[ch].mover == mover and nodes[ch].chance == key and self.mark[nodes[ch].action] == -self.stamp:
                     nodes[ch].avail += 1
                     if self.selection == SEL_UCB:
                         u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
@@ -456,7 +486,7 @@ cdef class SearchCore:
                 if k == 0:
                     break
                 k -= 1
-        child = self._add_child(ts, self.cur[ts], a, mover)
+        child = self._add_child(ts, self.cur[ts], a, mover, self.chance)
         if child < 0:                 # out of memory: stop growing, play out from here
             self.max_nodes = self.size
             return
@@ -464,7 +494,7 @@ cdef class SearchCore:
         nodes = self.trees[ts]        # (the array may have moved)
         ch = nodes[child].next_sibling
         while ch != -1:
-            if nodes[ch].mover == mover and self.mark[nodes[ch].action] == -self.stamp:
+            if nodes[ch].mover == mover and nodes[ch].chance == self.chance and self.mark[nodes[ch].action] == -self.stamp:
                 nodes[ch].avail += 1
             ch = nodes[ch].next_sibling
         self._descend(ts, child, mover)
@@ -573,8 +603,8 @@ cdef class SearchCore:
 
     def tree_nodes(self, tree=None):
         """Every node of one tree, for inspection and tests: [(node, parent, action, mover,
-        visits, value_sum, avail)] in creation order (node 0 is the root: parent, action and
-        mover -1). ``tree``: the player whose tree (MO-ISMCTS); None: the searching player's."""
+        visits, value_sum, avail, chance)] in creation order (node 0 is the root: parent, action and
+        mover -1; chance: the observer's folded chance key where the action was taken). ``tree``: the player whose tree (MO-ISMCTS); None: the searching player's."""
         self._own()
         cdef int t = (self.player if tree is None else int(tree)) if self.multi else 0
         if self.multi and not 0 <= t < self.ntrees:
@@ -583,7 +613,7 @@ cdef class SearchCore:
             raise ValueError(f"a single-tree search has the tree of player {self.player} only, got {tree!r}")
         cdef Node* nodes = self.trees[t]
         return [(i, nodes[i].parent, nodes[i].action, int(nodes[i].mover), nodes[i].visits, nodes[i].value,
-                 nodes[i].avail) for i in range(self.sizes[t])]
+                 nodes[i].avail, nodes[i].chance) for i in range(self.sizes[t])]
 
     def summary(self):
         """What a search driver needs from this core after (or between) runs, as plain data

@@ -37,6 +37,12 @@ cdef class GameState:
     # How `player` sees `action` when another player takes it (MO-ISMCTS); identity by default,
     # for games whose moves are public.
     cdef int c_observed_action(self, int action, int player) noexcept nogil
+    # What chance has shown `player` (a card dealt, drawn or turned up) that can differ between
+    # states reached by the same actions as `player` observes them: equal where `player` cannot
+    # tell the states apart, different (as far as the game can say) where they can. The search
+    # keys a node's children by it; it may be a hash, of which the search keeps 16 bits. 0 by
+    # default, for games whose chance is all in the action ids or hidden from every player.
+    cdef int c_chance_key(self, int player) noexcept nogil
     cdef void c_copy_from(self, GameState other) noexcept nogil  # other: same class and game
     # Make self a full state that `player` cannot tell from `source`, drawn from `seed` (same
     # class and game). Depends only on what `player` sees in `source` and on `seed`.

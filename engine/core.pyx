@@ -396,6 +396,9 @@ cdef class GameState:
     cdef int c_observed_action(self, int action, int player) noexcept nogil:
         return action
 
+    cdef int c_chance_key(self, int player) noexcept nogil:
+        return 0
+
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         pass
 
@@ -510,6 +513,13 @@ cdef class GameState:
         applied to ``observation(player)``; learning front ends such as PettingZoo use it)."""
         self._check_player(player)
         return self.game.observation_features().encode(self.observation(player))
+
+    def chance_key(self, player):
+        """What chance has shown `player` that can differ between states reached by the same
+        observed actions, as the number the search keys its nodes by (``c_chance_key``): 0 for
+        games whose chance is all in the action ids."""
+        self._check_player(player)
+        return self.c_chance_key(player)
 
     def svg(self, player=None, lastmove=None):
         """The position as SVG text (the game's ``svg`` drawing): with `player`, what that

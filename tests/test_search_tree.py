@@ -1,7 +1,9 @@
 """The search tree itself (bots/search.pyx): how children are keyed, how availability is counted,
 and how the node budget bounds every tree (Cowling, Powley & Whitehouse 2012, SO- and MO-ISMCTS).
 """
+import json
 import random
+import zlib
 from collections import Counter, defaultdict
 
 import pytest
@@ -55,8 +57,8 @@ def test_children_are_keyed_by_action_and_mover(multi):
     core.run(iterations=3000)
     nodes = core.tree_nodes()
     assert nodes[0][:4] == (0, -1, -1, -1) and nodes[0][4] == 3000
-    keys = [(parent, action, mover) for _, parent, action, mover, *_ in nodes[1:]]
-    assert len(keys) == len(set(keys))                          # one node per (parent, action, mover)
+    keys = [(parent, action, mover, chance) for _, parent, action, mover, *_, chance in nodes[1:]]
+    assert len(keys) == len(set(keys))                  # one node per (parent, action, mover, chance)
     kids = _children(nodes)
     (node_a,) = [row for row in kids[0] if row[2] == a]
     below = kids[node_a[0]]
@@ -150,4 +152,128 @@ def test_tree_nodes_names_a_bad_tree():
         SearchCore(s, 0, 1, multi_observer=True).tree_nodes(2)
     with pytest.raises(ValueError, match="single-tree search has the tree of player 0 only"):
         SearchCore(s, 0, 1).tree_nodes(1)
-    assert SearchCore(s, 0, 1).tree_nodes() == [(0, -1, -1, -1, 0, 0.0, 0)]
+    assert SearchCore(s, 0, 1).tree_nodes() == [(0, -1, -1, -1, 0, 0.0, 0, 0)]
+
+
+# ---- chance the observer sees: Leduc's public card, Metro 2033's draws and threats ----
+
+def _leduc_before_the_flop():
+    """Leduc, 2 players, player 0 to move in the first round: a check and a check end it and
+    turn up the public card, one of the five cards player 0 has not seen."""
+    s = metro_ai.load_game("leduc", players=2).new_state(3)
+    return s, s.string_to_action("call")
+
+
+@pytest.mark.parametrize("multi", [False, True])
+def test_leduc_second_rounds_after_different_public_cards_are_distinct_nodes(multi):
+    """After check, check the public card is shown: the searcher's children there are keyed by
+    it too, one set of children per public card (they used to share one node per action, so the
+    statistics of a second round with a pair mixed with those without). Every tree sees the
+    card, so MO-ISMCTS splits each tree the same way."""
+    s, call = _leduc_before_the_flop()
+    core = SearchCore(s, 0, 11, multi_observer=multi, chance_keys=True)
+    core.run(iterations=4000)
+    for tree in (range(2) if multi else [None]):
+        nodes = core.tree_nodes(tree)
+        kids = _children(nodes)
+        (first,) = [row for row in kids[0] if row[2] == call]
+        (second,) = [row for row in kids[first[0]] if row[2] == call]
+        below = kids[second[0]]
+        assert all(row[3] == 0 for row in below)               # player 0 opens the second round
+        seen = {row[7] - 1 for row in below}
+        mine = s.card(0)
+        assert seen == set(range(6)) - {mine}                  # one set of children per public card
+        assert len({(row[2], row[7]) for row in below}) == len(below)
+        # the first round's children were taken before any card was shown
+        assert all(row[7] == 0 for row in kids[0] + kids[first[0]])
+        # each public card's children count availability only in the worlds with that card:
+        # together no more than the iterations through the node
+        for card in seen:
+            group = [row for row in below if row[7] == card + 1]
+            assert sum(row[4] for row in group) <= second[4]
+            assert max(row[6] for row in group) <= second[4]
+
+
+def test_without_chance_keys_the_tree_is_keyed_by_action_and_mover_alone():
+    """``chance_keys`` is off by default: every key is 0 and the second rounds after different
+    public cards share their nodes, as before the key."""
+    s, call = _leduc_before_the_flop()
+    core = SearchCore(s, 0, 11)
+    core.run(iterations=4000)
+    nodes = core.tree_nodes()
+    assert all(row[7] == 0 for row in nodes)
+    keys = [(row[1], row[2], row[3]) for row in nodes[1:]]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize("game,steps", [("metro2033", 40), ("leduc", 0)])
+def test_chance_keys_split_the_searchers_nodes_only_below_the_root(game, steps):
+    """With chance keys, the root's children are one per legal action still (every world of the
+    root shows the searcher the same chance), and below them children carry several keys: the
+    worlds the searcher tells apart. Without, every key is 0."""
+    s = metro_ai.load_game(game, players=2).new_state(2)
+    rng = random.Random(2)
+    for _ in range(steps):
+        s.apply(rng.choice(s.legal_actions()))
+    sizes = []
+    for keyed in (False, True):
+        core = SearchCore(s, s.current_player, 4, chance_keys=keyed)
+        core.run(iterations=1500)
+        nodes = core.tree_nodes()
+        root_kids = [row for row in nodes if row[1] == 0]
+        assert sorted(row[2] for row in root_kids) == s.legal_actions()
+        assert len({row[7] for row in root_kids}) == 1
+        sizes.append(len({row[7] for row in nodes[1:]}))
+    assert sizes[0] == 1 and sizes[1] > 1
+
+
+def _merged_share(game, seeds, steps, key, worlds=120, depth=10):
+    """The share of the searcher's decision nodes, as SO-ISMCTS keys them (the observed action
+    path, the mover and, with `key`, the searcher's chance key), that hold worlds the searcher
+    could tell apart (different observations). Worlds from determinisations of seeded positions
+    follow a few paths chosen by a hash of the node, as iterations through one tree do."""
+    merged = total = 0
+    g = metro_ai.load_game(game, players=2)
+    for seed in seeds:
+        s = g.new_state(seed)
+        rng = random.Random(seed)
+        for _ in range(steps):
+            if not s.is_terminal():
+                s.apply(rng.choice(s.legal_actions()))
+        if s.is_terminal():
+            continue
+        p = s.current_player
+        nodes = defaultdict(set)
+        for k in range(worlds):
+            w = s.determinize(p, k)
+            node = ()
+            for _ in range(depth):
+                if w.is_terminal():
+                    break
+                here = (node, w.current_player, w.chance_key(p) if key else 0)
+                nodes[here].add(json.dumps(w.observation(p), sort_keys=True))
+                legal = w.legal_actions()
+                a = legal[zlib.crc32(repr((here, k % 3)).encode()) % len(legal)]
+                seen = w.observed_action(a, p) if hasattr(w, "observed_action") else a
+                node = here + (seen,)
+                w.apply(a)
+        total += len(nodes)
+        merged += sum(len(obs) > 1 for obs in nodes.values())
+    return merged / total
+
+
+@pytest.mark.parametrize("game,steps,seeds", [("leduc", 0, range(12)), ("metro2033", 40, range(3))])
+def test_the_chance_key_leaves_no_node_holding_worlds_the_searcher_tells_apart(game, steps, seeds):
+    """Keyed by action and mover alone, many of the searcher's nodes hold worlds it could tell
+    apart (Leduc: the public card; Metro 2033: threats, draws, fights); with its chance key, none."""
+    assert _merged_share(game, seeds, steps, key=False) > 0.2
+    assert _merged_share(game, seeds, steps, key=True) == 0
+
+
+def test_chance_keys_of_leduc_name_the_public_card_once_shown():
+    s, call = _leduc_before_the_flop()
+    assert [s.chance_key(p) for p in range(2)] == [0, 0]
+    s.apply(call)
+    s.apply(call)
+    assert [s.chance_key(p) for p in range(2)] == [s.public_card + 1] * 2
+    assert metro_ai.load_game("metro", players=2).new_state(1).chance_key(0) == 0   # no chance key

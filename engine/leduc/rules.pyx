@@ -374,6 +374,11 @@ cdef class LeducState(GameState):
         for p in range(self.n):
             out[p] = 0.5 + out[p] / scale
 
+    cdef int c_chance_key(self, int player) noexcept nogil:
+        """The public card, once shown (L6), plus one; 0 before: every player sees it, so the
+        search tells apart the second rounds that follow different public cards."""
+        return self.d.public_card + 1 if self.d.round == 1 else 0
+
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<LeducState>other).d
 

@@ -137,6 +137,11 @@ _FIXED_NAMES = ("yes", "no", "army", "hero", "buy", "quest", "exchange", "scout"
                 "refresh", "done")
 
 
+cdef inline unsigned int _fnv(unsigned int h, int v) noexcept nogil:
+    """One step of FNV-1a over a 32-bit word (``c_chance_key``'s hash)."""
+    return (h ^ <unsigned int>v) * 16777619u
+
+
 cdef class Metro2033State(GameState):
     """A game of Metro 2033, hidden parts included (deck orders, quests in hand, scouted threats,
     combat cards, undisclosed threat declarations). Make one with ``Metro2033Game.new_state``."""
@@ -215,6 +220,112 @@ cdef class Metro2033State(GameState):
         if d.phase == P_QUEST_KEEP:
             return A_CARD + t.by_type[T_QUEST][0]
         return action
+
+    cdef int c_chance_key(self, int player) noexcept nogil:
+        """A hash of what `player` sees (as ``observation``) of the state that chance and hidden
+        moves shape: the market, law, threat and vote, the board, tokens, resources, heroes,
+        equipment, completed quests, discards, the fight, the pending decision and the agenda;
+        the threat declarations once the threat is revealed (G32); of their own, the cards they
+        choose among, their scouted threat and their combat cards. Their quests in hand and the
+        deck places they know are left out: those they held before the search began would split
+        every node of their tree (MO-ISMCTS), and those drawn since are told apart by the cards
+        they chose among. Equal for states `player` cannot tell apart."""
+        cdef Data* d = &self.f.d
+        cdef unsigned int h = 2166136261u
+        cdef int p, i, k
+        cdef bint side
+        h = _fnv(h, d.round)
+        h = _fnv(h, d.stage)
+        h = _fnv(h, d.phase)
+        h = _fnv(h, d.decider)
+        h = _fnv(h, d.first)
+        h = _fnv(h, d.over)
+        h = _fnv(h, d.winner)
+        h = _fnv(h, d.law)
+        h = _fnv(h, d.threat_now)
+        h = _fnv(h, d.last_threat)
+        for i in range(4):
+            h = _fnv(h, d.market[i])
+        h = _fnv(h, d.vote_on)
+        h = _fnv(h, d.vote_law)
+        h = _fnv(h, d.vote_for)
+        h = _fnv(h, d.vote_against)
+        h = _fnv(h, d.last_vote_on)
+        for i in range(3):
+            h = _fnv(h, d.last_vote[i])
+        for i in range(S):
+            h = _fnv(h, d.owner[i])
+        for p in range(d.n):
+            h = _fnv(h, d.faction[p])
+            h = _fnv(h, d.hero[p])
+            h = _fnv(h, d.hero_at[p])
+            h = _fnv(h, d.wounded[p])
+            h = _fnv(h, d.vp[p])
+            h = _fnv(h, d.army[p])
+            for i in range(3):
+                h = _fnv(h, d.res[p][i])
+            h = _fnv(h, d.equip_n[p])
+            for i in range(d.equip_n[p]):
+                h = _fnv(h, d.equip[p][i])
+            h = _fnv(h, d.quest_n[p])
+            h = _fnv(h, d.done_n[p])
+            for i in range(d.done_n[p]):
+                h = _fnv(h, d.done[p][i])
+            h = _fnv(h, d.used_n[p])
+            h = _fnv(h, (d.scouted[p] >= 0))
+            if d.threat_now >= 0 or p == player:          # G32: declarations open at the reveal
+                h = _fnv(h, d.decl_station[p])
+                h = _fnv(h, d.decl_hero[p])
+        h = _fnv(h, d.scouted[player])
+        for k in range(5):
+            h = _fnv(h, d.deck_n[k])
+            h = _fnv(h, d.disc_n[k])
+            for i in range(d.disc_n[k]):
+                h = _fnv(h, d.disc[k][i])
+        h = _fnv(h, d.out_n)
+        for i in range(d.out_n):
+            h = _fnv(h, d.out[i])
+        h = _fnv(h, d.pd_ncards)
+        if not (d.phase == P_LAW_PEEK or d.phase == P_ARTYOM or d.phase == P_QUEST_KEEP
+                or d.phase == P_STAGE2_EQ) or player == d.decider:
+            for i in range(d.pd_ncards):
+                h = _fnv(h, d.pd_cards[i])
+        h = _fnv(h, d.pd_votes)
+        h = _fnv(h, d.pd_max)
+        h = _fnv(h, d.pd_side)
+        h = _fnv(h, d.pd_who)
+        h = _fnv(h, d.pd_station)
+        h = _fnv(h, d.pd_taken)
+        h = _fnv(h, d.pd_from)
+        h = _fnv(h, d.pd_to)
+        h = _fnv(h, d.pd_bought)
+        h = _fnv(h, d.pd_refreshed)
+        h = _fnv(h, d.pd_forced)
+        h = _fnv(h, d.pd_amount)
+        h = _fnv(h, d.pd_resmask)
+        h = _fnv(h, d.cx_kind)
+        h = _fnv(h, d.cx_station)
+        for i in range(2):
+            h = _fnv(h, d.cx_side[i])
+            h = _fnv(h, d.cx_who[i])
+        h = _fnv(h, d.combat_on)
+        if d.combat_on:
+            h = _fnv(h, d.aside_n)
+            for k in range(2):
+                side = d.cx_side[k] == player
+                h = _fnv(h, d.hand_n[k])
+                h = _fnv(h, (d.pick[k] >= 0))
+                if side:
+                    for i in range(d.hand_n[k]):
+                        h = _fnv(h, d.hand[k][i])
+                    h = _fnv(h, d.pick[k])
+        h = _fnv(h, d.ag_n)
+        for i in range(d.ag_n):
+            h = _fnv(h, d.ag[i].name)
+            h = _fnv(h, d.ag[i].a)
+            h = _fnv(h, d.ag[i].b)
+            h = _fnv(h, d.ag[i].c)
+        return <int>(h & 0x7FFFFFFF)
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.f.d = (<Metro2033State>other).f.d

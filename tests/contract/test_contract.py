@@ -422,6 +422,9 @@ def test_observation_and_determinize(name, index):
             assert json.loads(json.dumps(obs)) == obs
             d = s.determinize(p, 9)
             assert d.observation(p) == obs, "determinize changed what the player sees"
+            # the search keys nodes by it: a key that differed between the worlds of one root
+            # would split the root
+            assert d.chance_key(p) == s.chance_key(p), "determinize changed the player's chance key"
             assert d.to_json() == s.determinize(p, 9).to_json(), "same seed, different worlds"
             # it depends only on what p sees: a twin p cannot tell apart gives the same world
             assert s.determinize(p, 5).determinize(p, 9).to_json() == d.to_json()
@@ -435,6 +438,8 @@ def test_observation_and_determinize(name, index):
                 s.determinize(bad, 1)
             with pytest.raises(ValueError):
                 s.observation(bad)
+            with pytest.raises(ValueError):
+                s.chance_key(bad)
 
 
 # ---------------------------------------------------------------- C-level play-outs
