@@ -18,12 +18,12 @@ from .background import SearchHandle, merge
 from .base import Bot
 from .limit import Limit
 from .remote import available, check_importable, remote_cores
-from .search import NODE_BYTES, HeuristicPlayout, Playout, RandomPlayout, SearchCore
+from .search import NODE_BYTES, HeuristicPlayout, MastPlayout, Playout, RandomPlayout, SearchCore
 from .seeding import derive
 
 MAX_WORKERS = 256           # a fixed cap, so that a bot spec valid on one machine is valid on all
 MAX_NODES = 1 << 30         # node arrays double up to this size without overflowing a C int
-PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout}
+PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout, "mast": MastPlayout}
 
 
 @dataclass
@@ -115,8 +115,9 @@ class SearchBot(Bot):
     backend: str
     options: tuple[Option, ...] = (
         Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
-        Option.custom("rollout", None, "play-out policy: uniform, or the best of three random actions by the "
-                      "game's heuristic", "None (the game's default) or 'random' or 'heuristic' or a Playout",
+        Option.custom("rollout", None, "play-out policy: uniform, the best of three random actions by the "
+                      "game's heuristic, or MAST (epsilon-greedy on the search's mean return per action)",
+                      "None (the game's default) or 'random' or 'heuristic' or 'mast' or a Playout",
                       lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout)),
         Option.integer("rollout_depth", None, "actions played out before the game's heuristic scores the "
                        "position", low=-1, none="the game's default",
@@ -168,7 +169,7 @@ class SearchBot(Bot):
             return rollout.replace(**changes) if changes else rollout
         rollout = "random" if rollout is None else rollout
         if rollout not in PLAYOUTS:
-            raise ValueError(f"rollout must be 'random', 'heuristic' or a Playout, got {rollout!r}")
+            raise ValueError(f"rollout must be 'random', 'heuristic', 'mast' or a Playout, got {rollout!r}")
         return PLAYOUTS[rollout](depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale)
 
     def _core_kwargs(self, state):
@@ -320,7 +321,8 @@ class ISMCTSBot(SearchBot):
 
     Options (``ISMCTSBot.options`` says each one's default and range): ``c`` exploration constant;
     ``rollout`` "random", "heuristic" (a light policy: best of three random actions by the game's
-    public heuristic) or a `Playout`; ``rollout_depth`` (-1: play to the end; n: cut off after n
+    public heuristic), "mast" (`MastPlayout`: epsilon-greedy on the search's mean return per
+    player and action, no state copied) or a `Playout`; ``rollout_depth`` (-1: play to the end; n: cut off after n
     actions and score the game's heuristic); ``cutoff_scale`` (0: rank the players by the
     heuristic at the cut-off; > 0: a logistic soft rank with this scale); these three default to
     the game's ``search_defaults``, else random to the end; ``final`` "visits" or "value";

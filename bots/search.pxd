@@ -26,6 +26,7 @@ cdef class Playout:
     # space is the core's (world, probe, legal, heur, rng).
     cdef readonly int depth             # actions played out before evaluating; -1: to the end
     cdef readonly double cutoff_scale   # 0: rank by heuristic at a cut-off; > 0: soft rank (logistic)
+    cdef readonly bint mast             # the core keeps MAST tables for this play-out (MastPlayout)
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil
     cdef void evaluate(self, SearchCore core, double* out) noexcept nogil
@@ -35,6 +36,12 @@ cdef class RandomPlayout(Playout):
 
 cdef class HeuristicPlayout(Playout):
     cdef readonly int samples           # random legal actions compared per move
+
+cdef class MastPlayout(Playout):
+    cdef int policy                     # 0: epsilon-greedy; 1: Gibbs (softmax)
+    cdef readonly double epsilon        # epsilon-greedy: share of uniformly random actions
+    cdef readonly double tau            # Gibbs: temperature
+    cdef readonly double unseen         # the mean an action not yet taken counts as
 
 cdef class SearchCore:
     cdef Node** trees                   # one node array per tree: 1 (SO-ISMCTS) or one per player (MO)
@@ -73,6 +80,14 @@ cdef class SearchCore:
     cdef int path                       # tree steps of the current iteration
     cdef double* ret                    # scratch: per player, the return of the current iteration
     cdef double* heur                   # scratch: per player, the game's heuristic
+    # MAST (only for a play-out with ``mast``; NULL otherwise): per player p and action a,
+    # mast_table[2 * (p * num_actions + a)] sums p's returns over the iterations in which p took a,
+    # and the next double counts them; the actions of the current iteration, tree and play-out,
+    # with their movers, are on the trail until the back-up adds them.
+    cdef double* mast_table
+    cdef double* mast_weights           # scratch: per legal action, a Gibbs weight
+    cdef int* trail                     # the current iteration's (action, mover) pairs, flat
+    cdef int trail_len, trail_cap       # pairs on the trail, and room for
 
     cdef int _grow(self, int t) noexcept nogil
     cdef int _add_child(self, int t, int parent, int action, int mover, int chance) noexcept nogil
@@ -86,4 +101,5 @@ cdef class SearchCore:
     cdef void _play_out(self) noexcept nogil
     cdef void _back_up(self) noexcept nogil
     cdef void _iterate(self) noexcept nogil
+    cdef void _record(self, int action, int mover) noexcept nogil
     cdef Node* _own(self) except NULL           # the searching player's tree; ValueError if none

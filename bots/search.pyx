@@ -64,7 +64,7 @@ from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from metro_ai.engine.core cimport GameState, rank_return
-from metro_ai.engine.rng cimport rng_t, rng_next, rng_bounded
+from metro_ai.engine.rng cimport rng_t, rng_next, rng_bounded, rng_uniform
 from metro_ai.engine.core import as_seed
 
 cdef enum:
@@ -112,6 +112,7 @@ cdef class Playout:
             raise ValueError(f"cutoff_scale must be a number >= 0, got {cutoff_scale!r}")
         self.depth = depth
         self.cutoff_scale = cutoff_scale
+        self.mast = False
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil:
         """The action to play in ``core.world``, whose ``n`` legal actions are ``core.legal[:n]``
@@ -207,6 +208,83 @@ cdef class HeuristicPlayout(Playout):
         return {**Playout.settings(self), "samples": self.samples}
 
 
+cdef enum:
+    MAST_EPSILON = 0
+    MAST_GIBBS = 1
+
+
+cdef class MastPlayout(Playout):
+    """MAST, the Move-Average Sampling Technique (Finnsson & Björnsson 2008; for ISMCTS, Powley,
+    Whitehouse & Cowling 2014) (the ``rollout="mast"`` of the bots): the core keeps, per player
+    and action id, the mean return of that player over every iteration in which they took that
+    action (in the tree or in the play-out), and the play-out prefers the actions with the best
+    means. ``policy`` "epsilon": with probability ``epsilon`` a uniformly random legal action,
+    else the best mean (ties broken at random); "gibbs": softmax sampling, weight exp(mean / tau).
+    An action not yet taken by the mover counts as ``unseen`` (1.0: optimistic, each tried early).
+    No state is copied. Cut-off and evaluation as `Playout`."""
+
+    def __init__(self, depth=None, cutoff_scale=0.0, policy="epsilon", epsilon=0.2, tau=0.1, unseen=1.0):
+        super().__init__(depth, cutoff_scale)
+        if policy not in ("epsilon", "gibbs"):
+            raise ValueError(f"MAST policy must be 'epsilon' or 'gibbs', got {policy!r}")
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
+            raise ValueError(f"MAST epsilon must be a number in [0, 1], got {epsilon!r}")
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0.001 <= tau <= 1000:
+            raise ValueError(f"MAST tau (the softmax temperature) must be a number in [0.001, 1000], got {tau!r}")
+        if isinstance(unseen, bool) or not isinstance(unseen, (int, float)) or not 0 <= unseen <= 1:
+            raise ValueError(f"MAST unseen (the value of an action not yet taken) must be a number in [0, 1], "
+                             f"got {unseen!r}")
+        self.policy = MAST_EPSILON if policy == "epsilon" else MAST_GIBBS
+        self.epsilon = epsilon
+        self.tau = tau
+        self.unseen = unseen
+        self.mast = True
+
+    cdef int choose(self, SearchCore core, int n) noexcept nogil:
+        cdef int i, a, best, ties
+        cdef int p = core.world.c_current_player()
+        cdef double* row = core.mast_table + 2 * <Py_ssize_t>p * core.num_actions
+        cdef double q, bq, total, r
+        if n == 1:
+            return core.legal[0]
+        if self.policy == MAST_EPSILON:
+            if self.epsilon > 0 and rng_uniform(&core.rng) < self.epsilon:
+                return core.legal[rng_bounded(&core.rng, n)]
+            best = core.legal[0]
+            bq = -1.0
+            ties = 0
+            for i in range(n):
+                a = core.legal[i]
+                q = row[2 * a] / row[2 * a + 1] if row[2 * a + 1] > 0 else self.unseen
+                if q > bq:
+                    bq = q
+                    best = a
+                    ties = 1
+                elif q == bq:
+                    ties += 1
+                    if rng_bounded(&core.rng, ties) == 0:
+                        best = a
+            return best
+        # Gibbs: weights exp((q - 1) / tau) (q <= 1: no overflow), kept in core.mast_weights
+        total = 0
+        for i in range(n):
+            a = core.legal[i]
+            q = row[2 * a] / row[2 * a + 1] if row[2 * a + 1] > 0 else self.unseen
+            core.mast_weights[i] = exp((q - 1.0) / self.tau)
+            total += core.mast_weights[i]
+        r = rng_uniform(&core.rng) * total
+        for i in range(n - 1):
+            r -= core.mast_weights[i]
+            if r < 0:
+                return core.legal[i]
+        return core.legal[n - 1]
+
+    def settings(self):
+        """The constructor's keyword arguments that make an equal play-out."""
+        return {**Playout.settings(self), "policy": "epsilon" if self.policy == MAST_EPSILON else "gibbs",
+                "epsilon": self.epsilon, "tau": self.tau, "unseen": self.unseen}
+
+
 cdef class SearchCore:
     """A search tree over `root` from `player`'s point of view. See the module docstring.
 
@@ -230,6 +308,9 @@ cdef class SearchCore:
         self.mark = NULL
         self.ret = NULL
         self.heur = NULL
+        self.mast_table = NULL
+        self.mast_weights = NULL
+        self.trail = NULL
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
@@ -303,6 +384,14 @@ cdef class SearchCore:
         for i in range(self.num_actions):
             self.mark[i] = 0
         self.stamp = 0
+        if self.playout.mast:
+            self.mast_table = <double*>calloc(2 * <size_t>self.nplayers * max(self.num_actions, 1), sizeof(double))
+            self.mast_weights = <double*>malloc(max(root.c_max_actions(), 1) * sizeof(double))
+            self.trail_cap = 256
+            self.trail = <int*>malloc(2 * self.trail_cap * sizeof(int))
+            if not (self.mast_table and self.mast_weights and self.trail):
+                raise MemoryError()
+        self.trail_len = 0
 
     def __dealloc__(self):
         if self.trees != NULL:
@@ -317,6 +406,9 @@ cdef class SearchCore:
         free(self.mark)
         free(self.ret)
         free(self.heur)
+        free(self.mast_table)
+        free(self.mast_weights)
+        free(self.trail)
 
     # -- the tree --
 
@@ -393,6 +485,7 @@ cdef class SearchCore:
         for t in range(self.ntrees):
             self.cur[t] = 0
             self.lost[t] = 0
+        self.trail_len = 0
 
     cdef void _descend(self, int ts, int child, int mover) noexcept nogil:
         """Move to `child` in tree ts (the mover's) and play its action in the world; every
@@ -411,6 +504,8 @@ cdef class SearchCore:
                     self.lost[t] = 1
                 else:
                     self.cur[t] = ch
+        if self.mast_table != NULL:
+            self._record(a, mover)
         self.world.c_apply(a)
         self.path += 1
 
@@ -502,12 +597,15 @@ cdef class SearchCore:
     cdef void _play_out(self) noexcept nogil:
         """Play-out: the play-out policy plays on to the end or its cut-off, then evaluates the
         world into ``ret``."""
-        cdef int n, steps = 0, depth = self.playout.depth
+        cdef int n, a, steps = 0, depth = self.playout.depth
         while not self.world.c_is_terminal() and (depth < 0 or steps < depth):
             n = self.world.c_legal_actions(self.legal)
             if n == 0:              # a dead end (never reached from a loadable state): stop here
                 break
-            self.world.c_apply(self.playout.choose(self, n))
+            a = self.playout.choose(self, n)
+            if self.mast_table != NULL:
+                self._record(a, self.world.c_current_player())
+            self.world.c_apply(a)
             steps += 1
         if self.world.c_is_terminal():
             self.terminal += 1
@@ -517,7 +615,7 @@ cdef class SearchCore:
         """Back-up, in every tree: each node on the path adds the return of the player who moved
         into it; the root counts the visit."""
         cdef Node* nodes
-        cdef int t, node
+        cdef int t, node, i, k
         for t in range(self.ntrees):
             nodes = self.trees[t]
             node = self.cur[t]
@@ -526,6 +624,25 @@ cdef class SearchCore:
                 nodes[node].value += self.ret[nodes[node].mover]
                 node = nodes[node].parent
             nodes[0].visits += 1
+        if self.mast_table != NULL:           # MAST: every action of the iteration, with its mover's return
+            for i in range(self.trail_len):
+                k = 2 * (self.trail[2 * i + 1] * self.num_actions + self.trail[2 * i])
+                self.mast_table[k] += self.ret[self.trail[2 * i + 1]]
+                self.mast_table[k + 1] += 1
+
+    cdef void _record(self, int action, int mover) noexcept nogil:
+        """MAST: put (action, mover) on the trail of this iteration (the trail stops growing if
+        memory runs out: the back-up then counts the actions it holds)."""
+        cdef int* p
+        if self.trail_len == self.trail_cap:
+            p = <int*>realloc(self.trail, 4 * self.trail_cap * sizeof(int))
+            if p == NULL:
+                return
+            self.trail = p
+            self.trail_cap *= 2
+        self.trail[2 * self.trail_len] = action
+        self.trail[2 * self.trail_len + 1] = mover
+        self.trail_len += 1
 
     cdef void _iterate(self) noexcept nogil:
         """One iteration: a world, then selection, expansion, play-out and back-up."""
@@ -629,6 +746,29 @@ cdef class SearchCore:
                 "worlds": self.worlds, "nodes": self.node_count, "root_visits": self.root_visits,
                 "expanded": self.expanded, "terminal": self.terminal, "depth_sum": self.depth_sum,
                 "depth_max": self.depth_max}
+
+    def mast_stats(self):
+        """MAST's table, for a play-out that keeps one (else None): per player, {action: (sum of
+        that player's returns, count)} over the actions that player took in some iteration."""
+        if self.mast_table == NULL:
+            return None
+        out = []
+        for p in range(self.nplayers):
+            row = {}
+            for a in range(self.num_actions):
+                k = 2 * (p * self.num_actions + a)
+                if self.mast_table[k + 1] > 0:
+                    row[a] = (self.mast_table[k], int(self.mast_table[k + 1]))
+            out.append(row)
+        return out
+
+    def last_iteration(self):
+        """The last iteration as MAST saw it, for a play-out that keeps MAST tables (else None):
+        ([(action, mover)] in the order played, tree then play-out; each player's return)."""
+        if self.mast_table == NULL:
+            return None
+        return ([(self.trail[2 * i], self.trail[2 * i + 1]) for i in range(self.trail_len)],
+                [self.ret[p] for p in range(self.nplayers)])
 
     @property
     def node_count(self):

@@ -165,7 +165,7 @@ def test_options_and_errors():
     ("ismcts", dict(workers=True), "option 'workers' must be an int"),
     ("ismcts", dict(max_nodes=1), "option 'max_nodes' must be an int in [2, "),
     ("ismcts", dict(rollout_depth=-2), "option 'rollout_depth' must be None (the game's default) or -1 (to the end) or an int >= 0"),
-    ("ismcts", dict(rollout="smart"), "option 'rollout' must be None (the game's default) or 'random' or 'heuristic' or a Playout"),
+    ("ismcts", dict(rollout="smart"), "option 'rollout' must be None (the game's default) or 'random' or 'heuristic' or 'mast' or a Playout"),
     ("ismcts", dict(cutoff_scale=-1), "option 'cutoff_scale' must be None (the game's default) or a number >= 0"),
     ("ismcts", dict(final="mean"), "option 'final' must be 'visits' or 'value', got 'mean'"),
     ("ismcts", dict(backend="gpu"), "option 'backend' must be 'threads' or 'processes'"),

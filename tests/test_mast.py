@@ -1,0 +1,159 @@
+"""MAST play-outs (bots/search.pyx, `MastPlayout`; Finnsson & Björnsson 2008, for ISMCTS Powley,
+Whitehouse & Cowling 2014): the core's table of mean returns per player and action, updated with
+every action of an iteration, and the play-out policy that reads it."""
+import pickle
+
+import pytest
+
+import metro_ai
+from metro_ai.bots.search import HeuristicPlayout, MastPlayout, RandomPlayout, SearchCore
+
+
+def leduc(seed=3, players=2):
+    return metro_ai.load_game("leduc", players=players).new_state(seed)
+
+
+def metro_midgame(seed=5, plies=12):
+    import random
+    s = metro_ai.load_game("metro", players=2).new_state(seed)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        s.apply(rng.choice(s.legal_actions()))
+    return s
+
+
+def _replay(world, trail):
+    """Replay a trail from `world` (a copy): each action legal and taken by the player to move;
+    returns the legal actions before each step and the state at the end."""
+    w = world.clone()
+    legal = []
+    for action, mover in trail:
+        assert w.current_player == mover
+        legal.append(w.legal_actions())
+        assert action in legal[-1]
+        w.apply(action)
+    return legal, w
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_table_sums_each_movers_return_over_every_action_of_every_iteration(players):
+    """A slow Python MAST beside the core's: one iteration at a time, the trail (tree steps, then
+    play-out) replays from the fixed world to the end of the game with the returns the core
+    backed up, and the table is the sum of those returns per (mover, action), bit for bit."""
+    root = leduc(4, players)
+    world = root.determinize(root.current_player, 11)
+    core = SearchCore(root, root.current_player, 7, playout=MastPlayout(), fixed_world=world)
+    slow = [dict() for _ in range(players)]
+    for _ in range(300):
+        path = core.depth_sum
+        assert core.run(iterations=1) == 1
+        trail, ret = core.last_iteration()
+        assert 0 <= path <= core.depth_sum and core.depth_sum - path <= len(trail)
+        _, end = _replay(world, trail)
+        assert end.is_terminal() and list(end.returns()) == ret
+        for action, mover in trail:
+            s, n = slow[mover].get(action, (0.0, 0))
+            slow[mover][action] = (s + ret[mover], n + 1)
+    assert core.mast_stats() == slow
+    assert sum(n for row in slow for _, n in row.values()) > 300     # more than one action an iteration
+
+
+def test_the_play_out_takes_an_action_of_the_best_mean():
+    """epsilon 0: each play-out step takes a legal action of the highest mean in the table as it
+    stood before the iteration (an action not yet taken counts as ``unseen``)."""
+    root = leduc(6)
+    world = root.determinize(root.current_player, 2)
+    for unseen in (0.0, 1.0):
+        core = SearchCore(root, root.current_player, 5, tree_depth=1,
+                          playout=MastPlayout(epsilon=0.0, unseen=unseen), fixed_world=world)
+        steps = 0
+        for _ in range(200):
+            table = core.mast_stats()
+            path = core.depth_sum
+            core.run(iterations=1)
+            trail, _ = core.last_iteration()
+            legal, _ = _replay(world, trail)
+            tree_steps = core.depth_sum - path
+            for (action, mover), options in list(zip(trail, legal))[tree_steps:]:
+                q = {a: (table[mover][a][0] / table[mover][a][1] if a in table[mover] else unseen)
+                     for a in options}
+                assert q[action] == max(q.values()), (action, q)
+                steps += 1
+        assert steps > 200
+
+
+def test_gibbs_and_epsilon_policies_play_and_differ():
+    state = metro_midgame()
+    p = state.current_player
+    runs = {}
+    for name, playout in [("eps", MastPlayout()), ("gibbs", MastPlayout(policy="gibbs", tau=0.05)),
+                          ("random", RandomPlayout())]:
+        core = SearchCore(state, p, 9, playout=playout)
+        core.run(iterations=300)
+        runs[name] = core.root_stats()
+        assert core.root_visits == 300
+    assert runs["eps"] != runs["random"] and runs["gibbs"] != runs["random"] and runs["eps"] != runs["gibbs"]
+
+
+def test_same_seed_same_search_bit_for_bit():
+    state = metro_midgame()
+    p = state.current_player
+
+    def search(seed):
+        core = SearchCore(state, p, seed, playout=MastPlayout(policy="gibbs"))
+        core.run(iterations=400)
+        return core.root_stats(), core.mast_stats()
+
+    assert search(3) == search(3) and search(3) != search(4)
+    limit = metro_ai.Limit(iterations=300)
+
+    def bot(seed, **options):
+        r = metro_ai.make_bot("ismcts", seed=seed, rollout="mast", **options).analyse(state, limit).to_dict()
+        r.pop("seconds")
+        return r
+
+    assert bot(1) == bot(1) != bot(2)
+    assert bot(1, workers=2) == bot(1, workers=2)
+
+
+def test_the_option_reaches_the_core_and_names_the_policies():
+    state = metro_midgame()
+    limit = metro_ai.Limit(iterations=300)
+
+    def run(**options):
+        r = metro_ai.make_bot("ismcts", seed=2, **options).analyse(state, limit).to_dict()
+        r.pop("seconds")
+        return r
+
+    mast = run(rollout="mast")
+    assert run(rollout=MastPlayout()) == mast != run(rollout="random")
+    assert run(rollout="mast", rollout_depth=5) == run(rollout=MastPlayout(depth=5)) != mast
+    assert metro_ai.make_bot("hard:rollout=mast", seed=1).rollout == "mast"
+    with pytest.raises(ValueError, match="'mast'"):
+        metro_ai.make_bot("ismcts", rollout="mst")
+
+
+def test_settings_copies_pickling_and_clear_errors():
+    p = MastPlayout(depth=8, cutoff_scale=1.0, policy="gibbs", tau=0.2)
+    assert p.settings() == {"depth": 8, "cutoff_scale": 1.0, "policy": "gibbs", "epsilon": 0.2, "tau": 0.2,
+                            "unseen": 1.0}
+    assert pickle.loads(pickle.dumps(p)) == p and p.replace(policy="epsilon") == MastPlayout(
+        depth=8, cutoff_scale=1.0, tau=0.2)
+    assert p.mast and not RandomPlayout().mast and not HeuristicPlayout().mast
+    for bad, message in [(dict(policy="greedy"), "policy must be 'epsilon' or 'gibbs'"),
+                         (dict(epsilon=1.5), "epsilon must be a number in \\[0, 1\\]"),
+                         (dict(epsilon=True), "epsilon"),
+                         (dict(tau=0), "tau .* must be a number in \\[0.001, 1000\\]"),
+                         (dict(unseen=-0.1), "unseen .* must be a number in \\[0, 1\\]"),
+                         (dict(depth=-2), "depth")]:
+        with pytest.raises(ValueError, match=message):
+            MastPlayout(**bad)
+    with pytest.raises(ValueError, match="no setting 'samples'"):
+        p.replace(samples=3)
+
+
+def test_a_search_without_mast_keeps_no_table():
+    state = leduc()
+    core = SearchCore(state, state.current_player, 1)
+    core.run(iterations=50)
+    assert core.mast_stats() is None and core.last_iteration() is None
