@@ -6,7 +6,7 @@
 
 ``FastMetro2033``: the whole game of the reference engine (``reference.py``, rules G1–G36) over
 flat C state: the same decisions, the same action ids, the same draws from the same splitmix64
-stream, so that ``tests/test_metro2033_fast.py`` can compare the two after every action. Card
+stream, so that ``tests/metro2033/test_metro2033_fast.py`` can compare the two after every action. Card
 effects are compiled once into tables (``_Tables``) over the vocabulary of ``cards.py``.
 ``determinize`` redeals exactly as the reference does.
 

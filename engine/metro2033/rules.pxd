@@ -1,6 +1,6 @@
 # Metro 2033 (board game): the map as flat tables and the path rules over it (G6, G11, G12, G22,
 # G23), which the fast engine (fast.pyx) cimports; checked against board.py by
-# tests/test_metro2033_rules.py. Rules: docs/rules/metro2033.md.
+# tests/metro2033/test_metro2033_rules.py. Rules: docs/rules/metro2033.md.
 
 cdef enum:
     M33_STATIONS = 78           # G1

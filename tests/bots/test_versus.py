@@ -217,7 +217,7 @@ def test_builds_that_disagree_on_legal_actions_are_an_error(tmp_path):
 
 
 def test_the_script_and_usage_errors(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("versus_script", Path(__file__).parent.parent / "benches" / "versus.py")
+    spec = importlib.util.spec_from_file_location("versus_script", Path(__file__).parents[2] / "benches" / "versus.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     with pytest.raises(SystemExit) as e:

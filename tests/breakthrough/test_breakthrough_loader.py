@@ -29,7 +29,7 @@ from json_paths import put
 from metro_ai.engine.breakthrough import BreakthroughGame
 from test_breakthrough_reference import _policy
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 FUZZ = HERE / "data" / "breakthrough_fuzz"
 HAND = 5                     # B1
 PHASES = ("main", "quest_hero", "keep_station", "discard3", "draw", "protect", "free_play",

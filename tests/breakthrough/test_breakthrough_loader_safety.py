@@ -24,7 +24,7 @@ from json_paths import get, paths
 from metro_ai.engine.errors import StateFormatError
 from test_breakthrough_payment import _komsomolskaya
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 SECURITY = HERE / "data" / "security"
 PHASES = ("main", "quest_hero", "keep_station", "discard3", "draw", "protect", "free_play",
           "lose_station", "over", "quest_pay")

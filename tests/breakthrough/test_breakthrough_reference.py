@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CARDS_JSON = ROOT / "engine" / "breakthrough" / "data" / "breakthrough_cards.json"
 
 from metro_ai.engine.breakthrough import cards as cards_mod  # noqa: E402

@@ -1,6 +1,6 @@
 """The rulebook's examples, played on the Cython engine and on the reference side by side.
 
-tests/test_breakthrough_reference.py checks each example's outcome on the reference engine in
+tests/breakthrough/test_breakthrough_reference.py checks each example's outcome on the reference engine in
 detail (costs, tokens, discards, who decides). Here the same positions are built in both engines
 and the same actions, given as rulebook text, are applied: after every action the full states
 (hidden parts included) and the legal actions must be identical, so the Cython engine reproduces

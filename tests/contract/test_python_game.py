@@ -23,7 +23,7 @@ from metro_ai.engine.python_game import PythonGame, PythonGameError, PythonState
 from metro_ai.usergames import ENV
 from tests.protocol_client import Client, run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "tunnel_draft.py"
 SPEC = f"{EXAMPLE}:TunnelDraftGame"
 NAME = "tunnel-draft"

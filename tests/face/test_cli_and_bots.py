@@ -192,7 +192,7 @@ def test_the_readmes_first_example_rates_its_bot_on_its_games_ladder():
     ladder, so ``rated.choose(state)`` plays."""
     import re
     from pathlib import Path
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     block = readme.split("## A taste of the API", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     found = re.search(r'load_game\("(\w+)", players=(\d+)\)', block)
     rating = re.search(r'make_bot\("ismcts", elo=(\d+)\)', block)

@@ -9,7 +9,7 @@ import pytest
 
 import metro_ai
 
-SCRIPT = Path(__file__).resolve().parents[1] / "examples" / "node" / "play.js"
+SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "node" / "play.js"
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH: the Node sample client is not run")

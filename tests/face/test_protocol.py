@@ -295,7 +295,7 @@ def test_closing_the_session_stops_its_searches():
 def test_the_schema_and_the_spec_cover_every_method_and_error():
     from pathlib import Path
     from metro_ai.protocol import schema
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
     methods = set(Client().session.methods)
     assert set(schema()["methods"]) == methods
     headings = "\n".join(line for line in doc.splitlines() if line.startswith("### "))

@@ -14,7 +14,7 @@ from metro_ai.protocol import LineFramer
 from metro_ai.protocol import session as S
 from tests.protocol_client import check_server_message
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "tests" / "fuzz_protocol.py"
 SERVE = [sys.executable, "-m", "metro_ai", "serve"]
 

@@ -21,7 +21,7 @@ from metro_ai.protocol.access import Access
 from metro_ai.protocol.limits import Limits, Server
 from tests.protocol_client import Client, check_server_message, run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "engine" / "metro" / "data" / "companies_chart.csv"
 LADDER = ROOT / "bots" / "data" / "ladder-metro-2p.json"
 SERVE = [sys.executable, "-m", "metro_ai", "serve"]

@@ -14,7 +14,7 @@ import pytest
 import metro_ai
 from metro_ai.cli import main as cli_main
 
-HERE = Path(__file__).resolve().parent / "data" / "svg"
+HERE = Path(__file__).resolve().parents[1] / "data" / "svg"
 NS = "{http://www.w3.org/2000/svg}"
 
 

@@ -1,6 +1,6 @@
 """``metro-ai web`` without a browser: the page's files over HTTP and the protocol over WebSocket
 on the same port (a real ``metro-ai web`` subprocess), path handling, and the page's files
-shipped as package data. The page played in a real browser is tests/test_web_browser.py."""
+shipped as package data. The page played in a real browser is tests/face/test_web_browser.py."""
 import ast
 import fnmatch
 import json
@@ -18,7 +18,7 @@ from metro_ai.web import static_file
 from tests.protocol_client import check_server_message
 from web_server import web_server as serve_page
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "metro_ai" / "web" / "static"
 
 

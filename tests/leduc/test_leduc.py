@@ -1,6 +1,6 @@
 """Leduc poker (docs/rules/leduc.md, L1-L8): rules scenarios, the JSON loader, and the Cython
 engine against the pure-Python reference engine (runs without OpenSpiel; the comparison with
-OpenSpiel itself is tests/test_leduc_openspiel.py)."""
+OpenSpiel itself is tests/leduc/test_leduc_openspiel.py)."""
 from __future__ import annotations
 
 import random

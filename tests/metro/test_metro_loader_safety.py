@@ -29,7 +29,7 @@ import metro_ai
 from metro_ai.engine.errors import StateFormatError
 from json_paths import get, put
 
-DATA = Path(__file__).parent / "data" / "security"
+DATA = Path(__file__).parents[1] / "data" / "security"
 SEARCH = metro_ai.Limit(iterations=20)
 LONG = 1000                      # a list lengthened this far overruns any fixed C array of the state
 MAX_MESSAGE = 400                # errors name the field and never quote a huge value

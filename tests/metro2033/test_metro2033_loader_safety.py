@@ -16,7 +16,7 @@ import metro_ai
 
 from json_paths import get, paths, put
 
-DATA = Path(__file__).parent / "data" / "security"
+DATA = Path(__file__).parents[1] / "data" / "security"
 SEARCH = metro_ai.Limit(iterations=20)
 
 
@@ -60,7 +60,7 @@ def check_playable(game, s, rng, cap=None):
 _CHILD = """
 import json, random, sys
 import metro_ai
-sys.path.insert(0, sys.argv[2])
+sys.path[:0] = sys.argv[2:]
 from test_metro2033_loader_safety import check_playable, _state_text
 from pathlib import Path
 g = metro_ai.load_game("metro2033", players=2)
@@ -77,7 +77,8 @@ print("played")
 
 @pytest.mark.parametrize("name", ["m2033_tampered.json", "crash_629.json", "crash_68709.json"])
 def test_repro_file_is_refused_naming_the_agenda(name):
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(DATA / name), str(Path(__file__).parent)],
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(DATA / name), str(Path(__file__).parent),
+                          str(Path(__file__).parents[1])],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, f"child died ({out.returncode}): {out.stderr[-2000:]}"
     # each lost the bottom of its agenda (end_round, or the setup's round_start): a shape the

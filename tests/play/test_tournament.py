@@ -185,7 +185,7 @@ def test_ctrl_c_keeps_finished_games(tmp_path):
 
 
 KILL_BOTS, KILL_DEALS, KILL_GAMES = "ismcts:iterations=40,greedy:worlds=1,random", 20, 120
-HELD_RUN = os.path.join(os.path.dirname(__file__), "held_run.py")
+HELD_RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "held_run.py")
 
 
 def _cli(*args):

@@ -7,7 +7,7 @@ from pathlib import Path
 import metro_ai
 from metro_ai.engine import core
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_extensions_compiled_as_the_environment_asked():

@@ -14,7 +14,7 @@ import pytest
 
 import metro_ai
 
-SCRIPT = Path(__file__).resolve().parent / "fuzz_inputs.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "fuzz_inputs.py"
 # Examples per option set: a short run over every game stays well under two minutes in all.
 STATE_EXAMPLES = 10
 

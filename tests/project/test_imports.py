@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"metro_ai": "metro_ai", "bots": "metro_ai.bots", "engine": "metro_ai.engine"}
 
 

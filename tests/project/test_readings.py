@@ -8,7 +8,7 @@ import pytest
 
 from metro_ai.registry import game_class, list_games
 from metro_ai.cli import READINGS_HEADING, main
-from tests.test_rules_docs import docs_ids
+from tests.project.test_rules_docs import docs_ids
 
 #: Readings each game must name, the ones the rules audit found unlabelled.
 MUST_NAME = {

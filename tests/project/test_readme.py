@@ -4,7 +4,7 @@ from pathlib import Path
 
 from metro_ai.cli import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_option_tables_match_the_game_classes(capsys):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "rules"
 CODE_DIRS = ("engine", "bots", "metro_ai")
 SUFFIXES = (".py", ".pyx", ".pxd")

@@ -17,7 +17,7 @@ import pytest
 
 import metro_ai
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"engine": "metro_ai.engine", "bots": "metro_ai.bots"}
 # Extension modules without a stub, left out of these checks (mypy would treat one as untyped):
 # none; every .pyx has its .pyi (bots/search.pyx's came with its rewrite).
