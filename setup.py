@@ -94,7 +94,7 @@ setup(
     ext_modules=cythonize(
         extensions(),
         include_path=[str(MIRROR)],
-        # tests/test_build.py checks (through core.build_info()) how the C was compiled.
+        # tests/project/test_build.py checks (through core.build_info()) how the C was compiled.
         compiler_directives=DIRECTIVES,
         # A changed build switch must rebuild every module, not reuse C generated without it.
         force=CHECKS or bool(SANITIZE),

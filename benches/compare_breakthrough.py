@@ -17,7 +17,8 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS / "breakthrough"), str(TESTS)]   # the test module, and the helpers it imports
 
 import metro_ai  # noqa: E402
 from metro_ai.bench import random_game_rates  # noqa: E402  (the timed loops of metro-ai bench)

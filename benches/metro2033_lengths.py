@@ -1,6 +1,6 @@
 """Game lengths of Metro 2033 (the board game) on the pure-Python reference engine: rounds and
 decisions per game with uniformly random play and with the tests' card-aware random policy
-(``card_aware`` in tests/test_metro2033_reference.py), per player count, with the share of games
+(``card_aware`` in tests/metro2033/test_metro2033_reference.py), per player count, with the share of games
 won by G2 (the rest reach the round limit of G30) and the reference engine's speed; the same with
 the greedy bot (``make_bot("greedy")``) playing every seat of the registered game
 (``load_game("metro2033")``); then random full games per second in the contract's C loop
@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS / "metro2033"), str(TESTS)]   # the test module, and the helpers it imports
 
 import metro_ai  # noqa: E402
 from metro_ai.engine.core import random_playouts  # noqa: E402

@@ -1,6 +1,6 @@
 # Type stub of engine/core.pyx (metro_ai.engine.core): the Python face of the game contract.
 # The C-level methods (c_*), rank_return and MAX_PLAYERS are declared in core.pxd for Cython and
-# are not visible from Python. tests/test_typing.py checks this stub against the compiled module.
+# are not visible from Python. tests/project/test_typing.py checks this stub against the compiled module.
 from typing import Any, Callable, ClassVar, Iterable, Optional, Union
 
 from typing_extensions import Self

@@ -1,5 +1,5 @@
 # Type stub of engine/python_game.pyx (metro_ai.engine.python_game): games written in plain
-# Python. The C-level methods (c_*) are not visible from Python. tests/test_typing.py checks this
+# Python. The C-level methods (c_*) are not visible from Python. tests/project/test_typing.py checks this
 # stub against the compiled module.
 from typing import Any, Optional
 

@@ -7,7 +7,7 @@ must stay up (a ``hello`` after each example) and exit cleanly at the end.
     python tests/fuzz_protocol.py --target inprocess|stdio|ws [--examples N] [--seed S]
 
 The last line printed is ``fuzz: TARGET: N messages in E examples: OUTCOME=COUNT ...``; the
-exit code is 1 on any failure. tests/test_protocol_transports.py runs a short pass of each.
+exit code is 1 on any failure. tests/face/test_protocol_transports.py runs a short pass of each.
 """
 from __future__ import annotations
 

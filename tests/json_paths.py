@@ -1,5 +1,5 @@
 """Paths into parsed JSON (dict keys and list indices), for the tests that mutate real states and
-files one field at a time (tests/fuzz_inputs.py, tests/test_breakthrough_loader.py)."""
+files one field at a time (tests/fuzz_inputs.py, tests/breakthrough/test_breakthrough_loader.py)."""
 
 
 def paths(obj, prefix=()):

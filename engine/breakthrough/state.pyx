@@ -4,7 +4,7 @@
 Rules as this project plays them: ``docs/rules/breakthrough.md`` (B1-B9); the decisions the
 rulebook leaves open (R1-R24), the action encoding, the deal and the RNG use are specified in the
 module docstring of the reference engine ``reference.py`` (and in the rules file), which this
-engine matches bit for bit (``tests/test_breakthrough_differential.py``). Cards come from a card-set
+engine matches bit for bit (``tests/breakthrough/test_breakthrough_differential.py``). Cards come from a card-set
 file read with ``cards.py`` (default: the shipped reconstructed set).
 
 Encoding (public contract, shared with the reference engine)

@@ -4,7 +4,7 @@ The oracle the Cython engine (``rules.pyx``) is tested against where OpenSpiel i
 and the slow side of ``metro-ai bench``'s engine comparison. It imports nothing from
 ``metro_ai`` but the references' pure-Python generator (``engine/splitmix.py``) and keeps the
 state as plain Python values; clarity beats speed. OpenSpiel's
-``leduc_poker`` is the other oracle (``tests/test_leduc_openspiel.py``).
+``leduc_poker`` is the other oracle (``tests/leduc/test_leduc_openspiel.py``).
 
 Determinism (must match the Cython engine bit for bit): the cards ``0 .. 2 * (players + 1) - 1``
 (rank ``card // 2``) are shuffled with splitmix64 and Fisher-Yates from the end (see

@@ -9,7 +9,7 @@ starting_player 0, action_mapping and suit_isomorphism off) and its documented r
 et al., "Bayes' Bluff", 2005): a deck of two suits of ``players + 1`` ranks (J, Q, K for two
 players), an ante of 1, two betting rounds with raises of 2 then 4 and at most two raises a
 round, one public card between the rounds, a pair with the public card beating any other hand.
-``tests/test_leduc_openspiel.py`` plays the engine against ``pyspiel`` itself.
+``tests/leduc/test_leduc_openspiel.py`` plays the engine against ``pyspiel`` itself.
 
 Encoding (part of the public contract, shared with the reference engine ``reference.py``)
 ---------------------------------------------------------------------------------------

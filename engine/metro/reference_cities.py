@@ -5,7 +5,7 @@ Written from the rules text, not from ``cities.pyx``: a city state wraps a refer
 state (``reference_city.py``: the tiles, lines and central tracks) and keeps the city's pieces in
 plain Python values (dicts of squares, lists of landmarks). It reads the city numbers straight
 from the JSON file. The fast engine is differentially tested against it
-(``tests/test_metro_cities_differential.py``).
+(``tests/metro/test_metro_cities_differential.py``).
 
 Rules as implemented here
 -------------------------

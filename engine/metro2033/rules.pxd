@@ -1,6 +1,6 @@
 # Metro 2033 (board game): the C declarations every module of the fast engine shares. The map as
 # flat tables and the path rules over it (G6, G11, G12, G22, G23; rules.pyx, checked against
-# board.py by tests/test_metro2033_rules.py); then the state as flat C structs: the action blocks,
+# board.py by tests/metro2033/test_metro2033_rules.py); then the state as flat C structs: the action blocks,
 # phases and agenda tasks, the compiled card set (Tables, built by cardset.pyx) and the whole game
 # (Data, played by machine.pyx). Rules: docs/rules/metro2033.md.
 from libc.stdint cimport uint64_t

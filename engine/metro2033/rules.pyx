@@ -7,7 +7,7 @@ Polis/Hansa passage of G23 and the zones out of play of G6, G22) and the station
 (G12), as look-ups in tables computed once per map (hero distances for every set of zones out of
 play) and searches over 2 x 64-bit station masks (the army's paths). The fast engine
 (``machine.pyx``, played as the game ``metro2033``) cimports them;
-``tests/test_metro2033_rules.py`` checks both against ``board.py`` on random positions, and the
+``tests/metro2033/test_metro2033_rules.py`` checks both against ``board.py`` on random positions, and the
 pure-Python reference engine (``reference.py``) plays the whole game independently of them.
 
 Owners are ``-1`` (neutral) or a player 0..5; zones out of play are a bit mask over

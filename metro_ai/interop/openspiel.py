@@ -53,7 +53,7 @@ Design (what OpenSpiel sees):
 OpenSpiel's C++ ISMCTS bot on a game registered from Python with a Python
 ``resample_from_infostate`` crashed (segmentation fault) in open-spiel 2.0.2; use the Python
 ``open_spiel.python.algorithms.ismcts.ISMCTSBot``.  ``pyspiel.random_sim_test`` passes on these
-games (``tests/test_openspiel.py``).
+games (``tests/interop/test_openspiel.py``).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 determinisations, C-level play-outs and every bot's choices at fixed iteration budgets, by seed.
 
 ``python tests/golden/behaviour.py`` (re)records ``behaviour.json`` from the installed build;
-``tests/test_golden.py`` recomputes every entry and compares. Entries are SHA-256 digests of the
+``tests/project/test_golden.py`` recomputes every entry and compares. Entries are SHA-256 digests of the
 exact texts (state JSON, observations, action strings, analyses), so any change of state, legal
 actions, text or choice shows up under the entry's name. Record it again only when an issue
 changes behaviour on purpose, and say so in the change.

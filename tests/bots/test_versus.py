@@ -1,0 +1,246 @@
+"""The versus tool (metro_ai.bench.versus, benches/versus.py, metro-ai bench --versus): its
+statistics against hand-computed values, the SPRT on seeded fake game-pair streams, the guard
+against two builds that disagree, and one short match against this build's own ``metro-ai serve``."""
+import importlib.util
+import json
+import math
+import random
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+import metro_ai
+from metro_ai.bench import versus
+from metro_ai.bench.versus import (Sprt, VersusError, VersusSettings, elo_from_score, elo_interval, game_score, llr,
+                                   pair_grid, run_pairs, score_from_elo, seats_of, sprt_bounds, summarise)
+from metro_ai.cli import main as cli_main
+
+
+# ---- statistics, against values computed by hand
+
+def test_elo_and_score():
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(0.75) == pytest.approx(400 * math.log10(3))       # 190.85
+    assert elo_from_score(0.75) == pytest.approx(190.8485, abs=1e-4)
+    assert elo_from_score(0.25) == pytest.approx(-190.8485, abs=1e-4)
+    assert score_from_elo(0) == 0.5
+    assert score_from_elo(400) == pytest.approx(10 / 11)                     # 1 / (1 + 10^-1)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    for elo in (-300, -35, 0, 12.5, 250):
+        assert elo_from_score(score_from_elo(elo)) == pytest.approx(elo)
+
+
+def test_wilson_interval_of_a_summary():
+    # 100 games at 50%: centre 0.5, half-width 1.96 sqrt(0.0025 + 1.96^2/40000) / (1 + 1.96^2/100) = 0.09617
+    s = summarise([1.0, 0.0] * 50, Sprt())
+    assert (s["games"], s["pairs"], s["score"]) == (100, 50, 0.5)
+    assert s["wilson_low"] == pytest.approx(0.403830, abs=1e-6)
+    assert s["wilson_high"] == pytest.approx(0.596170, abs=1e-6)
+    assert (s["wins"], s["draws"], s["losses"]) == (50, 0, 50)
+    assert s["pair_scores"] == {"0.5": 50}
+    assert s["elo"] == 0.0
+
+
+def test_sprt_bounds():
+    lo, hi = sprt_bounds(0.05, 0.05)
+    assert lo == pytest.approx(math.log(0.05 / 0.95)) == pytest.approx(-2.944439, abs=1e-6)
+    assert hi == pytest.approx(2.944439, abs=1e-6)
+    assert sprt_bounds(0.05, 0.1)[0] == pytest.approx(math.log(0.1 / 0.95))
+
+
+def test_llr_with_two_outcomes_is_the_binomial_ratio():
+    # Without the prior and with pair scores 0 and 1 only, the maximum-likelihood distribution
+    # of mean s is Bernoulli(s): LLR = 70 ln(s1 / s0) + 30 ln((1 - s1) / (1 - s0)), s0 = 0.5,
+    # s1 = 1 / (1 + 10^-0.25) = 0.640065 for Elo 0 against 100: 70 * 0.246962 - 30 * 0.328686 = 7.42678.
+    s1 = 1 / (1 + 10 ** -0.25)
+    assert llr({0.0: 30, 1.0: 70}, 0, 100, prior=0) == pytest.approx(
+        70 * math.log(s1 / 0.5) + 30 * math.log((1 - s1) / 0.5))
+    assert llr({0.0: 30, 1.0: 70}, 0, 100, prior=0) == pytest.approx(7.426775, abs=1e-5)
+    assert llr({0.0: 70, 1.0: 30}, 0, 100, prior=0) < 0
+    assert llr({}, 0, 30) == 0.0
+
+
+def test_llr_of_pentanomial_counts_matches_the_normal_approximation():
+    # Near the hypotheses (small Elo, a mean score near 1/2) the GSPRT's LLR is close to its
+    # normal approximation N (s1 - s0) (2 mean - s0 - s1) / (2 var) over the pair scores.
+    counts = {0.0: 25, 0.25: 190, 0.5: 400, 0.75: 195, 1.0: 25}
+    n = sum(counts.values())
+    mean = sum(v * c for v, c in counts.items()) / n
+    var = sum(c * (v - mean) ** 2 for v, c in counts.items()) / n
+    s0, s1 = score_from_elo(0), score_from_elo(5)
+    approx = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+    assert llr(counts, 0, 5, grid=pair_grid(2)) == pytest.approx(approx, rel=1e-3)
+    assert llr(counts, 0, 5, grid=pair_grid(2)) < 0 < llr(counts, -5, 0, grid=pair_grid(2))
+
+
+def test_seats_scores_and_grid():
+    assert seats_of(2, False) == [0] and seats_of(2, True) == [1]
+    assert seats_of(3, False) == [0, 2] and seats_of(3, True) == [1]
+    assert seats_of(4, True) == [1, 3]
+    assert game_score([1.0, 0.0], [0]) == 1.0
+    assert game_score([1.0, 0.0], [1]) == 0.0
+    assert game_score([0.5, 0.5], [1]) == 0.5
+    # 4 players, ours 0 and 2: (0 v 1) 1, (0 v 3) 1, (2 v 1) 1/2, (2 v 3) 1 -> 7/8
+    assert game_score([1.0, 0.5, 0.5, 0.0], [0, 2]) == 0.875
+    assert pair_grid(2) == [0, 0.25, 0.5, 0.75, 1]
+    assert len(pair_grid(4)) == 17 and len(pair_grid(3)) == 9 and pair_grid(3)[1] == 1 / 8
+
+
+def test_elo_interval_of_pairs():
+    elo, lo, hi = elo_interval([0.75, 0.25, 0.75, 0.25])
+    assert elo == 0.0 and lo == pytest.approx(-hi)
+    half = 1.96 * 0.25 / 2                                   # sd 0.25, 4 pairs
+    assert hi == pytest.approx(elo_from_score(0.5 + half))
+
+
+# ---- the SPRT on fake game-pair streams (seeded)
+
+def _stream(elo, seed, draws=0.2):
+    """Game pairs of a bot `elo` stronger: each game a win, draw or loss with that expected score."""
+    rng = random.Random(seed)
+    s = score_from_elo(elo)
+    win = s - draws / 2
+
+    def game():
+        u = rng.random()
+        return 1.0 if u < win else 0.5 if u < win + draws else 0.0
+    return lambda i: (game(), game())
+
+
+def test_sprt_stops_with_h1_on_a_clearly_stronger_bot():
+    sprt = Sprt(0, 30)
+    scores = run_pairs(_stream(150, seed=1), sprt, max_pairs=2000)
+    assert sprt.verdict() == "H1"
+    assert sprt.llr >= sprt.bounds[1]
+    assert len(scores) < 400                                 # it stopped early
+    assert len(scores) == 2 * sum(sprt.counts.values())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sprt_never_says_h1_on_equal_bots(seed):
+    sprt = Sprt(0, 30)
+    run_pairs(_stream(0, seed=seed), sprt, max_pairs=3000)
+    assert sprt.verdict() != "H1"
+
+
+def test_fixed_mode_plays_the_number_asked():
+    sprt = Sprt(0, 30)
+    seen = []
+    scores = run_pairs(_stream(150, seed=4), sprt, pairs=7, report=lambda i, s: seen.append(i))
+    assert len(scores) == 14 and seen == list(range(1, 8))
+    with pytest.raises(ValueError):
+        run_pairs(_stream(0, 1), sprt)
+
+
+def test_bad_settings_are_refused():
+    me = sys.executable
+    with pytest.raises(ValueError, match="not both"):
+        VersusSettings(me, time=0.1, iterations=10)
+    with pytest.raises(ValueError, match="elo1"):
+        VersusSettings(me, elo0=10, elo1=5)
+    with pytest.raises(ValueError, match="players"):
+        VersusSettings(me, game="metro", players=9)
+    with pytest.raises(ValueError, match="--players"):
+        VersusSettings(me, options={"players": 3})
+    with pytest.raises(ValueError):
+        VersusSettings(me, bot="no-such-bot")
+    with pytest.raises(ValueError, match="no such file"):
+        versus.serve_command("/no/such/metro-ai")
+    assert versus.serve_command(me)[1:] == ["-m", "metro_ai", "serve"]
+
+
+# ---- against this build's own metro-ai serve
+
+def test_a_short_match_against_this_build_through_serve(tmp_path, capsys):
+    out, md = tmp_path / "v.json", tmp_path / "v.md"
+    code = cli_main(["bench", "--versus", sys.executable, "--game", "leduc", "--bot", "random", "--games", "4",
+                     "--seed", "5", "--out", str(out), "--markdown", str(md)])
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert report["format"] == "metro-ai-versus" and report["mode"] == "fixed"
+    assert report["other"]["version"] == metro_ai.__version__
+    games = report["games"]
+    assert len(games) == 4 and report["summary"]["games"] == 4
+    assert [g["swapped"] for g in games] == [False, True, False, True]
+    assert [g["this_seats"] for g in games] == [[0], [1], [0], [1]]
+    assert games[0]["seed"] == games[1]["seed"] != games[2]["seed"] == games[3]["seed"]
+    game = metro_ai.load_game("leduc", players=2)
+    for g in games:
+        assert set(g["by"]) <= set("tof") and "o" in g["by"] and len(g["by"]) == len(g["actions"]) == g["plies"]
+        state = game.new_state(g["seed"])                       # the record replays to its returns
+        for action, by in zip(g["actions"], g["by"]):
+            if by != "f":
+                assert (state.current_player in g["this_seats"]) == (by == "t")
+            state.apply(action)
+        assert state.is_terminal() and list(state.returns()) == g["returns"]
+        assert g["score"] == game_score(g["returns"], g["this_seats"])
+    assert report["summary"]["score"] == pytest.approx(sum(g["score"] for g in games) / 4)
+    assert "| games |" in md.read_text() and "metro-ai bench --versus" in md.read_text()
+    assert "pair 2:" in capsys.readouterr().err
+
+
+FAKE_SERVER = """\
+#!{python}
+# A server that deals the same game but reports one legal action too few.
+import json, sys
+import metro_ai
+state = None
+for line in sys.stdin:
+    m = json.loads(line)
+    p, r = m.get("params", {{}}), None
+    if m["method"] == "hello":
+        r = {{"protocol": "metro-ai", "version": "fake", "games": {{"leduc": {{}}}}, "limits": {{}}}}
+    elif m["method"] == "new_game":
+        state = metro_ai.load_game(p["game"], players=p["options"]["players"]).new_state(p["seed"])
+        r = {{"game_id": "g1", "current_player": state.current_player}}
+    elif m["method"] == "legal_actions":
+        r = {{"actions": [{{"id": a}} for a in state.legal_actions()[1:]]}}
+    else:
+        r = {{}}
+    print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": r}}), flush=True)
+"""
+
+
+def test_builds_that_disagree_on_legal_actions_are_an_error(tmp_path):
+    fake = tmp_path / "fake-metro-ai"
+    fake.write_text(FAKE_SERVER.format(python=sys.executable))
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    cfg = VersusSettings(str(fake), game="leduc", bot="random", games=2)
+    with pytest.raises(VersusError, match="disagree.*legal actions"):
+        versus.run_versus(cfg, progress=False)
+    out = tmp_path / "v.json"
+    assert cli_main(["bench", "--versus", str(fake), "--game", "leduc", "--bot", "random", "--games", "2",
+                     "--out", str(out), "--quiet"]) == 1
+    assert not out.exists()
+
+
+def test_the_script_and_usage_errors(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("versus_script", Path(__file__).parents[2] / "benches" / "versus.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    with pytest.raises(SystemExit) as e:
+        script.main(["/no/such/metro-ai", "--games", "2"])
+    assert e.value.code == 2 and "no such file" in capsys.readouterr().err
+    assert cli_main(["bench", "--versus", sys.executable, "--games", "metro"]) == 2
+    assert "number of games" in capsys.readouterr().err
+    assert cli_main(["bench", "--sections", "engine", "--bot", "medium", "--time", "0.1"]) == 2
+    assert "--bot, --time: only with --versus" in capsys.readouterr().err
+
+
+def test_three_players_split_the_seats_by_parity():
+    cfg = VersusSettings(sys.executable, game="metro", players=3, bot="random", games=2, seed=3)
+    report = versus.run_versus(cfg, progress=False)
+    games = report["games"]
+    assert [g["this_seats"] for g in games] == [[0, 2], [1]]
+    game = metro_ai.load_game("metro", players=3)
+    for g in games:
+        assert g["score"] == game_score(g["returns"], g["this_seats"])
+        state = game.new_state(g["seed"])
+        for action, by in zip(g["actions"], g["by"]):
+            if by != "f":
+                assert (state.current_player in g["this_seats"]) == (by == "t")
+            state.apply(action)
+        assert list(state.returns()) == g["returns"]
+    assert report["summary"]["games"] == 2 and report["settings"]["players"] == 3

@@ -1,0 +1,62 @@
+"""A short fuzzing run in CI (tests/fuzz_inputs.py): the saved states of every registered game and
+option set, card-set files and bot specs, mutated by Hypothesis. The script is a child process and
+runs each state input in a child of its own, so a crash (a signal, or a sanitizer's abort under
+the ASan/UBSan build of ``.ci/run``, whose LD_PRELOAD and options the children inherit) is a
+reported outcome with its input, and fails this test, instead of killing the test run.
+Long runs: ``python tests/fuzz_inputs.py --target states --seconds 3600 --seed S --out DIR``."""
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import metro_ai
+
+SCRIPT = Path(__file__).resolve().parents[1] / "fuzz_inputs.py"
+# Examples per option set: a short run over every game stays well under two minutes in all.
+STATE_EXAMPLES = 10
+
+
+def _run(*args, timeout=900):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=tempfile.gettempdir(), env=os.environ.copy())
+
+
+@pytest.mark.parametrize("game", metro_ai.list_games())
+def test_fuzzed_states_are_refused_cleanly_or_play_safely(game):
+    run = _run("--target", "states", "--game", game, "--examples", str(STATE_EXAMPLES))
+    assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout[-6000:]}\n{run.stderr[-3000:]}"
+    counts = run.stdout.strip().splitlines()[-1]
+    assert counts.startswith("fuzz: ") and "states refused" in counts, counts
+    assert "crashed" not in counts and "wrong exception" not in counts and "unsafe" not in counts, counts
+
+
+@pytest.mark.parametrize("target", ["cards", "specs"])
+def test_fuzzed_inputs_are_refused_cleanly_or_play_safely(target):
+    run = _run("--examples", "150", "--target", target)
+    assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    counts = run.stdout.strip().splitlines()[-1]
+    assert counts.startswith("fuzz: ") and "accepted" in counts and "refused" in counts, counts
+
+
+def test_a_crashing_input_is_reported_not_fatal(tmp_path):
+    """The harness itself: a child killed by a signal (what a segfault or a sanitizer's abort
+    does) is counted as crashed, with its input saved, and the run goes on."""
+    code = (
+        "import sys, os, signal; sys.path.insert(0, %r)\n"
+        "import fuzz_inputs as f\n"
+        "import metro_ai\n"
+        "game = metro_ai.load_game('leduc')\n"
+        "class Bomb:\n"
+        "    def state_from_json(self, text): os.kill(os.getpid(), signal.SIGSEGV)\n"
+        "print(f.run_in_child(Bomb(), '{}', 0, 30)[0])\n"
+        "class Abort:\n"
+        "    def state_from_json(self, text): os._exit(1)\n"
+        "print(f.run_in_child(Abort(), '{}', 0, 30)[0])\n"
+        "print(f.run_in_child(game, '{}', 0, 30)[0])\n" % str(SCRIPT.parent))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=tempfile.gettempdir())
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["crashed", "crashed", "refused"], run.stdout
