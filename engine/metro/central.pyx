@@ -33,7 +33,8 @@ import re
 from libc.stdint cimport uint64_t
 
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
-from metro_ai.engine.metro.rules cimport MetroGame, MetroState, MetroTables, METRO_KINDS, METRO_CENTRAL_ACTION, deal_tiles
+from metro_ai.engine.metro.rules cimport (MetroGame, MetroState, MetroTables, METRO_KINDS, METRO_CENTRAL_ACTION,
+                                         CO_SHARES, deal_tiles)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
@@ -95,6 +96,14 @@ def owns_text(MetroGame game, text):
 
 def string_to_action(MetroGame game, text):
     return string_to_central(game, text)
+
+
+def action_bounds(MetroGame game):
+    """The central-station pieces (C2; with companies one a share, C18): at most 8 placements (32
+    with companies) a position; none with central tracks (C3), which add no action."""
+    if not game.tables.ncentral:
+        return 0, 0
+    return (32 if game.companies else 8), METRO_CENTRAL_ACTION + (8 * CO_SHARES if game.companies else 8)
 
 
 def game_length(MetroGame game):

@@ -152,6 +152,12 @@ def string_to_action(MetroGame game, text):
     return string_to_choice(game, text)
 
 
+def action_bounds(MetroGame game):
+    """The cities' choices (C26-C35): up to 64 more legal actions a position; Paris's choices
+    (C28) end the action ids at ``CITY_CHOICE_END``."""
+    return 64, CITY_CHOICE_END if game.city == "paris" else 0
+
+
 def game_length(MetroGame game):
     """Paris's choices (C28): each of 32 tiles on tourists, 32 at most."""
     return 32 * 32 if game.city == "paris" else 0
@@ -549,12 +555,6 @@ cdef class CityState(MetroState):
     While a Paris tourist waits for its player's choice (C28), that player is to move and the
     legal actions are the choices; the base game's turn (``phase``, the JSON's
     ``current_player``) is then the one that follows."""
-
-    cdef int c_max_actions(self) noexcept nogil:
-        return MetroState.c_max_actions(self) + 64
-
-    cdef int c_num_actions(self) noexcept nogil:
-        return CITY_CHOICE_END if self.ct.city == CITY_PARIS else MetroState.c_num_actions(self)
 
     cdef int c_current_player(self) noexcept nogil:
         return self.cd.pend_player if self.cd.pend_player >= 0 else self.d.current

@@ -93,6 +93,11 @@ def string_to_action(MetroGame game, text):
     return string_to_exchange(text)
 
 
+def action_bounds(MetroGame game):
+    """The exchanges (M13): at most one a percentage from each source; their ids end the block."""
+    return 2 * CO_PCTS, CO_EXCHANGE + 2 * CO_SHARES
+
+
 def game_length(MetroGame game):
     """The exchanges (M17): exchange_limit each (with exchange_limit=None the turn limit bounds
     the game instead, M20)."""

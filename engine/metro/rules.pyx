@@ -205,8 +205,10 @@ _CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.tes
 # text)``, ``reference_game(game)`` and ``game_length(game)`` (the most actions its part adds to
 # a game); a module whose part has rules of its own over the base state's (the cities) defines
 # ``blank_state(game)`` too, an empty state of its class. MetroGame dispatches to the first active
-# one that claims the call (``MetroGame.modules``); the state's parts give the action bounds
-# (``max_actions``, ``num_distinct_actions``). A new module adds its options, its part and a line here.
+# one that claims the call (``MetroGame.modules``). ``action_bounds(game)`` gives what the module's
+# part adds to the action bounds: (legal actions a position may gain, end of its action ids), summed
+# and maxed into the tables' ``max_actions`` / ``num_actions``. A new module adds its options, its
+# part and a line here.
 MODULES = (
     (lambda g: g.city is not None, "cities"),                          # C5-C10, C26-C35
     (lambda g: g.central_stations or g.central_tracks, "central"),     # C2, C3, C12-C18
@@ -343,6 +345,14 @@ cdef class MetroGame(Game):
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
         self.modules = tuple(importlib.import_module(f"{__package__}.{name}") for on, name in MODULES if on(self))
+        # the action bounds (c_max_actions, c_num_actions): the base game's placements and draw
+        # (M4), and what each module's part adds
+        self.tables.max_actions = METRO_MAX_HAND * METRO_SQUARES * 4 + 1
+        self.tables.num_actions = METRO_DRAW + 1
+        for module in self.modules:
+            more, end = module.action_bounds(self)
+            self.tables.max_actions += more
+            self.tables.num_actions = max(self.tables.num_actions, end)
         self.state_maker = next((m.blank_state for m in self.modules if hasattr(m, "blank_state")), None)
 
     def _configure_city(self):
@@ -832,8 +842,7 @@ cdef class MetroState(GameState):
         return self.t.players
 
     cdef int c_max_actions(self) noexcept nogil:
-        return (METRO_MAX_HAND * METRO_SQUARES * 4 + 1 + (2 * CO_PCTS if self.t.companies else 0)   # exchanges (M13)
-                + ((32 if self.t.companies else 8) if self.t.ncentral else 0))                    # pieces (C2, C18)
+        return self.t.max_actions
 
     cdef int c_current_player(self) noexcept nogil:
         return self.d.current
@@ -936,9 +945,7 @@ cdef class MetroState(GameState):
             co_end_at_turn_limit(d, self.t, &self.co)
 
     cdef int c_num_actions(self) noexcept nogil:
-        if self.t.ncentral:
-            return METRO_CENTRAL_ACTION + (8 * CO_SHARES if self.t.companies else 8)
-        return CO_EXCHANGE + 2 * CO_SHARES if self.t.companies else METRO_DRAW + 1
+        return self.t.num_actions
 
     cdef void c_scores(self, double* out) noexcept nogil:
         """The players' points (M7); with companies the final scoring on the profits as they

@@ -50,6 +50,9 @@ cdef struct MetroTables:                   # per game configuration, shared by a
     int ncentral                           # central-station pieces (C2): players, 8 with companies, or 0
     int centre_tracks                      # 1: central tracks cover the centre (C3)
     int turn_limit                         # turns after which the game ends (M20), 0: none
+    int max_actions                        # the most legal actions a position has (c_max_actions) and
+    int num_actions                        # the end of the action ids (c_num_actions): the base game's
+                                           # and what each module's part adds (MODULES' action_bounds)
 
 cdef struct MetroData:                     # the whole state, hidden parts included
     unsigned char cell[64]                 # METRO_EMPTY or kind * 4 + rot

@@ -14,10 +14,9 @@ import reprlib
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
-from metro_ai.engine.core cimport MAX_PLAYERS
 from metro_ai.engine.errors import StateFormatError
 from metro_ai.engine.metro2033.rules cimport *
-from metro_ai.engine.metro2033.machine cimport FastMetro2033
+from metro_ai.engine.metro2033.machine cimport m33_amount_fl
 from metro_ai.engine.metro2033.state cimport Metro2033Game, Metro2033State
 from metro_ai.engine.metro2033.machine import (PHASES, TASK_NAMES, TASK_ARGS as _TASK_ARGS, TRACK_EVENTS, DECK_KEYS,
                                                HIDDEN_PENDING as _HIDDEN_PENDING, THE_MAP)
@@ -197,36 +196,36 @@ def load_state(Metro2033Game game, dict obj):
     """A new state of `game` from `obj` (``_dump``'s layout), every field and invariant checked
     (``_load``); StateFormatError naming the field otherwise."""
     cdef Metro2033State st = game._blank()
-    _load(st.f, game, obj)
+    _load(st, game, obj)
     return st
 
 
-def _load(FastMetro2033 f, Metro2033Game game, dict obj):
-    """Fill `f` (a fresh copy: nothing half-built is ever handed out) from `obj` (``_dump``'s
+def _load(Metro2033State st, Metro2033Game game, dict obj):
+    """Fill `st` (a fresh copy: nothing half-built is ever handed out) from `obj` (``_dump``'s
     layout). Two steps, in this order: ``_validate`` reads every field into plain Python values,
     checking type, range, length and the invariants between fields, the agenda against the
     grammar the engine produces; then ``_copy_in`` writes them into the C struct, each length
     checked against its array before the write. StateFormatError naming the field otherwise."""
-    v = _validate(f, game, obj)
-    _copy_in(f, v)
+    v = _validate(game, obj)
+    _copy_in(st, v)
 
     def bad(msg):
         raise StateFormatError(f"metro2033 state: {msg}")
-    if not f.d.over and not f.legal_actions():
+    if not st.m.d.over and not st.legal_actions():
         bad(f"phase {v['phase']!r}: player {v['decider']} has no legal action")
-    if v["phase"] in ("upkeep", "quest_complete") and (len(f.legal_actions()) < 2 or (
-            v["phase"] == "upkeep" and f.d.army[f.d.decider] <= f._amount_fl(f.d.decider, 1, 5))):
+    if v["phase"] in ("upkeep", "quest_complete") and (len(st.legal_actions()) < 2 or (
+            v["phase"] == "upkeep" and st.m.d.army[st.m.d.decider] <= m33_amount_fl(&st.m, st.m.d.decider, 1, 5))):
         bad(f"phase {v['phase']!r}: not a decision here (G29: a quest whose condition holds; G33: strength "
             f"above the free strength, with a pig to pay)")
-    back = _dump(f)
+    back = _dump(st)
     if back != {key: obj[key] for key in back}:
         bad("not in the engine's canonical form (a field disagrees with the rest once loaded)")
 
 
-def _validate(FastMetro2033 f, Metro2033Game game, dict obj):
+def _validate(Metro2033Game game, dict obj):
     """The checked Python layer of the loader: returns a dict of plain ints and lists of ints
     (cards as ids, nothing else) that ``_copy_in`` can write without a check of its own."""
-    cdef Tables* t = &f.tab.t
+    cdef Tables* t = &game.tab.t
     cdef int n = game.players, C = t.C, i, p, k, s
     types = game.card_types
     limit_rounds = game.options["round_limit"]
@@ -536,33 +535,32 @@ def _fit(int size, int room, where):
     return size
 
 
-def _copy_in(FastMetro2033 f, dict v):
+cdef int _put(signed char* dst, cards, int room, where) except -1:
+    """Write the checked ids `cards` into the C array `dst` of `room` entries, its length checked
+    first (``_fit``); returns how many."""
+    cdef int n = _fit(len(cards), room, where), i
+    for i in range(n):
+        dst[i] = cards[i]
+    return n
+
+
+def _copy_in(Metro2033State st, dict v):
     """Write `_validate`'s values into the fresh struct, every length checked before its write."""
-    cdef Data* d = &f.d
+    cdef Data* d = &st.m.d
     cdef int n = v["n"], i, p, k, s
     memset(d, 0, sizeof(Data))
-    d.n = _fit(n, MAX_PLAYERS, "players")
+    d.n = _fit(n, sizeof(d.vp) // sizeof(d.vp[0]), "players")     # the per-player arrays' room (G1: 6)
     d.rng = <uint64_t>v["rng"]
     for k in range(5):
-        d.deck_n[k] = _fit(len(v["decks"][k]), MAXC, "decks")
-        for i, c in enumerate(v["decks"][k]):
-            d.deck[k][i] = c
-        d.disc_n[k] = _fit(len(v["discards"][k]), MAXC, "discards")
-        for i, c in enumerate(v["discards"][k]):
-            d.disc[k][i] = c
-    d.out_n = _fit(len(v["out"]), MAXC, "out")
-    for i, c in enumerate(v["out"]):
-        d.out[i] = c
-    _fit(len(v["market"]), 4, "market")
-    for i, c in enumerate(v["market"]):
-        d.market[i] = c
+        d.deck_n[k] = _put(d.deck[k], v["decks"][k], MAXC, "decks")
+        d.disc_n[k] = _put(d.disc[k], v["discards"][k], MAXC, "discards")
+    d.out_n = _put(d.out, v["out"], MAXC, "out")
+    _put(d.market, v["market"], 4, "market")
     d.law = v["law"]
     for c, mask in v["known"].items():
         _fit(c, MAXC - 1, "known")
         d.known[c] = mask
-    _fit(len(v["owner"]), S, "owner")
-    for s, o in enumerate(v["owner"]):
-        d.owner[s] = o
+    _put(d.owner, v["owner"], S, "owner")
     for p in range(n):
         d.faction[p] = v["faction"][p]
         d.hero[p] = v["hero"][p]
@@ -572,18 +570,10 @@ def _copy_in(FastMetro2033 f, dict v):
         d.army[p] = v["army"][p]
         for i in range(3):
             d.res[p][i] = v["res"][p][i]
-        d.equip_n[p] = _fit(len(v["equipment"][p]), MAXE, "equipment")
-        for i, c in enumerate(v["equipment"][p]):
-            d.equip[p][i] = c
-        d.quest_n[p] = _fit(len(v["quests"][p]), MAXQ, "quests")
-        for i, c in enumerate(v["quests"][p]):
-            d.quests[p][i] = c
-        d.done_n[p] = _fit(len(v["done_quests"][p]), MAXQ, "done_quests")
-        for i, c in enumerate(v["done_quests"][p]):
-            d.done[p][i] = c
-        d.used_n[p] = _fit(len(v["quest_used"][p]), MAXQ, "quest_used")
-        for i, c in enumerate(v["quest_used"][p]):
-            d.used[p][i] = c
+        d.equip_n[p] = _put(d.equip[p], v["equipment"][p], MAXE, "equipment")
+        d.quest_n[p] = _put(d.quests[p], v["quests"][p], MAXQ, "quests")
+        d.done_n[p] = _put(d.done[p], v["done_quests"][p], MAXQ, "done_quests")
+        d.used_n[p] = _put(d.used[p], v["quest_used"][p], MAXQ, "quest_used")
         d.scouted[p] = v["scouted"][p][0] if v["scouted"][p] else -1
         d.scouted_round[p] = v["scouted_round"][p]
         d.decl_station[p], d.decl_hero[p] = v["declared"][p]
@@ -601,9 +591,7 @@ def _copy_in(FastMetro2033 f, dict v):
     d.phase = PHASES.index(v["phase"])
     d.decider = v["decider"]
     pd = v["pending"]
-    d.pd_ncards = _fit(len(pd["cards"]), 2, "pending.cards")
-    for i, c in enumerate(pd["cards"]):
-        d.pd_cards[i] = c
+    d.pd_ncards = _put(d.pd_cards, pd["cards"], 2, "pending.cards")
     d.pd_votes, d.pd_max, d.pd_side, d.pd_who = pd["votes"], pd["max"], pd["side"], pd["who"]
     d.pd_station, d.pd_taken, d.pd_from, d.pd_to = pd["station"], pd["taken"], pd["from"], pd["to"]
     d.pd_bought, d.pd_refreshed, d.pd_forced = pd["bought"], pd["refreshed"], pd["forced"]
@@ -618,14 +606,10 @@ def _copy_in(FastMetro2033 f, dict v):
     if cb is not None:
         d.combat_on = True
         for s in range(2):
-            d.hand_n[s] = _fit(len(cb["hands"][s]), 8, "combat.hands")
-            for i, c in enumerate(cb["hands"][s]):
-                d.hand[s][i] = c
+            d.hand_n[s] = _put(d.hand[s], cb["hands"][s], 8, "combat.hands")
             if cb["picks"][s]:
                 d.pick[s] = cb["picks"][s][0]
-        d.aside_n = _fit(len(cb["aside"]), MAXC, "combat.aside")
-        for i, c in enumerate(cb["aside"]):
-            d.aside[i] = c
+        d.aside_n = _put(d.aside, cb["aside"], MAXC, "combat.aside")
     d.ag_n = _fit(len(v["agenda"]), MAXT, "agenda")
     for i, (name, a, b, c) in enumerate(v["agenda"]):
         d.ag[i].name = TASK_NAMES.index(name)

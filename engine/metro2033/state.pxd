@@ -1,10 +1,12 @@
 # Metro 2033 (board game): the game and state classes on the contract (state.pyx).
 from metro_ai.engine.core cimport Game, GameState
-from metro_ai.engine.metro2033.machine cimport FastMetro2033
+from metro_ai.engine.metro2033.cardset cimport CardTables
+from metro_ai.engine.metro2033.machine cimport Machine
 
 
 cdef class Metro2033Game(Game):
-    cdef readonly FastMetro2033 proto        # the deal of seed 0: the card tables, copied into states
+    cdef CardTables tab                      # the compiled card set, which every state's Machine points at
+    cdef Machine proto                       # the deal of seed 0 on those tables, copied into blank states
     cdef readonly object card_set            # cards.py's CardSet
     cdef readonly tuple card_names           # by card id
     cdef readonly tuple card_types
@@ -13,4 +15,4 @@ cdef class Metro2033Game(Game):
 
 
 cdef class Metro2033State(GameState):
-    cdef FastMetro2033 f
+    cdef Machine m

@@ -3,11 +3,8 @@
 from typing import Any, Optional, Union
 
 from metro_ai.engine.core import Game, GameState
-from metro_ai.engine.metro2033.machine import FastMetro2033
 
 class Metro2033Game(Game):
-    @property
-    def proto(self) -> FastMetro2033: ...
     @property
     def card_set(self) -> Any: ...
     @property

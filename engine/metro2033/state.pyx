@@ -2,18 +2,21 @@
 """Metro 2033 (board game): the game on the contract (registered as ``metro2033``, G37).
 
 ``Metro2033Game`` / ``Metro2033State``: the contract's C-level methods call the state machine's
-(``machine.pyx``, ``FastMetro2033``) ``nogil`` methods on the state's own ``FastMetro2033`` (a
-copy is a struct copy; the card tables are shared); the Python face adds the JSON layout
-(``_dump``; ``loader.pyx`` reads it back, checked), the observation, observed actions and the
-text view.
+(``machine.pyx``) ``nogil`` functions on the state's own ``Machine``, held by value (a copy is a
+struct copy; the card tables, compiled once per game, are shared); the Python face adds the JSON
+layout (``_dump``; ``loader.pyx`` reads it back, checked), the observation, observed actions and
+the text view.
 """
 from libc.stdint cimport uint64_t
 
 from metro_ai.engine.core cimport Game, GameState, rank_return, MAX_PLAYERS
 from metro_ai.engine.core import Option, as_seed
 from metro_ai.engine.metro2033.rules cimport *
-from metro_ai.engine.metro2033.machine cimport FastMetro2033
-from metro_ai.engine.metro2033.machine import PHASES, TASK_NAMES, HIDDEN_PENDING as _HIDDEN_PENDING
+from metro_ai.engine.metro2033.cardset cimport CardTables
+from metro_ai.engine.metro2033.machine cimport (Machine, m33_init, m33_new, m33_legal, m33_do, m33_advance,
+                                                m33_determinize)
+from metro_ai.engine.metro2033.cards import load_card_set
+from metro_ai.engine.metro2033.machine import PHASES, TASK_NAMES, DECK_KEYS, HIDDEN_PENDING as _HIDDEN_PENDING
 from metro_ai.engine.metro2033.board import BOARD, RESOURCES
 from metro_ai.engine.metro2033 import readings as readings_module
 
@@ -28,7 +31,7 @@ _REASONS = {R_OVER: "the game is over", R_RANGE: "not an action of this game",
 
 cdef class Metro2033Game(Game):
     """*Metro 2033*, the board game (2nd edition), 2-6 players (rules G1-G36 of
-    ``docs/rules/metro2033.md``), on the fast engine ``FastMetro2033``. Options: ``players``
+    ``docs/rules/metro2033.md``), on the state machine of ``machine.pyx``. Options: ``players``
     (G1), ``round_limit`` (G30, an addition: a game without winner ends after that many rounds,
     ranked by VP), ``strict_counts`` and ``cards`` (the card file; default: the shipped set, whose
     cards are reconstructed where the rulebook does not fix them, see ``cards.py``)."""
@@ -58,8 +61,12 @@ cdef class Metro2033Game(Game):
 
     def _configure(self):
         o = self._options
-        self.proto = FastMetro2033(o["players"], o["cards"], o["strict_counts"], o["round_limit"], 0)
-        self.card_set = self.proto.card_set
+        self.card_set = load_card_set(o["cards"], strict_counts=o["strict_counts"])
+        self.tab = CardTables(self.card_set)
+        if self.tab.t.nheroes < o["players"]:
+            raise ValueError(f"the card set has {self.tab.t.nheroes} heroes for {o['players']} players")
+        m33_init(&self.proto, self.tab, o["round_limit"])
+        m33_new(&self.proto, o["players"], 0)
         self.card_names = tuple(c["name"] for c in self.card_set.cards)
         self.card_types = tuple(c["type"] for c in self.card_set.cards)
         self.C = len(self.card_names)
@@ -80,7 +87,7 @@ cdef class Metro2033Game(Game):
         """An upper bound: the drafts and placements, then per round and player the most
         decisions the rules allow (every quest completed and used in the army and the hero phase,
         a purchase per bullet held, fights with their follow-ups), plus the round's events."""
-        n, q = self.players, self.proto.tab.t.n_type[T_QUEST]
+        n, q = self.players, self.tab.t.n_type[T_QUEST]
         # G29, G31, G33: per round and player an upkeep decision, and a quest decision at each
         # of the 2n + 1 quest checks (each completion asks again: at most q more); the law look
         return 3 * n + self.options["round_limit"] * (n * (4 * q + 140) + 20 + n * (2 * n + 2 + q) + 1)
@@ -88,22 +95,22 @@ cdef class Metro2033Game(Game):
     cdef Metro2033State _blank(self):
         cdef Metro2033State st = Metro2033State.__new__(Metro2033State)
         st.game = self
-        st.f = self.proto._copy()
+        st.m = self.proto
         return st
 
     def new_state(self, seed=0):
         """A new game dealt from `seed` (any int), as the reference engine deals it."""
         cdef uint64_t s = as_seed(seed)
         cdef Metro2033State st = self._blank()
-        st.f._new(self.players, s)
+        m33_new(&st.m, self.players, s)
         return st
 
     # ---- actions in text
     def action_to_string(self, action):
         """Human text of an action id (as the reference engine writes it); ValueError if it is
         not one."""
-        cdef FastMetro2033 f = self.proto
-        cdef Tables* t = &f.tab.t
+        cdef Machine* f = &self.proto
+        cdef Tables* t = f.t
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < f.FIXED + 12:
             raise ValueError(f"not a metro2033 action: {action!r} (actions are 0..{f.FIXED + 11})")
         names = BOARD.names
@@ -148,58 +155,58 @@ cdef class Metro2033State(GameState):
 
     # ---- the C-level contract
     cdef int c_num_players(self) noexcept nogil:
-        return self.f.d.n
+        return self.m.d.n
 
     cdef int c_max_actions(self) noexcept nogil:
-        return self.f.FIXED + 12
+        return self.m.FIXED + 12
 
     cdef int c_num_actions(self) noexcept nogil:
-        return self.f.FIXED + 12
+        return self.m.FIXED + 12
 
     cdef int c_current_player(self) noexcept nogil:
-        return -1 if self.f.d.over else self.f.d.decider
+        return -1 if self.m.d.over else self.m.d.decider
 
     cdef bint c_is_terminal(self) noexcept nogil:
-        return self.f.d.over
+        return self.m.d.over
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
-        return self.f._legal(out)
+        return m33_legal(&self.m, out)
 
     cdef int c_check(self, int action) noexcept nogil:
         cdef int buf[MAX_LEGAL]
         cdef int k, i
-        if self.f.d.over:
+        if self.m.d.over:
             return R_OVER
-        if action < 0 or action >= self.f.FIXED + 12:
+        if action < 0 or action >= self.m.FIXED + 12:
             return R_RANGE
-        k = self.f._legal(buf)
+        k = m33_legal(&self.m, buf)
         for i in range(k):
             if buf[i] == action:
                 return 0
         return R_NOT_NOW
 
     cdef void c_apply(self, int action) noexcept nogil:
-        self.f._do(action)
-        self.f._advance()
+        m33_do(&self.m, action)
+        m33_advance(&self.m)
 
     cdef void c_scores(self, double* out) noexcept nogil:
         cdef int p
-        for p in range(self.f.d.n):
-            out[p] = self.f.d.vp[p]
+        for p in range(self.m.d.n):
+            out[p] = self.m.d.vp[p]
 
     cdef void c_returns(self, double* out) noexcept nogil:
         """G2 winner first, the others by VP (G30 at the round limit); zeros before the end."""
-        cdef int p, n = self.f.d.n
+        cdef int p, n = self.m.d.n
         cdef double key[MAX_PLAYERS]
         for p in range(n):
-            key[p] = self.f.d.vp[p] + (1000.0 if p == self.f.d.winner else 0.0)
+            key[p] = self.m.d.vp[p] + (1000.0 if p == self.m.d.winner else 0.0)
         for p in range(n):
-            out[p] = rank_return(p, n, key) if self.f.d.over else 0.0
+            out[p] = rank_return(p, n, key) if self.m.d.over else 0.0
 
     cdef void c_heuristic(self, double* out) noexcept nogil:
         """Public information only: VP, the G2 win, and a little for army, resources, equipment
         and completed-quest properties (the means to take stations)."""
-        cdef Data* d = &self.f.d
+        cdef Data* d = &self.m.d
         cdef int p
         for p in range(d.n):
             out[p] = (d.vp[p] + (100.0 if p == d.winner else 0.0) + 0.15 * d.army[p]
@@ -209,8 +216,8 @@ cdef class Metro2033State(GameState):
         """G32, as the reference's ``observed_action``: another player sees a threat declaration
         as one at station 0, a combat-card pick as the first combat card, a kept quest as the
         first quest card; every other move as it is."""
-        cdef Data* d = &self.f.d
-        cdef Tables* t = &self.f.tab.t
+        cdef Data* d = &self.m.d
+        cdef Tables* t = self.m.t
         if d.over or player == d.decider:
             return action
         if d.phase == P_DECLARE:
@@ -230,7 +237,7 @@ cdef class Metro2033State(GameState):
         deck places they know are left out: those they held before the search began would split
         every node of their tree (MO-ISMCTS), and those drawn since are told apart by the cards
         they chose among. Equal for states `player` cannot tell apart."""
-        cdef Data* d = &self.f.d
+        cdef Data* d = &self.m.d
         cdef unsigned int h = 2166136261u
         cdef int p, i, k
         cdef bint side
@@ -328,11 +335,11 @@ cdef class Metro2033State(GameState):
         return <int>(h & 0x7FFFFFFF)
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
-        self.f.d = (<Metro2033State>other).f.d
+        self.m.d = (<Metro2033State>other).m.d
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
-        self.f.d = (<Metro2033State>source).f.d
-        self.f._determinize(player, seed)
+        self.m.d = (<Metro2033State>source).m.d
+        m33_determinize(&self.m, player, seed)
 
     cdef GameState c_new_blank(self):
         return (<Metro2033Game>self.game)._blank()
@@ -342,27 +349,27 @@ cdef class Metro2033State(GameState):
         return _REASONS.get(code, f"reason code {code}")
 
     def _summary(self):
-        cdef Data* d = &self.f.d
+        cdef Data* d = &self.m.d
         return (f"metro2033 {d.n} players, round {d.round}, stage {d.stage}, phase {self.phase}, "
                 + (f"player {d.decider} to move" if not d.over else "over") + f", VP {self.scores()}")
 
     @property
     def phase(self):
         """The decision being taken (the reference's phase names), ``over`` at the end."""
-        return "over" if self.f.d.over else PHASES[self.f.d.phase]
+        return "over" if self.m.d.over else PHASES[self.m.d.phase]
 
     @property
     def round(self):
-        return self.f.d.round
+        return self.m.d.round
 
     @property
     def stage(self):
-        return self.f.d.stage
+        return self.m.d.stage
 
     @property
     def winner(self):
         """The G2 winner, or None (none yet, or the round limit ended the game: G30)."""
-        return None if self.f.d.winner < 0 else self.f.d.winner
+        return None if self.m.d.winner < 0 else self.m.d.winner
 
     def observed_action(self, action, player):
         """How `player` sees `action` taken now by the player to move (G32)."""
@@ -372,7 +379,7 @@ cdef class Metro2033State(GameState):
         return self.c_observed_action(action, player)
 
     def _state_fields(self):
-        return _dump(self.f)
+        return _dump(self)
 
     def observation(self, player):
         """What `player` sees, as a JSON-ready dict: the whole public state (board, tokens,
@@ -380,9 +387,9 @@ cdef class Metro2033State(GameState):
         agenda); their own quests, scouted threat, combat cards and the deck places they know;
         of the others only counts; the threat declarations only once the threat is revealed
         (G32); of the decks their sizes and which places someone knows."""
-        cdef Data* d = &self.f.d
+        cdef Data* d = &self.m.d
         self._check_player(player)
-        full = _dump(self.f)
+        full = _dump(self)
         obs = {"game": self.game.name, "options": self.game.state_options, "player": player}
         for k, v in full.items():
             if k in ("rng_state", "decks", "known", "quests", "scouted", "declared", "pending", "combat"):
@@ -424,14 +431,14 @@ cdef class Metro2033State(GameState):
             self._check_player(player)
         g = self.game
         cn = g.card_names
-        full = _dump(self.f)
+        full = _dump(self)
         names = BOARD.names
 
         def card(c):
             return "-" if c is None else cn[c]
         lines = [f"Metro 2033, round {full['round']} (stage {full['stage']}), phase {self.phase}"
                  + (f", P{self.current_player} to decide" if not self.is_terminal() else ", game over")]
-        for p in range(self.f.d.n):
+        for p in range(self.m.d.n):
             st = [names[s] for s, o in enumerate(full["owner"]) if o == p]
             hero = full["hero"][p]
             at = full["hero_at"][p]
@@ -465,15 +472,47 @@ def _opt(v):
     return None if v < 0 else v
 
 
-def _dump(FastMetro2033 f):
-    """The full state (hidden parts included) as a JSON-ready dict: ``ref_data()``'s fields plus
-    the pending decision's parameters, the fight between players and the agenda."""
-    cdef Data* d = &f.d
-    obj = f.ref_data()
-    del obj["phase"], obj["decider"]
-    obj["rng_state"] = str(d.rng)
-    obj["phase"] = "over" if d.over else PHASES[d.phase]
-    obj["decider"] = -1 if d.over else d.decider
+def _dump(Metro2033State st):
+    """The full state (hidden parts included) as a JSON-ready dict: the reference engine's layout
+    (``RefMetro2033State._data()``) for the fields both engines keep alike, then the pending
+    decision's parameters, the fight between players and the agenda."""
+    cdef Machine* m = &st.m
+    cdef Data* d = &m.d
+    n = d.n
+    keys = DECK_KEYS
+    obj = {
+        "rng_state": str(d.rng),
+        "decks": {keys[k]: [d.deck[k][i] for i in range(d.deck_n[k])] for k in range(5)},
+        "known": {str(c): [p for p in range(n) if d.known[c] >> p & 1] for c in range(m.t.C) if d.known[c]},
+        "discards": {keys[k]: [d.disc[k][i] for i in range(d.disc_n[k])] for k in (0, 1, 3, 4)},
+        "out": [d.out[i] for i in range(d.out_n)],
+        "market": [_opt(d.market[i]) for i in range(4)],
+        "law": _opt(d.law),
+        "owner": [_opt(d.owner[s]) for s in range(S)],
+        "faction": [_opt(d.faction[p]) for p in range(n)],
+        "hero": [_opt(d.hero[p]) for p in range(n)],
+        "hero_at": [_opt(d.hero_at[p]) for p in range(n)],
+        "wounded": [bool(d.wounded[p]) for p in range(n)],
+        "vp": [d.vp[p] for p in range(n)],
+        "army": [d.army[p] for p in range(n)],
+        "res": [[d.res[p][r] for r in range(3)] for p in range(n)],
+        "equipment": [[d.equip[p][i] for i in range(d.equip_n[p])] for p in range(n)],
+        "quests": [[d.quests[p][i] for i in range(d.quest_n[p])] for p in range(n)],
+        "done_quests": [[d.done[p][i] for i in range(d.done_n[p])] for p in range(n)],
+        "quest_used": [[d.used[p][i] for i in range(d.used_n[p])] for p in range(n)],
+        "scouted": [[d.scouted[p]] if d.scouted[p] >= 0 else [] for p in range(n)],
+        "scouted_round": [d.scouted_round[p] for p in range(n)],
+        "declared": [None if d.decl_station[p] < 0 else [d.decl_station[p], "hero" if d.decl_hero[p] else "army"]
+                     for p in range(n)],
+        "threat_now": _opt(d.threat_now),
+        "vote": {"law": d.vote_law, "for": d.vote_for, "against": d.vote_against} if d.vote_on else None,
+        "last_vote": ({"law": d.last_vote[0], "for": d.last_vote[1], "against": d.last_vote[2]}
+                      if d.last_vote_on else None),
+        "last_threat": _opt(d.last_threat),
+        "round": d.round, "first": d.first, "stage": d.stage, "over": bool(d.over),
+        "winner": _opt(d.winner), "phase": "over" if d.over else PHASES[d.phase],
+        "decider": -1 if d.over else d.decider,
+    }
     obj["pending"] = {
         "cards": [d.pd_cards[i] for i in range(d.pd_ncards)] if d.phase in _HIDDEN_PENDING else [],
         "votes": d.pd_votes, "max": d.pd_max, "side": d.pd_side, "who": d.pd_who, "station": d.pd_station,

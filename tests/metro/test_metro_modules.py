@@ -14,7 +14,7 @@ import metro_ai.engine.metro.solo as solo
 from metro_ai.engine.metro.rules import MODULES, MetroState
 
 HOOKS = ("new_state", "load_state", "owns_action", "action_to_string", "owns_text", "string_to_action",
-         "reference_game", "game_length")
+         "reference_game", "game_length", "action_bounds")
 
 
 @pytest.mark.parametrize("name", [name for _, name in MODULES])
@@ -34,6 +34,34 @@ def test_every_module_defines_the_hooks(name):
 def test_active_modules_in_dispatch_order(options, active):
     game = metro_ai.load_game("metro", players=2, **options)
     assert tuple(m.__name__.rsplit(".", 1)[1] for m in game.modules) == active
+
+
+# The action bounds of every state are the base game's (M4: 3 tiles x 64 squares x 4 rotations and
+# the draw; ids end after the draw) plus what each active module's part adds: the exchanges (M13),
+# the central-station pieces (C2, one a share with companies: C18), a city's choices (C26-C35, Paris
+# C28's ids last). No state class names a module for them.
+@pytest.mark.parametrize("options,max_actions,num_actions", [
+    ({}, 769, 6145),
+    ({"companies": True}, 777, 6209),
+    ({"central_stations": True}, 777, 6217),
+    ({"central_tracks": True}, 769, 6145),
+    ({"central_stations": True, "companies": True}, 809, 6465),
+    ({"city": "london"}, 833, 6145),
+    ({"city": "paris"}, 833, 6545),
+    ({"city": "new_york", "companies": True}, 841, 6209),
+])
+def test_action_bounds_are_the_parts_sum(options, max_actions, num_actions):
+    game = metro_ai.load_game("metro", players=4, **options)
+    more = [m.action_bounds(game) for m in game.modules]
+    assert game.max_actions == 769 + sum(k for k, _ in more) == max_actions
+    assert game.num_distinct_actions == max([6145] + [end for _, end in more]) == num_actions
+    s = game.new_state(3)
+    for _ in range(40):
+        if s.is_terminal():
+            break
+        legal = s.legal_actions()
+        assert len(legal) <= max_actions and max(legal) < num_actions
+        s.apply(legal[len(legal) // 2])
 
 
 def test_solo_game_has_no_module():
