@@ -5,11 +5,12 @@ be timed and matched against OpenSpiel's on the same game (``metro-ai bench --se
 openspiel``), and so that the engine contract is shown on a game whose rules another library
 defines.
 
-* ``rules`` (Cython: ``rules.pyx``, ``rules.pxd``): ``LeducGame`` and ``LeducState`` and the C
-  rules helpers;
+* ``rules`` (Cython: ``rules.pyx``, ``rules.pxd``): the flat C state and the C rules helpers;
+* ``state`` (Cython: ``state.pyx``, ``state.pxd``): ``LeducGame`` and ``LeducState`` on the
+  contract (the JSON loader too: the state is small);
 * ``reference``: an independent pure-Python engine of the same rules (the same seeds give the
   same hands), for tests without OpenSpiel and the engine benchmark.
 """
-from .rules import LeducGame, LeducState, card_name
+from .state import LeducGame, LeducState, card_name
 
 __all__ = ["LeducGame", "LeducState", "card_name"]

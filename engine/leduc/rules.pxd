@@ -1,7 +1,6 @@
-# Leduc poker (OpenSpiel's leduc_poker): flat C state and the rules helpers.
+# Leduc poker (OpenSpiel's leduc_poker): flat C state and the rules helpers (rules.pyx).
 # Rules: docs/rules/leduc.md (L1-L8). Another poker variant may cimport what it needs from here.
 from libc.stdint cimport uint64_t
-from metro_ai.engine.core cimport Game, GameState
 
 cdef enum:
     LEDUC_MAX_PLAYERS = 8       # the contract's MAX_PLAYERS (OpenSpiel allows 10)
@@ -28,18 +27,13 @@ cdef struct LeducData:                   # the whole state, hidden parts include
     signed char hist_n[2]
 
 
-cdef class LeducGame(Game):
-    cdef readonly int num_cards          # 2 * (players + 1) (L2)
-    cdef readonly int max_win            # the most chips a player can win: 13 * (players - 1)
-    cdef LeducState _blank(self)
-
-
-cdef class LeducState(GameState):
-    cdef LeducData d
-    cdef int n                           # players
-
-
 cdef void leduc_deal(LeducData* d, int players, const signed char* cards, int public_card) noexcept nogil
 cdef void leduc_apply(LeducData* d, int players, int action) noexcept nogil
 cdef int leduc_legal(const LeducData* d, int* out) noexcept nogil
 cdef void leduc_chips(const LeducData* d, int players, double* out) noexcept nogil
+
+
+# L8: at a showdown every player still in shows their card (inline: the state's observation and
+# determinize read it too).
+cdef inline bint shown_at_showdown(const LeducData* d, int p) noexcept nogil:
+    return d.current < 0 and d.remaining > 1 and not d.folded[p]

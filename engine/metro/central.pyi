@@ -1,12 +1,12 @@
 # Type stub of engine/metro/central.pyx (metro_ai.engine.metro.central): City Edition modules 2
 # (central stations, C2) and 3 (central tracks, C3). No state class: the pieces are the state's
-# central part (rules.pxd: MetroState.cd), switched on by the tables' ncentral.
+# central part (state.pxd: MetroState.cd), switched on by the tables' ncentral.
 from typing import Any
 
-from metro_ai.engine.metro.rules import MetroGame, MetroState
+from metro_ai.engine.metro.state import MetroGame, MetroState
 
 
-# the module's hooks (rules.pyx MODULES)
+# the module's hooks (state.pyx MODULES)
 def owns_action(game: MetroGame, action: object) -> bool: ...
 def action_to_string(game: MetroGame, action: int) -> str: ...
 def owns_text(game: MetroGame, text: str) -> bool: ...

@@ -4,7 +4,7 @@
 Module 2, central stations (``central_stations=True``): a part of the state, not a class: the
 pieces (``CentralData``, ``MetroState.cd``) are switched on by the tables' ``ncentral``; the base
 state's methods play them with the C helpers of ``rules.pyx`` (``space_free``, ``place_piece``,
-``check_space``; with companies, a share shown: ``state.pyx``); this module holds their text,
+``check_space``; with companies, a share shown: ``co_show``); this module holds their text,
 deal and loader. The board's
 geometry for them lives in ``rules.pyx`` too: the 8 spaces
 round the centre (space j, clockwise from the top-left, faces square D3 E3 F4 F5 E6 D6 C5 C4;
@@ -33,12 +33,12 @@ import re
 from libc.stdint cimport uint64_t
 
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
-from metro_ai.engine.metro.rules cimport (MetroGame, MetroState, MetroTables, METRO_KINDS, METRO_CENTRAL_ACTION,
+from metro_ai.engine.metro.state cimport (MetroGame, MetroState, MetroTables, METRO_KINDS, METRO_CENTRAL_ACTION,
                                          CO_SHARES, deal_tiles)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
-from .rules import _load_state, square_name, share_name, CENTRAL_SPACE_SQUARES
+from .state import _load_state, square_name, share_name, CENTRAL_SPACE_SQUARES
 from . import companies as _companies
 from .loader import brief, int_in as _int_in
 
@@ -78,7 +78,7 @@ def string_to_central(MetroGame game, text):
     return METRO_CENTRAL_ACTION + 8 * share + CENTRAL_SPACE_SQUARES.index(sq)
 
 
-# ---- the module's hooks (rules.pyx MODULES) ----
+# ---- the module's hooks (state.pyx MODULES) ----
 
 def owns_action(MetroGame game, action):
     """A central-station action's id (C16), with central stations."""

@@ -1,7 +1,7 @@
 # Metro: City Edition cities (rules C5-C10, decisions C26-C35 of docs/rules/metro.md): the
 # city part of a state, on top of the base game's MetroData, and the per-game city tables read
 # from data/cities.json (RECONSTRUCTED numbers, or a user's file: option city_data).
-from metro_ai.engine.metro.rules cimport MetroState
+from metro_ai.engine.metro.state cimport MetroState
 
 cdef enum:
     CITY_COLOURS = 8           # tourist colours (C5, C26)

@@ -2,7 +2,7 @@
 # (C5-C10, decisions C26-C35). The C state is in cities.pxd.
 from typing import Any, Optional
 
-from metro_ai.engine.metro.rules import MetroGame, MetroState
+from metro_ai.engine.metro.state import MetroGame, MetroState
 
 CITIES: tuple[str, ...]
 INNER_SQUARES: tuple[int, ...]
@@ -16,7 +16,7 @@ CHOICE_SQUARE: int
 CHOICE_END: int
 
 
-# the module's hooks (rules.pyx MODULES)
+# the module's hooks (state.pyx MODULES)
 def owns_action(game: MetroGame, action: object) -> bool: ...
 def action_to_string(game: MetroGame, action: int) -> str: ...
 def owns_text(game: MetroGame, text: str) -> bool: ...

@@ -46,13 +46,13 @@ from libc.stdint cimport uint64_t
 
 from metro_ai.engine.core cimport GameState
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
-from metro_ai.engine.metro.rules cimport (
+from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_EMPTY, PHASE_OVER, deal_tiles, next_square,
     entry_port)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
-from .rules import _load_state, square_name, CENTRE_SQUARES
+from .state import _load_state, square_name, CENTRE_SQUARES
 from .loader import brief, int_in, ints_in
 
 cdef uint64_t CITY_SALT = 0x4349544945533035ULL
@@ -133,7 +133,7 @@ DROW[:] = [-1, 0, 1, 0]
 DCOL[:] = [0, 1, 0, -1]
 
 
-# ---- the module's hooks (rules.pyx MODULES) ----
+# ---- the module's hooks (state.pyx MODULES) ----
 
 def owns_action(MetroGame game, action):
     """A Paris choice's id (C28)."""

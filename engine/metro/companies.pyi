@@ -1,14 +1,14 @@
 # Type stub of engine/metro/companies.pyx (metro_ai.engine.metro.companies): the companies
 # expansion's deal, loader and text (M11-M20). Its part of the state is MetroState's (rules.pyi);
-# the C data and rules are in state.pxd / state.pyx, for Cython only.
+# the C data and rules are in rules.pxd / rules.pyx, for Cython only.
 from typing import Any, Optional
 
-from metro_ai.engine.metro.rules import PCTS as PCTS, MetroGame, MetroState, share_name as share_name
+from metro_ai.engine.metro.state import PCTS as PCTS, MetroGame, MetroState, share_name as share_name
 
 SOURCES: tuple[str, ...]
 
 
-# the module's hooks (rules.pyx MODULES)
+# the module's hooks (state.pyx MODULES)
 def owns_action(game: MetroGame, action: object) -> bool: ...
 def action_to_string(game: MetroGame, action: int) -> str: ...
 def owns_text(game: MetroGame, text: str) -> bool: ...

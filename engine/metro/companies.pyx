@@ -2,8 +2,8 @@
 """The Metro companies expansion (rules M11-M14, decisions M15-M19 of ``docs/rules/metro.md``),
 switched on by ``MetroGame(companies=True)``: no state class of its own; the shares are the
 state's companies part (``CompanyData``, ``MetroState.co``), switched on by the tables'
-``companies`` flag, and played by its C rules (``state.pyx``). This module holds the part's deal,
-loader and actions' text (the module's hooks, ``rules.pyx`` MODULES).
+``companies`` flag, and played by its C rules (``rules.pyx``). This module holds the part's deal,
+loader and actions' text (the module's hooks, ``state.pyx`` MODULES).
 
 The board, tiles, turn and lines are the base game's (rules.pxd helpers); what changes:
 
@@ -40,13 +40,13 @@ The board, tiles, turn and lines are the base game's (rules.pxd helpers); what c
 import re
 
 from metro_ai.engine.rng cimport rng_t, rng_shuffle
-from metro_ai.engine.metro.rules cimport (
+from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroTables, CompanyData, METRO_DRAW, CO_COMPANIES, CO_PCTS, CO_SHARES, CO_PILE,
     CO_EXCHANGE, deal_tiles)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
-from .rules import _load_state, PCTS, share_name
+from .state import _load_state, PCTS, share_name
 from .loader import brief, int_in
 
 SOURCES = ("face-up", "face-down")
@@ -74,7 +74,7 @@ def string_to_exchange(text):
     return CO_EXCHANGE + 2 * share + (0 if m.group(3).lower() == "up" else 1)
 
 
-# ---- the module's hooks (rules.pyx MODULES) ----
+# ---- the module's hooks (state.pyx MODULES) ----
 
 def owns_action(MetroGame game, action):
     """An exchange's id (or any int past the draw): its text is ``exchange_to_string``'s."""

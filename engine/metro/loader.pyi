@@ -2,7 +2,7 @@
 # checkers every Metro loader uses.
 from typing import Any, Optional
 
-from metro_ai.engine.metro.rules import MetroGame, MetroState
+from metro_ai.engine.metro.state import MetroGame, MetroState
 
 def load_state(game: MetroGame, obj: dict[str, Any], st: Optional[MetroState] = None, exchanges: Optional[int] = None,
                central: Any = (), turn_checks: bool = True) -> MetroState: ...

@@ -21,12 +21,12 @@ discipline, with the checkers below:
 A refusal is a ``StateFormatError`` naming the field; it quotes a value only cut short (``brief``)."""
 from libc.stdint cimport uint64_t
 
-from metro_ai.engine.metro.rules cimport (
+from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_KINDS, METRO_TILES, METRO_EMPTY, clear_state, hand_add,
     retrace_lines, advance_line, central_square, central_port)
 from metro_ai.engine.errors import BRIEF, StateFormatError, brief
 
-from .rules import CENTRE_SQUARES, square_name, _PHASES
+from .state import CENTRE_SQUARES, square_name, _PHASES
 
 def int_in(v, lo, hi):
     """True if `v` is an int (not a bool) in lo..hi."""

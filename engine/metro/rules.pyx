@@ -1,51 +1,26 @@
 # cython: language_level=3
-"""Metro, Dirk Henn's tile-laying game: a fast determinised engine (rules M1-M10). The modules
-(``MODULES``: the companies, M11-M20; the City Edition's central stations and tracks, C2-C3; the
-cities, C5-C10) are switched on by options: each adds a part to the state (``MetroState.cd`` for
-the central pieces, ``MetroState.co`` for the companies' shares, whose C rules are ``state.pyx``'s;
-``CityState``'s tourists) and table flags that the state's methods test, and its module supplies
-the deal, the loader and its actions' text.
+"""Metro (Dirk Henn's tile-laying game): the C mechanics, below the game and state (``state.pyx``)
+and every module (rules M1-M10 and the companies part's M11-M20 of ``docs/rules/metro.md``).
 
-Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
-rules helpers an expansion may reuse are declared in ``rules.pxd``; the independent pure-Python
-engine it is tested against is ``reference.py``. One module of about 1,330 lines because it is one
-``cdef class`` (the state with its optional parts, its C-level contract methods and their Python
-face) and the board tables that class reads; the companies part's C rules are ``state.pyx``'s, and
-the modules' text, deal and loaders live in modules of their own.
+Over the data of ``rules.pxd`` (the base game's part ``MetroData``, the optional parts
+``CentralData``, C2, and ``CompanyData``, M11-M18, and the per-game ``MetroTables``): the board's
+geometry, the tile rules (candidates M5, the one-tile rule M6, placements, following and scoring a
+line M7, dealing and passing the turn M4, M8), the central-station pieces (C2, C14-C17) and the
+companies part's rules (exchanges M13, company values and scoring M14, M19, what the others
+observe, determinisation). All ``nogil`` C functions, declared in ``rules.pxd``; nothing here
+imports the engine's Python face, so ``MetroState`` (``state.pyx``) and the modules ``cimport``
+them without an import circle.
 
-Encoding (part of the public contract, shared with the reference engine)
----------------------------------------------------------------------------------
-* Squares: ``row * 8 + col``, row 0 at the top. The central block (rows 3-4, cols 3-4) takes no
-  tile. Text form: columns A-H left to right, rows 1-8 top to bottom ("A1" is the top-left).
-* Ports 0-7 clockwise from the top-left: 0/1 top, 2/3 right, 4/5 bottom, 6/7 left. Every track
-  joins an even and an odd port, so trains enter a square at an even port and leave at an odd one.
-* Actions: ``kind * 256 + square * 4 + rot`` places tile kind ``kind`` (0 = T01 .. 23 = T24)
-  rotated ``rot`` quarter turns clockwise; ``6144`` draws the top supply tile (M4). With the
-  orientation rule on, rot is 0; under M9 the rotations that give the same track layout are
-  listed once, under the smallest rotation.
-* Seeds: splitmix64 (``rng.pxd``). ``new_state(seed)`` shuffles the 60 tiles, listed by kind in
-  ascending order, with Fisher-Yates from the end; the supply is drawn from the front; hands are
-  dealt one tile per player per round, player 0 first; player 0 starts.
-* ``determinize(player, seed)`` lists the tiles the player has not seen in ascending kind order,
-  shuffles them the same way and deals: the other players' hands in seat order, then the tile
-  an opponent has just drawn (if any), then the supply front first.
-* Returns: rank-based, (players strictly below + half the players tied) / (n - 1), at the end
-  only (M8).
+Conventions (the encoding is ``state.pyx``'s to document in full): squares ``row * 8 + col``;
+ports 0-7 clockwise from the top-left; share id ``4 * company + pct index``; exchange action
+``6145 + 2 * share + src`` (src 0 the face-up share, 1 the top face-down one); central-station
+action with a share ``6209 + 8 * share + space`` (C16, C18); ``MetroData.score[0..7]`` holds the
+companies' profits.
 """
-import dataclasses
-import importlib
-import random
-import re
-
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t
 
-from metro_ai.engine.core cimport Game, GameState
 from metro_ai.engine.rng cimport rng_t, rng_shuffle
-from metro_ai.engine.core import Option, STAGES, _to_a_choice, as_seed
-from metro_ai.engine.errors import StateFormatError
-from . import data as metro_data
-from . import readings as readings_module
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -114,11 +89,6 @@ _init_geometry()
 CENTRAL_SPACE_SQUARES = (19, 20, 29, 37, 44, 43, 34, 26)
 #: The first central-station station number: space j is station 33 + j (departure and arrival, C2).
 CENTRAL_STATION_BASE = 33
-# With exchange_limit=None (the printed rule, M17) the turn limit (M20): by default the 60
-# placements and 30 exchanges per player (the most turns the largest cap, 30, allows); at most
-# TURN_LIMIT_MAX (CompanyData.exchanges is a short).
-DEFAULT_EXCHANGES = 30
-TURN_LIMIT_MAX = 10000
 
 
 cdef int central_square(int space) noexcept nogil:
@@ -140,470 +110,11 @@ cdef int next_square(int square, int port) noexcept nogil:
 cdef int entry_port(int port) noexcept nogil:
     return ENTER[port]
 
-# Weight of an open line's tiles in the heuristic (c_heuristic): an open line keeps growing until
-# it closes, so its current length undervalues it. Tuned by a one-ply greedy against random play,
-# 2 players, 100-200 games each: weight 0.5 won 13%, 1.2 won 76%, 1.5 won 93%, 2 won 98%, 3 won
-# 99.5% (and flat Monte Carlo with 1,000 play-outs beat that greedy in 77.5% of 100 games).
-cdef double METRO_OPEN_LINE_WEIGHT = 3.0
-
-# The one-ply evaluation greedy plays by (MetroState.greedy_values): a closed line is worth its
-# points, an open line its tiles so far plus this constant. Unlike the heuristic's weight it makes
-# closing a line that has grown worth more than leaving it open. Tuned in 40-game screens against
-# the heuristic-playing greedy (greedy-classic), 2 players: see benches/results/greedy.md.
-cdef double METRO_GREEDY_OPEN_BONUS = 10.0
-
-# Reason codes of c_check.
-cdef enum:
-    R_OVER = 1
-    R_RANGE = 2
-    R_PHASE_DRAW = 3
-    R_EMPTY_SUPPLY = 4
-    R_NOT_DRAWN = 5
-    R_NOT_IN_HAND = 6
-    R_ROTATION = 7
-    R_SQUARE = 8
-    R_ONE_TILE = 9
-
-_REASONS = {
-    R_OVER: "the game is over",
-    R_RANGE: "not a Metro action (placements are kind*256 + square*4 + rot, draw is 6144)",
-    R_PHASE_DRAW: "a tile was already drawn this turn: it must be placed",
-    R_EMPTY_SUPPLY: "the supply is empty (M4)",
-    R_NOT_DRAWN: "only the tile just drawn may be placed now (M4)",
-    R_NOT_IN_HAND: "that tile is not in the player's hand",
-    R_ROTATION: "that rotation is not allowed (orientation rule, or a duplicate layout under M9)",
-    R_SQUARE: "the square is taken, central, or neither on the edge nor next to a tile (M5)",
-    R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
-    # the companies part (M13, M17): codes in state.pxd
-    R_EX_PHASE: "a tile was drawn this turn and must be placed; an exchange is a whole turn instead (M13)",
-    R_EX_CLOSED: "a company has reached 25 profit points: exchanges are over (M13)",
-    R_EX_LIMIT: "the player has made all the exchanges allowed (exchange_limit, M17)",
-    R_EX_NOT_HELD: "the player does not hold that share (M13)",
-    R_EX_RANGE: "not a Metro companies action (exchanges are 6145 + 2 * share + src, share 0..31)",
-    # the central part (C2): codes in state.pxd
-    R_CE_PHASE: "a tile was drawn this turn and must be placed; a central station is a whole turn instead (C2)",
-    R_CE_PIECE: "that central-station piece is already on the board (C2)",
-    R_CE_SPACE: "that central space holds a piece or a line has already reached it (C15)",
-    R_CE_RANGE: "not a central-station action (6209 + 8 * share + space; share 0 without companies, C16)",
-    R_CE_SHARE: "the player does not hold that share, or has shown it already (C18)",
-    R_CE_SHOWN: "that share was shown for a central station and can no longer be exchanged (C2, C18)",
-}
-
-# The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
-# the game can say why it is refused (C11).
-_CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landmarks and the city's collection "
-                             "rule (C5-C10); its final scoring and pieces' values are RECONSTRUCTED (C26); "
-                             "'st_petersburg' is refused, its rules are not available (C11)",
-                             (None, "paris", "stockholm", "london", "new_york", "berlin"), rule="C5")
-_CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.test(v) or v == "st_petersburg")
-
-# The modules of Metro, each switched on by its options (table flags) and adding a part to the
-# state: in the order they take over a new state's deal, the loader and their actions' text, a
-# line (the options' test, the module under metro_ai.engine.metro). A module defines
-# ``new_state(game, seed)``, ``load_state(game, obj)``, ``owns_action(game, action)`` with
-# ``action_to_string(game, action)``, ``owns_text(game, text)`` with ``string_to_action(game,
-# text)``, ``reference_game(game)`` and ``game_length(game)`` (the most actions its part adds to
-# a game); a module whose part has rules of its own over the base state's (the cities) defines
-# ``blank_state(game)`` too, an empty state of its class. MetroGame dispatches to the first active
-# one that claims the call (``MetroGame.modules``). ``action_bounds(game)`` gives what the module's
-# part adds to the action bounds: (legal actions a position may gain, end of its action ids), summed
-# and maxed into the tables' ``max_actions`` / ``num_actions``. A new module adds its options, its
-# part and a line here.
-MODULES = (
-    (lambda g: g.city is not None, "cities"),                          # C5-C10, C26-C35
-    (lambda g: g.central_stations or g.central_tracks, "central"),     # C2, C3, C12-C18
-    (lambda g: g.companies, "companies"),                              # M11-M20
-)
-
-_SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
-
-
-#: The shares' percentages, pct index 0..3 (M12).
-PCTS = (10, 20, 30, 40)
-
-
-def share_name(int share):
-    """Text of a share id (0..31, 4 * company + pct index, M12): e.g. "20% (company 3)"."""
-    return f"{PCTS[share & 3]}% (company {share >> 2})"
-
-
-def square_name(sq):
-    """Text name of a square (0..63, row * 8 + col): column letter A-H, row number 1-8 from the
-    top. ValueError for anything else."""
-    if isinstance(sq, bool) or not isinstance(sq, int) or not 0 <= sq < METRO_SQUARES:
-        raise ValueError(f"a square is an int in 0..63 (row * 8 + col), got {sq!r}")
-    return "ABCDEFGH"[sq % 8] + str(sq // 8 + 1)
-
 
 cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil:
     """Squares a tile may go on (M5): empty, not central, on the edge or next to a tile."""
     cdef uint64_t nb = (placed << 8) | (placed >> 8) | ((placed << 1) & ~COL0) | ((placed >> 1) & ~COL7)
     return (EDGE_MASK | nb) & ~placed & ~CENTRE_MASK
-
-
-cdef class MetroGame(Game):
-    """Metro for 2-6 players. Options: ``orientation`` (M9 when False), ``hand_size`` (M10),
-    ``companies`` (the companies expansion, M11-M14) with ``company_chart`` (M11),
-    ``exchange_limit`` (M17; None: the printed rule) and ``turn_limit`` (M20)."""
-    name = "metro"
-    title = "Metro (Dirk Henn's tile-laying game)"
-    readings = readings_module.METRO
-    min_players = 2
-    max_players = METRO_MAX_PLAYERS
-    OPTIONS = (
-        Option.integer("players", 4, "number of players", low=2, high=METRO_MAX_PLAYERS, rule="M1"),
-        Option.boolean("orientation", True, "keep every tile in the board's orientation; False is variant M9",
-                       rule="M9"),
-        Option.choice("hand_size", 1, "tiles held in hand (variant M10)", (1, 2, 3), rule="M10"),
-        Option.boolean("companies", False, "the Metro companies expansion: players hold shares of 8 companies "
-                       "and may exchange one instead of placing a tile (M11-M14)", rule="M11"),
-        Option.path("company_chart", None, "with companies: a CSV of the stations each company owns; None is "
-                    "the shipped chart, which is RECONSTRUCTED (the printed one could not be read)", rule="M11"),
-        Option.integer("exchange_limit", 8, "with companies: share exchanges each player may make in a game. "
-                       "None is the printed rule (M17): exchanges until a company reaches 25, no cap per "
-                       "player; the default 8 is this project's cap (a game of endless exchanges never ends)",
-                       low=0, high=30, none="the printed rule: no cap per player", rule="M17"),
-        Option.integer("turn_limit", None, "with companies and exchange_limit=None: turns (tile placements, "
-                       "exchanges, central-station pieces) after which the game ends there, ranked by the final "
-                       "scoring (M14); this project's addition, so that a game of endless exchanges ends",
-                       low=1, high=TURN_LIMIT_MAX, none=f"{METRO_TILES} turns + {DEFAULT_EXCHANGES} per player, as many as the largest cap allows",
-                       rule="M20"),
-        Option.boolean("central_stations", False, "City Edition module 2, central stations: instead of placing a "
-                       "tile, put a central-station piece on a free space round the centre; a line departs from "
-                       "it (with companies: show a share of that company)", rule="C2"),
-        Option.boolean("central_tracks", False, "City Edition module 3, central tracks: 4 of 8 track pieces, "
-                       "drawn and rotated at random, cover the centre (no doubling); their layouts are "
-                       "RECONSTRUCTED", rule="C3"),
-        Option.path("central_track_layouts", None, "with central_tracks: a CSV of the 8 pieces' track layouts; "
-                    "None is the shipped file, which is RECONSTRUCTED", rule="C13"),
-        Option.choice("edition", "classic", "'city': the City Edition's setup frames, whose station colours are "
-                      "RECONSTRUCTED as the base game's charts for 2, 4 and 6 players (C1)",
-                      ("classic", "city"), rule="C1"),
-        _CITY_OPTION,
-        Option.path("city_data", None, "with a city: a JSON file of the cities' landmarks, points and VP pieces; "
-                    "None is the shipped file, which is RECONSTRUCTED (C26)", rule="C26"),
-        Option.choice("berlin_sides", "A", "with city='berlin': the landmarks' side, 'A', 'B' (a wider spread of "
-                      "VP) or 'mixed' (each at random); the values are RECONSTRUCTED (C32)",
-                      ("A", "B", "mixed"), rule="C32"),
-        Option.boolean("berlin_tickets", False, "with city='berlin': the ticket variant as printed: the 8 landmarks "
-                       "in a row beside the board (none on the diagonals), 16 tourists, 2 of each colour, in groups of "
-                       "4 on the board, no group with two of a colour, one of the 8 others on each landmark piece; a "
-                       "tile placed on a tourist carries it, and a line scored through it earns a ticket of its "
-                       "colour per pass. This project's reading (C33): a group is a quarter of the board (A1-D4, "
-                       "E1-H4, A5-D8, E5-H8), its 4 tourists on 4 of the quarter's 8 inner squares, the grouping "
-                       "drawn uniformly among the valid ones; no VP piece can be won (no landmark is on the board) "
-                       "and the landmark pieces' tourists score nothing; tickets score 1 each plus a bonus by "
-                       "distinct colours, RECONSTRUCTED", rule="C33"),
-    )
-    # Options of the companies expansion, left out of a state's envelope while at their default,
-    # so that base-game states keep their exact form (and older saved states still load).
-    added_options = ("companies", "company_chart", "exchange_limit", "turn_limit", "central_stations", "central_tracks",
-                     "central_track_layouts", "edition", "city", "city_data", "berlin_sides", "berlin_tickets")
-    # Play-out settings the search bots use unless told otherwise: uniform random to the end.
-    search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
-    state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
-    reference = "metro_ai.engine.metro.reference:RefMetroGame"
-    features = "metro_ai.engine.metro.features:MetroFeatures"
-    svg = "metro_ai.engine.metro.svg:board_svg"
-    #: Tiles on the board at each stage of ``benchmark_position``.
-    benchmark_tiles = {"opening": 0, "middle": 30, "end": 50}
-
-    def _configure(self):
-        self.orientation = self._options["orientation"]
-        self.hand_size = self._options["hand_size"]
-        self.companies = self._options["companies"]
-        self.company_chart = self._options["company_chart"]
-        self.exchange_limit = self._options["exchange_limit"]
-        self.turn_limit = None
-        self.central_stations = self._options["central_stations"]
-        self.central_tracks = self._options["central_tracks"]
-        self.central_track_layouts = self._options["central_track_layouts"]
-        self.edition = self._options["edition"]
-        if self.central_stations and self.central_tracks:
-            raise ValueError("game 'metro': central_stations (C2) and central_tracks (C3) cannot be combined: "
-                             "the centre holds either central-station spaces or central-track pieces (C12)")
-        if not self.central_tracks and self.central_track_layouts is not None:
-            raise ValueError("game 'metro': option 'central_track_layouts' needs central_tracks=True (C13)")
-        # a malformed layout file is a DataError naming the file and the fault (C13)
-        self.track_layouts = metro_data.load_central_tracks(self.central_track_layouts) if self.central_tracks else ()
-        if not self.companies:
-            for name in ("company_chart", "exchange_limit", "turn_limit"):
-                if self._options[name] != self.option(name).default:
-                    raise ValueError(f"game 'metro': option {name!r} needs companies=True (M11)")
-            self.chart = ()
-        else:         # a malformed file is a DataError naming the file and the line (M11)
-            if self.exchange_limit is not None and self._options["turn_limit"] is not None:
-                raise ValueError(f"game 'metro': option 'turn_limit' needs exchange_limit=None (M20): with a cap "
-                                 f"of {self.exchange_limit} exchanges per player every game ends already")
-            if self.exchange_limit is None:      # the printed rule (M17), bounded by a turn limit (M20)
-                self.turn_limit = self._options["turn_limit"]
-                if self.turn_limit is None:
-                    self.turn_limit = METRO_TILES + DEFAULT_EXCHANGES * self.players
-            self.chart = metro_data.load_company_chart(self.company_chart)
-        self._configure_city()
-        self.data = metro_data.load()
-        self.tile_ids = tuple(t.id for t in self.data.tiles)
-        self._build_tables()
-        self.modules = tuple(importlib.import_module(f"{__package__}.{name}") for on, name in MODULES if on(self))
-        # the action bounds (c_max_actions, c_num_actions): the base game's placements and draw
-        # (M4), and what each module's part adds
-        self.tables.max_actions = METRO_MAX_HAND * METRO_SQUARES * 4 + 1
-        self.tables.num_actions = METRO_DRAW + 1
-        for module in self.modules:
-            more, end = module.action_bounds(self)
-            self.tables.max_actions += more
-            self.tables.num_actions = max(self.tables.num_actions, end)
-        self.state_maker = next((m.blank_state for m in self.modules if hasattr(m, "blank_state")), None)
-
-    def _configure_city(self):
-        """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
-        self.city = self._options["city"]
-        self.city_data = self._options["city_data"]
-        self.city_rules = None
-        if self.city == "st_petersburg":
-            raise ValueError("game 'metro': city 'st_petersburg' is not available: the City Edition rulebook says "
-                             "only 'see the manual' for its set-up and turn, and that manual's rules are not "
-                             "available (C11)")
-        if self.city is None:
-            for name in ("city_data", "berlin_sides", "berlin_tickets"):
-                if self._options[name] != self.option(name).default:
-                    raise ValueError(f"game 'metro': option {name!r} needs a city (C26)")
-            return
-        for name in ("berlin_sides", "berlin_tickets"):
-            if self.city != "berlin" and self._options[name] != self.option(name).default:
-                raise ValueError(f"game 'metro': option {name!r} needs city='berlin', got city={self.city!r} (C32)")
-        for name, rule in (("companies", "module 1, M11"), ("central_stations", "module 2, C2")):
-            if self._options[name] and not (name == "companies" and self.city == "new_york"):
-                raise ValueError(f"game 'metro': city {self.city!r} cannot be combined with {name} ({rule}): "
-                                 "the seed combines a city with a module only for New York's boards with the "
-                                 "companies; the cities play with the base game, central tracks (C3), the setup "
-                                 "frames and the variants (C35)")
-        from .city_data import load_city_data        # a malformed file is a DataError naming the field (C26)
-        from .cities import CityRules
-        self.city_rules = CityRules(self.city, load_city_data(self.city_data), self._options["berlin_sides"],
-                                    self._options["berlin_tickets"])
-
-    @classmethod
-    def option_sets(cls):
-        """``Game.option_sets``, with Berlin's options set on Berlin (C32, C33), and New York with
-        the companies (C35)."""
-        sets = super(MetroGame, cls).option_sets()
-        if not any(o.name == "city" for o in cls.OPTIONS):       # a subclass without cities (metro-solo)
-            return sets
-        for s in sets:
-            if "berlin_sides" in s or "berlin_tickets" in s:
-                s["city"] = "berlin"
-        return sets + [{"players": p, "city": "new_york", "companies": True} for p in (2, 6)] + [   # C35
-            {"players": 2, "companies": True, "exchange_limit": None},               # the printed rule (M17, M20)
-            {"players": 6, "companies": True, "exchange_limit": None, "turn_limit": 40}]
-
-    cdef _build_tables(self):
-        cdef MetroTables* t = &self.tables
-        memset(t, 0, sizeof(MetroTables))
-        cdef int k, r, p, i, s, l
-        t.players = self.players
-        t.hand_size = self.hand_size
-        t.companies = self.companies
-        # With exchange_limit=None (M17, M20) the cap is the turn limit: every exchange is a turn,
-        # so no player's exchanges reach it before the game ends there; no cap in effect.
-        t.exchange_limit = self.turn_limit if self.exchange_limit is None else self.exchange_limit
-        t.turn_limit = self.turn_limit or 0
-        t.centre_tracks = self.central_tracks
-        tiles = self.data.tiles
-        for k in range(METRO_KINDS):
-            base = tiles[k].exits
-            t.count[k] = tiles[k].count
-            layouts = []
-            for r in range(4):
-                rotated = [0] * 8
-                for p in range(8):
-                    rotated[(p + 2 * r) % 8] = (base[p] + 2 * r) % 8
-                for p in range(8):
-                    t.exits[k][r][p] = rotated[p]
-                if (r == 0 or not self.orientation) and rotated not in layouts:
-                    layouts.append(rotated)
-                    t.rots[k][t.nrot[k]] = r
-                    t.nrot[k] += 1
-        for i, base in enumerate(self.track_layouts):      # central-track pieces: kinds 24.. (C3)
-            for r in range(4):
-                for p in range(8):
-                    t.exits[METRO_KINDS + i][r][(p + 2 * r) % 8] = (base[p] + 2 * r) % 8
-        stations = self.data.stations
-        for st in stations:
-            t.arrival[st.row * 8 + st.col][st.arrive_port] = st.number
-        self.owners = {}
-        owner_of = {}
-        # A line's owner is a player, or with companies (M11) a company: all 32 stations in play.
-        seats = enumerate(self.chart) if self.companies else (
-            (seat, numbers) for seat, (colour, numbers) in enumerate(self.frame()))
-        for seat, numbers in seats:
-            self.owners[seat] = tuple(sorted(numbers))
-            for n in numbers:
-                owner_of[n] = seat
-        l = 0
-        for n in sorted(owner_of):
-            st = stations[n - 1]
-            t.line_station[l] = n
-            t.line_owner[l] = owner_of[n]
-            t.line_square[l] = st.row * 8 + st.col
-            t.line_port[l] = st.depart_port
-            l += 1
-        t.nlines = l
-        # Central-station pieces (C2): line nlines + j is piece j's, owned by player j (with
-        # companies: company j); it departs once the piece is placed.
-        if self.central_stations:
-            t.ncentral = 8 if self.companies else self.players
-            for i in range(t.ncentral):
-                t.line_owner[l + i] = i
-                t.line_station[l + i] = -1
-        # One-tile rule (M6): (kind, rot) on square s breaks it if an owned station of s has its
-        # departure track leave the board straight through that tile.
-        for k in range(METRO_KINDS):
-            for r in range(4):
-                for l in range(t.nlines):
-                    s = t.line_square[l]
-                    if NEXT[s][t.exits[k][r][t.line_port[l]]] == -1:
-                        t.viol[k][r] |= (<uint64_t>1) << s
-                # C14: a central-station piece's line may not come straight back into the centre
-                # through the one tile on the square it faces (M6 guards the piece like a station).
-                for i in range(8):
-                    s = CSPACE_SQ[i]
-                    if NEXT[s][t.exits[k][r][CSPACE_PORT[i]]] == -2:
-                        t.uturn[k][r] |= (<uint64_t>1) << s
-
-    def frame(self):
-        """The colours and their stations for this player count: (colour, station numbers) per
-        seat. The base game's chart (M1); with edition='city' the City Edition's setup frame (C1,
-        reconstructed: ``city_frames.csv``)."""
-        if self.edition == "city":
-            return metro_data.load_city_frames()[self.players]
-        return self.data.charts[self.players]
-
-    @property
-    def max_actions(self):
-        """The most legal actions a position has: the state's parts say it (``c_max_actions``:
-        placements and the draw; exchanges, M13; pieces x spaces, C2; Paris's choices, C28)."""
-        return self._blank().c_max_actions()
-
-    @property
-    def num_distinct_actions(self):
-        """Every action id is below this: the state's parts say it (``c_num_actions``)."""
-        return self._blank().c_num_actions()
-
-    @property
-    def max_game_length(self):
-        if self.turn_limit is not None:
-            # M20: at most turn_limit turns, a placement turn at most 2 actions (a draw, then the
-            # tile), an exchange or a central-station piece 1
-            return self.turn_limit + min(self.turn_limit, METRO_TILES)
-        # every tile placed, each at most one draw before it; and what each module's part adds
-        return 2 * METRO_TILES + sum(module.game_length(self) for module in self.modules)
-
-    def reference_game(self):
-        """The same game on the pure-Python reference engine (``reference.py``; with a module, the
-        module's: ``reference_companies.py``, ``reference_city.py``, ``reference_cities.py``)."""
-        if self.city is None and self.edition != self.option("edition").default:    # the setup frames (C1)
-            from . import reference_city
-            return reference_city.city_game(**self.reference_options())
-        for module in self.modules:
-            return module.reference_game(self)
-        from . import reference
-        return reference.RefMetroGame(**self.reference_options(False))
-
-    def reference_options(self, modules=True):
-        """The options of the reference engines' constructors: the base game's; with `modules`
-        the City Edition modules' and the companies' too."""
-        out = dict(players=self.players, orientation=self.orientation, hand_size=self.hand_size)
-        if modules:
-            out.update(central_stations=self.central_stations, central_tracks=self.central_tracks,
-                       track_layouts=self.central_track_layouts, edition=self.edition, companies=self.companies,
-                       chart=self.company_chart, exchange_limit=self.exchange_limit,
-                       turn_limit=self._options["turn_limit"])
-        return out
-
-    def benchmark_position(self, stage="opening", seed=11):
-        """The deal `seed` after random play (``random.Random(seed)``) has put
-        ``benchmark_tiles[stage]`` tiles on the board, moved on to the first real choice."""
-        if stage not in STAGES:
-            raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
-        s = self.new_state(seed)
-        rng = random.Random(seed)
-        if self.turn_limit is None:
-            while s.tiles_placed < self.benchmark_tiles[stage]:
-                s.apply(rng.choice(s.legal_actions()))
-            return _to_a_choice(s)
-        # M20: as many turns (a draw is none), short of the turn limit, so that a choice is left
-        turns, target = 0, max(0, min(self.benchmark_tiles[stage], self.turn_limit - 2))
-        while turns < target:
-            a = rng.choice(s.legal_actions())
-            s.apply(a)
-            turns += a != METRO_DRAW
-        return _to_a_choice(s)
-
-    cdef MetroState _blank(self):
-        if self.state_maker is not None:          # a module's state class (the cities)
-            return self.state_maker(self)
-        cdef MetroState st = MetroState.__new__(MetroState)
-        st.game = self
-        st.t = &self.tables
-        if self.tables.ncentral:
-            clear_central(&st.cd)
-        return st
-
-    def new_state(self, seed=0):
-        """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
-        (with a module, the module's deal: e.g. the shares after the tiles, ``companies.pyx``, M15)."""
-        for module in self.modules:
-            return module.new_state(self, seed)
-        cdef rng_t rng = as_seed(seed)
-        cdef MetroState st = self._blank()
-        deal_tiles(&st.d, &self.tables, &rng)
-        return st
-
-    def _load_state(self, obj):
-        for module in self.modules:
-            return module.load_state(self, obj)
-        return _load_state(self, obj)
-
-    def piece_name(self, int kind):
-        """Text id of a cell's kind: a tile "T01".."T24", or a central-track piece "CT1".."CT8" (C3)."""
-        return self.tile_ids[kind] if kind < METRO_KINDS else f"CT{kind - METRO_KINDS + 1}"
-
-    def kind_index(self, tile_id):
-        try:
-            return self.tile_ids.index(str(tile_id).upper() if len(str(tile_id)) == 3 else "T%02d" % int(str(tile_id)[1:]))
-        except (ValueError, IndexError):
-            raise ValueError(f"unknown tile kind {tile_id!r}; kinds are T01..T24") from None
-
-    def action_to_string(self, action):
-        """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
-        ValueError for anything that is not an action id."""
-        for module in self.modules:           # a module's actions (MODULES)
-            if module.owns_action(self, action):
-                return module.action_to_string(self, action)
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action <= METRO_DRAW:
-            raise ValueError(f"not a Metro action: {action!r} (actions are 0..{METRO_DRAW})")
-        if action == METRO_DRAW:
-            return "draw"
-        k, sq, r = action >> 8, (action >> 2) & 63, action & 3
-        text = f"place {self.tile_ids[k]} at {square_name(sq)}"
-        return text + (f" rot {r}" if r else "")
-
-    def string_to_action(self, text):
-        """Parse the text of `action_to_string` (case and spacing are free). ValueError if unreadable."""
-        if not isinstance(text, str):
-            raise ValueError(f"action text must be a str, got {text!r}")
-        if text.strip().lower() == "draw":
-            return METRO_DRAW
-        for module in self.modules:           # a module's actions (MODULES)
-            if module.owns_text(self, text):
-                return module.string_to_action(self, text)
-        m = _SQ_RE.match(text)
-        if not m:
-            raise ValueError(f"cannot read Metro action {text!r}: expected 'draw' or 'place T05 at C1 [rot 1]'")
-        k = self.kind_index(m.group(1))
-        sq = (int(m.group(3)) - 1) * 8 + "abcdefgh".index(m.group(2).lower())
-        return k * 256 + sq * 4 + int(m.group(4) or 0)
 
 
 # ---- state mechanics (C level) ----
@@ -834,487 +345,6 @@ cdef int check_space(const MetroData* d, const CentralData* cd, int action, int 
     return 0
 
 
-cdef class MetroState(GameState):
-    """A Metro position, hidden parts included. Make one with ``MetroGame.new_state(seed)``."""
-
-    # ---- the C-level contract ----
-    cdef int c_num_players(self) noexcept nogil:
-        return self.t.players
-
-    cdef int c_max_actions(self) noexcept nogil:
-        return self.t.max_actions
-
-    cdef int c_current_player(self) noexcept nogil:
-        return self.d.current
-
-    cdef bint c_is_terminal(self) noexcept nogil:
-        return self.d.phase == PHASE_OVER
-
-    cdef int c_legal_actions(self, int* out) noexcept nogil:
-        cdef int n = tile_actions(&self.d, self.t, out), j
-        cdef unsigned int free = 0
-        if not (self.t.ncentral or self.t.companies) or self.d.phase != PHASE_TURN:
-            return n
-        if self.t.ncentral:                   # the central part (C2): the spaces that may take a piece
-            for j in range(8):
-                if space_free(&self.d, &self.cd, j):
-                    free |= 1u << j
-        if self.t.companies:                  # the companies part: exchanges, pieces by a share shown (C18)
-            return n + co_actions(&self.d, self.t, &self.co, &self.cd, free, out + n)
-        if self.cd.piece_space[self.d.current] < 0:     # the mover's own piece, as the whole turn
-            for j in range(8):
-                if (free >> j) & 1:
-                    out[n] = METRO_CENTRAL_ACTION + j
-                    n += 1
-        return n
-
-    cdef int c_check(self, int action) noexcept nogil:
-        cdef MetroData* d = &self.d
-        cdef const MetroTables* t = self.t
-        cdef int k, sq, r, i
-        cdef bint found
-        if t.ncentral and action >= METRO_CENTRAL_ACTION:     # the central part (C2; a share shown, C18)
-            k = check_space(d, &self.cd, action, CO_SHARES if t.companies else 1)
-            if k != 0:
-                return k
-            if t.companies:
-                return co_check_piece(d, &self.co, &self.cd, action)
-            return R_CE_PIECE if self.cd.piece_space[d.current] >= 0 else 0
-        if d.phase == PHASE_OVER:
-            return R_OVER
-        if t.companies and action > METRO_DRAW:                # the companies part: an exchange (M13)
-            return co_check_exchange(d, t, &self.co, &self.cd, action)
-        if action == METRO_DRAW:
-            if d.phase != PHASE_TURN:
-                return R_PHASE_DRAW
-            return R_EMPTY_SUPPLY if d.top >= METRO_TILES else 0
-        if action < 0 or action > METRO_DRAW:
-            return R_RANGE
-        k = action >> 8
-        sq = (action >> 2) & 63
-        r = action & 3
-        if d.phase == PHASE_PLACE_DRAWN:
-            if k != d.drawn:
-                return R_NOT_DRAWN
-        else:
-            found = False
-            for i in range(d.hand_n[d.current]):
-                if d.hand[d.current][i] == k:
-                    found = True
-            if not found:
-                return R_NOT_IN_HAND
-        found = False
-        for i in range(t.nrot[k]):
-            if t.rots[k][i] == r:
-                found = True
-        if not found:
-            return R_ROTATION
-        cdef uint64_t cand = candidate_squares(d.placed)
-        if not (cand >> sq) & 1:
-            return R_SQUARE
-        if not (allowed_squares(t, cand, k, r, d.central) >> sq) & 1:
-            return R_ONE_TILE
-        return 0
-
-    cdef void c_apply(self, int action) noexcept nogil:
-        cdef MetroData* d = &self.d
-        cdef int p = d.current, i, n
-        if action == METRO_DRAW:
-            d.drawn = draw_tile(d)
-            d.phase = PHASE_PLACE_DRAWN
-            return
-        if action > METRO_DRAW:
-            if action >= METRO_CENTRAL_ACTION:     # the central part (C2): the mover's own piece, or
-                i = p                              # with companies the shown share's company's (C18)
-                if self.t.companies:
-                    i = co_show(&self.co, &self.cd, self.t, p, (action - METRO_CENTRAL_ACTION) >> 3)
-                place_piece(d, self.t, &self.cd, i, (action - METRO_CENTRAL_ACTION) & 7)
-            else:                                  # the companies part: an exchange (M13, M16)
-                co_exchange(&self.co, self.t, p, action)
-        else:
-            place_tile(d, self.t, action >> 8, (action >> 2) & 63, action & 3)
-            if d.phase == PHASE_PLACE_DRAWN:
-                d.drawn = -1          # the hand tile stays in hand (M4)
-                d.phase = PHASE_TURN
-            else:
-                hand_remove(d, p, action >> 8)
-                if d.top < METRO_TILES:
-                    hand_add(d, p, draw_tile(d))
-        pass_turn(d, self.t, p)
-        if self.t.companies:                       # M20: the turn limit
-            co_end_at_turn_limit(d, self.t, &self.co)
-
-    cdef int c_num_actions(self) noexcept nogil:
-        return self.t.num_actions
-
-    cdef void c_scores(self, double* out) noexcept nogil:
-        """The players' points (M7); with companies the final scoring on the profits as they
-        stand (M14, M19)."""
-        cdef int i
-        if self.t.companies:
-            co_scores(&self.d, self.t, &self.co, out)
-            return
-        for i in range(self.t.players):
-            out[i] = self.d.score[i]
-
-    cdef void c_heuristic(self, double* out) noexcept nogil:
-        """Score plus three times the tiles each player's open lines already pass (public
-        information only): open lines keep growing until they close (see the weight's note).
-        With companies each player's expected final score from what they know (M19), the
-        companies' profits projected the same way."""
-        cdef int l
-        if self.t.companies:
-            co_expected(&self.d, self.t, &self.co, METRO_OPEN_LINE_WEIGHT, 0.0, out)
-            return
-        self.c_scores(out)
-        for l in range(self.t.nlines + self.t.ncentral):
-            if self.d.line_arr[l] < 0:
-                out[self.t.line_owner[l]] += METRO_OPEN_LINE_WEIGHT * self.d.line_len[l]
-
-    def greedy_values(self, double open_bonus=METRO_GREEDY_OPEN_BONUS):
-        """One value per player for the one-ply greedy bot (public information only): the score
-        (closed lines at their points) plus, for each open line, its tiles so far plus
-        ``open_bonus`` (see METRO_GREEDY_OPEN_BONUS). With companies the heuristic's expected
-        share value, each company's open lines projected the same way."""
-        cdef int l, n = self.c_num_players()
-        cdef double out[8]
-        if self.t.companies:
-            co_expected(&self.d, self.t, &self.co, 1.0, open_bonus, out)
-            return [out[i] for i in range(n)]
-        self.c_scores(out)
-        for l in range(self.t.nlines + self.t.ncentral):
-            if self.d.line_arr[l] < 0:
-                out[self.t.line_owner[l]] += self.d.line_len[l] + open_bonus
-        return [out[i] for i in range(n)]
-
-    cdef int c_observed_action(self, int action, int player) noexcept nogil:
-        """With companies (M18) others see an exchange's percentage and source, not the company
-        put back; every other action is seen as it is."""
-        if self.t.companies:
-            return co_observed(&self.d, action, player)
-        return action
-
-    cdef void c_copy_from(self, GameState other) noexcept nogil:
-        self.d = (<MetroState>other).d
-        if self.t.ncentral:
-            self.cd = (<MetroState>other).cd
-        if self.t.companies:
-            self.co = (<MetroState>other).co
-
-    cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
-        cdef MetroData* d = &self.d
-        cdef const MetroTables* t = self.t
-        cdef int counts[24]
-        cdef signed char pool[60]
-        cdef int k, i, p, n = 0, c
-        cdef rng_t rng = seed
-        self.d = (<MetroState>source).d
-        self.cd = (<MetroState>source).cd          # the central pieces are public (C2)
-        # What the player has not seen: all tiles less the board, their own hand, their own draw.
-        for k in range(METRO_KINDS):
-            counts[k] = t.count[k]
-        for i in range(64):
-            c = d.cell[i]
-            if c != METRO_EMPTY and c >> 2 < METRO_KINDS:     # central-track pieces are no tiles (C3)
-                counts[c >> 2] -= 1
-        for i in range(d.hand_n[player]):
-            counts[d.hand[player][i]] -= 1
-        if d.drawn >= 0 and d.current == player:
-            counts[d.drawn] -= 1
-        for k in range(METRO_KINDS):
-            for i in range(counts[k]):
-                pool[n] = k
-                n += 1
-        rng_shuffle(&rng, pool, n)
-        n = 0
-        for p in range(t.players):
-            if p != player:
-                c = d.hand_n[p]
-                d.hand_n[p] = 0
-                for i in range(c):
-                    hand_add(d, p, pool[n])
-                    n += 1
-        if d.drawn >= 0 and d.current != player:
-            d.drawn = pool[n]
-            n += 1
-        for i in range(d.top, METRO_TILES):
-            d.supply[i] = pool[n]
-            n += 1
-        if t.companies:                 # the companies part: the shares `player` does not know (M18)
-            self.co = (<MetroState>source).co
-            co_determinize(&self.co, t, player, seed)
-
-    cdef GameState c_new_blank(self):
-        return (<MetroGame>self.game)._blank()
-
-    # ---- Python face ----
-    def _reason(self, int code):
-        return _REASONS.get(code, f"reason code {code}")
-
-    def _summary(self):
-        d = self.d
-        return (f"metro {self.t.players} players, {d.nplaced} tiles placed, phase {_PHASES[d.phase]}, "
-                f"player {d.current} to move with hand {[self.game.tile_ids[k] for k in self.hand(d.current)] if d.current >= 0 else []}"
-                + (f", drawn {self.game.tile_ids[d.drawn]}" if d.drawn >= 0 else "")
-                + (f", profits {self.profits()}, exchanges " + ("open" if co_exchanges_open(&self.d) else "closed")
-                   if self.t.companies else ""))
-
-    @property
-    def phase(self):
-        """'turn' (place a hand tile or draw), 'place_drawn' (place the drawn tile) or 'over'."""
-        return _PHASES[self.d.phase]
-
-    @property
-    def tiles_placed(self):
-        return self.d.nplaced
-
-    @property
-    def supply_size(self):
-        return METRO_TILES - self.d.top
-
-    def hand(self, int player):
-        """Kind indices in `player`'s hand, sorted (hidden from the others)."""
-        self._check_player(player)
-        return [self.d.hand[player][i] for i in range(self.d.hand_n[player])]
-
-    def drawn_tile(self):
-        """Kind index of the tile drawn this turn (seen by the current player only), or None."""
-        return self.d.drawn if self.d.drawn >= 0 else None
-
-    def supply(self):
-        """Kind indices of the face-down supply, front (next draw) first. Hidden from everyone."""
-        return [self.d.supply[i] for i in range(self.d.top, METRO_TILES)]
-
-    def board(self):
-        """64 entries, square = row * 8 + col: None or (kind index, rotation)."""
-        return [None if c == METRO_EMPTY else (c >> 2, c & 3) for c in self.d.cell[:64]]   # kinds 24..: CT1.. (C3)
-
-    def lines(self):
-        """Every owned line that has scored: station, owner, tiles passed, arrival (0 = centre),
-        whether doubled, points. In station order; then the central pieces' (station 33 + space, C2)."""
-        out = []
-        for l in range(self.t.nlines):
-            if self.d.line_arr[l] >= 0:
-                central = self.d.line_arr[l] == 0
-                out.append({"station": self.t.line_station[l], "owner": self.t.line_owner[l],
-                            "tiles": self.d.line_len[l], "arrival": self.d.line_arr[l],
-                            "central": central, "points": self.d.line_len[l] * (2 if central else 1)})
-        for piece in range(self.t.ncentral):       # the central part (C2)
-            space, l = self.cd.piece_space[piece], self.t.nlines + piece
-            if space >= 0 and self.d.line_arr[l] >= 0:
-                doubled = self.d.line_arr[l] == 0
-                out.append({"station": CENTRAL_STATION_BASE + space, "owner": piece, "tiles": self.d.line_len[l],
-                            "arrival": self.d.line_arr[l], "central": doubled,
-                            "points": self.d.line_len[l] * (2 if doubled else 1)})
-        return out
-
-    def central_pieces(self):
-        """The piece on each central space (its player; with companies its company), or None (C2)."""
-        if not self.t.ncentral:
-            raise ValueError("this game has no central stations (option central_stations, C2)")
-        return [None if self.cd.space_piece[j] < 0 else self.cd.space_piece[j] for j in range(8)]
-
-    def _central_public(self):
-        """The central part's public fields (C2); with companies the shown shares too (C18)."""
-        if self.t.companies:
-            return {"spaces": self.central_pieces(), "shown": [self.shown(p) for p in range(self.t.players)]}
-        return {"spaces": self.central_pieces()}
-
-    # ---- the companies part (M11-M18): its Python face ----
-    def _companies_part(self):
-        if not self.t.companies:
-            raise ValueError("this game has no companies' shares (option companies, M11)")
-
-    def profits(self):
-        """The 8 companies' profit points, company 0 first (M14)."""
-        self._companies_part()
-        return [self.d.score[k] for k in range(CO_COMPANIES)]
-
-    def company_values(self):
-        """Each company's value now (M14): 8 for the most profit, down by distinct profits."""
-        cdef double profit[8]
-        cdef int value[8]
-        self._companies_part()
-        for k in range(CO_COMPANIES):
-            profit[k] = self.d.score[k]
-        co_company_values(profit, value)
-        return [value[k] for k in range(CO_COMPANIES)]
-
-    @property
-    def exchanges_open(self):
-        """Whether exchanges are still allowed: no company has reached 25 profit (M13)."""
-        self._companies_part()
-        return bool(co_exchanges_open(&self.d))
-
-    def shares(self, int player):
-        """The share ids `player` holds, 10% first (hidden from the others, M12)."""
-        self._companies_part()
-        self._check_player(player)
-        return [self.co.hold[player][i] for i in range(CO_PCTS)]
-
-    def face_up(self):
-        """The face-up share of each pile, 10% first (public)."""
-        self._companies_part()
-        return [self.co.face_up[i] for i in range(CO_PCTS)]
-
-    def piles(self):
-        """The face-down shares of each pile, top first, 10% pile first (hidden)."""
-        self._companies_part()
-        return [[self.co.pile[i][j] for j in range(self.co.pile_n[i])] for i in range(CO_PCTS)]
-
-    def exchanges_made(self):
-        """Exchanges each player has made so far (public, M17)."""
-        self._companies_part()
-        return [self.co.exchanges[p] for p in range(self.t.players)]
-
-    def observed_action(self, int action, int player):
-        """How `player` sees `action` taken by the player to move now (M18): the action itself
-        for the mover and for placements; with companies, for the others an exchange reads as the
-        exchange of company 0's share of the same percentage from the same source."""
-        self._check_player(player)
-        if not 0 <= action < (CO_EXCHANGE + 2 * CO_SHARES if self.t.companies else self.c_num_actions()):
-            raise ValueError(f"not a Metro action: {action!r}")
-        return self.c_observed_action(action, player)
-
-    def shown(self, int player):
-        """Pct indices (0..3 for 10%..40%) of the shares `player` has shown for central
-        stations (C18), ascending."""
-        self._check_player(player)
-        if not self.t.ncentral:
-            raise ValueError("this game has no central stations (option central_stations, C2)")
-        self._companies_part()
-        return [i for i in range(CO_PCTS) if (self.cd.shown[player] >> i) & 1]
-
-    def _known(self, int mask):
-        return [p for p in range(self.t.players) if (mask >> p) & 1]
-
-    def _knowledge(self):
-        c = self.co
-        return {"held": [[self._known(c.hold_known[p][i]) for i in range(CO_PCTS)] for p in range(self.t.players)],
-                "piles": [[self._known(c.pile_known[i][j]) for j in range(c.pile_n[i])] for i in range(CO_PCTS)]}
-
-    def _companies_public(self, obj):
-        """The companies part's public fields (M11-M18), added after the base game's."""
-        g = self.game
-        obj["stations"] = [list(g.owners[k]) for k in range(CO_COMPANIES)]     # per company (M11)
-        obj["profits"] = self.profits()
-        obj["company_values"] = self.company_values()
-        obj["face_up"] = self.face_up()
-        obj["pile_sizes"] = [self.co.pile_n[i] for i in range(CO_PCTS)]
-        obj["exchanges"] = self.exchanges_made()
-        obj["exchanges_open"] = self.exchanges_open
-        obj["known"] = self._knowledge()
-
-    def _companies_render(self, rows, player):
-        """The companies part's rows of ``render``: the company profits and values, the face-up
-        shares, exchanges made and, if `player` is given, that player's shares."""
-        rows.append("profits: " + "  ".join(f"C{k}={v}" for k, v in enumerate(self.profits()))
-                    + "   values: " + " ".join(str(v) for v in self.company_values()))
-        rows.append("face up: " + "  ".join(share_name(s) for s in self.face_up())
-                    + f"   face down: {[self.co.pile_n[i] for i in range(CO_PCTS)]}"
-                    + f"   exchanges {'open' if self.exchanges_open else 'closed'}: "
-                    + " ".join(f"P{p}={e}" for p, e in enumerate(self.exchanges_made())))
-        if player is not None:
-            rows.append(f"P{player} shares: " + "  ".join(share_name(s) for s in self.shares(player)))
-
-    def _board_json(self):
-        name = self.game.piece_name
-        return [[None if self.d.cell[r * 8 + c] == METRO_EMPTY else
-                 {"tile": name(self.d.cell[r * 8 + c] >> 2), "rotation": self.d.cell[r * 8 + c] & 3}
-                 for c in range(8)] for r in range(8)]
-
-    def _public(self):
-        """The public fields: the base game's, then each part's (the companies', M11-M18; the
-        central part's last, C2)."""
-        obj = self._base_public()
-        if self.t.companies:
-            self._companies_public(obj)
-        if self.t.ncentral:
-            obj["central"] = self._central_public()
-        return obj
-
-    def _base_public(self):
-        g = self.game
-        return {
-            "current_player": self.d.current,
-            "phase": self.phase,
-            "tiles_placed": self.d.nplaced,
-            "board": self._board_json(),
-            "stations": [list(g.owners[p]) for p in range(self.t.players)],
-            "scores": self.scores(),
-            "lines": self.lines(),
-            "hand_sizes": [self.d.hand_n[p] for p in range(self.t.players)],
-            "supply_size": self.supply_size,
-        }
-
-    def observation(self, player):
-        """What `player` sees, as a JSON-ready dict: the board, stations, scores, scored lines,
-        their own hand, the sizes of the others' hands and of the supply, and the drawn tile if
-        they drew it (M3). Nothing hidden from them.
-
-        With companies (M18): the company profits and values, the face-up shares, pile sizes,
-        exchanges made, their own shares, and every share place they know: ``holdings`` (per
-        player, per percentage: the share id, or None where they do not know it),
-        ``pile_known`` (per pile, per face-down position, top first: the same), and ``known``
-        (the public record of who knows each place). Scores are left out: they depend on shares
-        the player may not know (the majority bonus, M14); the profits and values are there."""
-        self._check_player(player)
-        obs = {"game": self.game.name, "options": self.game.state_options}
-        obs.update(self._public())
-        ids = self.game.tile_ids
-        obs["player"] = player
-        obs["hand"] = [ids[k] for k in self.hand(player)]
-        obs["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 and self.d.current == player else None
-        if self.t.companies:
-            c = self.co
-            del obs["scores"]
-            obs["shares"] = self.shares(player)
-            obs["holdings"] = [[c.hold[q][i] if (c.hold_known[q][i] >> player) & 1 else None for i in range(CO_PCTS)]
-                               for q in range(self.t.players)]
-            obs["pile_known"] = [[c.pile[i][j] if (c.pile_known[i][j] >> player) & 1 else None
-                                  for j in range(c.pile_n[i])] for i in range(CO_PCTS)]
-        return obs
-
-    def _state_fields(self):
-        obj = self._public()
-        ids = self.game.tile_ids
-        obj["hands"] = [[ids[k] for k in self.hand(p)] for p in range(self.t.players)]
-        obj["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 else None
-        obj["supply"] = [ids[k] for k in self.supply()]
-        if self.t.companies:
-            obj["shares"] = {"held": [self.shares(p) for p in range(self.t.players)], "face_up": self.face_up(),
-                             "piles": self.piles()}
-        return obj
-
-    def render(self, player=None):
-        """A text drawing for terminals: the tracks of every placed tile in box-drawing
-        characters (``text.board_text``), squares named by column letter and row number, the
-        stations and whose they are, scores, and the hand of `player` if given."""
-        from metro_ai.engine.metro.text import board_text
-        ids = self.game.tile_ids
-        rows = [board_text(self, player)]
-        rows.append("scores: " + "  ".join(f"P{p}={s}" for p, s in enumerate(self.scores()))
-                    + f"   supply: {self.supply_size}   placed: {self.d.nplaced}/60")
-        if self.d.current >= 0:
-            rows.append(f"to move: P{self.d.current} ({self.phase})")
-        else:
-            rows.append("game over")
-        if player is not None:
-            self._check_player(player)
-            rows.append(f"P{player} hand: " + " ".join(ids[k] for k in self.hand(player))
-                        + (f"  drawn: {ids[self.d.drawn]}" if self.d.drawn >= 0 and self.d.current == player else ""))
-        if self.t.companies:
-            self._companies_render(rows, player)
-        if self.t.ncentral:                  # the central part (C2): P<player> or C<company>
-            letter = "C" if self.t.companies else "P"
-            rows.append("central: " + "  ".join(
-                f"{square_name(CENTRAL_SPACE_SQUARES[j])}={'-' if v is None else letter + str(v)}"
-                for j, v in enumerate(self.central_pieces())))
-        return "\n".join(rows)
-
-_PHASES = ("turn", "place_drawn", "over")
-
-
 cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil:
     """Recompute every line, the waiting lists and the scores from the board alone."""
     cdef int l
@@ -1329,7 +359,275 @@ cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil:
         advance_line(d, t, l)
 
 
-def _load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=(), turn_checks=True):
-    """The state `obj` describes: ``loader.load_state`` (the base game's loader, in its own module)."""
-    from .loader import load_state
-    return load_state(game, obj, st, exchanges, central, turn_checks)
+# ---- the companies part (M11-M20) ----
+
+cdef uint64_t CO_DETERMINIZE_SALT = 0xC0A1E5CE5EED5EEDULL
+
+
+cdef bint co_exchanges_open(const MetroData* d) noexcept nogil:
+    cdef int k
+    for k in range(CO_COMPANIES):
+        if d.score[k] >= CO_CUTOFF:
+            return False
+    return True
+
+
+cdef int co_turns(const MetroData* d, const MetroTables* t, const CompanyData* c) noexcept nogil:
+    """Turns taken (M13, C2): tiles placed, exchanges made, central-station pieces placed."""
+    cdef int p, n = d.nplaced
+    cdef uint64_t pieces = d.central
+    for p in range(t.players):
+        n += c.exchanges[p]
+    while pieces:
+        pieces &= pieces - 1
+        n += 1
+    return n
+
+
+cdef void co_end_at_turn_limit(MetroData* d, const MetroTables* t, const CompanyData* c) noexcept nogil:
+    """M20 (exchange_limit=None): once a turn ends with ``turn_limit`` turns taken, the game is
+    over there; returns rank by the final scoring (M14, M19) as at any end."""
+    if t.turn_limit > 0 and d.phase == PHASE_TURN and co_turns(d, t, c) >= t.turn_limit:
+        d.current = -1
+        d.phase = PHASE_OVER
+
+
+cdef int co_actions(const MetroData* d, const MetroTables* t, const CompanyData* c, const CentralData* cd,
+                    unsigned int free, int* out) noexcept nogil:
+    cdef int p = d.current, i, j, s, n = 0
+    cdef int held[4]
+    cdef bint exchanges = c.exchanges[p] < t.exchange_limit and co_exchanges_open(d)
+    if not (exchanges or t.ncentral):
+        return 0
+    for i in range(CO_PCTS):                  # the 4 shares held, ascending (insertion sort)
+        s = c.hold[p][i]
+        j = i
+        while j > 0 and held[j - 1] > s:
+            held[j] = held[j - 1]
+            j -= 1
+        held[j] = s
+    if exchanges:
+        for i in range(CO_PCTS):
+            if t.ncentral and (cd.shown[p] >> (held[i] & 3)) & 1:
+                continue                      # a shown share cannot be exchanged (C18)
+            out[n] = CO_EXCHANGE + 2 * held[i]
+            out[n + 1] = CO_EXCHANGE + 2 * held[i] + 1
+            n += 2
+    if t.ncentral:                            # the central part (C2, C18): show a share, place its company's piece
+        for i in range(CO_PCTS):
+            s = held[i]
+            if (cd.shown[p] >> (s & 3)) & 1 or cd.piece_space[s >> 2] >= 0:
+                continue
+            for j in range(8):
+                if (free >> j) & 1:
+                    out[n] = METRO_CENTRAL_ACTION + 8 * s + j
+                    n += 1
+    return n
+
+
+cdef int co_check_exchange(const MetroData* d, const MetroTables* t, const CompanyData* c, const CentralData* cd,
+                           int action) noexcept nogil:
+    cdef int share, p = d.current
+    if action >= CO_EXCHANGE + 2 * CO_SHARES:
+        return R_EX_RANGE
+    if d.phase != PHASE_TURN:
+        return R_EX_PHASE
+    if not co_exchanges_open(d):
+        return R_EX_CLOSED
+    if c.exchanges[p] >= t.exchange_limit:
+        return R_EX_LIMIT
+    share = (action - CO_EXCHANGE) >> 1
+    if c.hold[p][share & 3] != share:
+        return R_EX_NOT_HELD
+    if t.ncentral and (cd.shown[p] >> (share & 3)) & 1:
+        return R_CE_SHOWN
+    return 0
+
+
+cdef int co_check_piece(const MetroData* d, const CompanyData* c, const CentralData* cd, int action) noexcept nogil:
+    cdef int p = d.current, share = (action - METRO_CENTRAL_ACTION) >> 3
+    if c.hold[p][share & 3] != share or (cd.shown[p] >> (share & 3)) & 1:
+        return R_CE_SHARE
+    if cd.piece_space[share >> 2] >= 0:
+        return R_CE_PIECE
+    return 0
+
+
+cdef int co_show(CompanyData* c, CentralData* cd, const MetroTables* t, int p, int share) noexcept nogil:
+    cd.shown[p] |= <unsigned char>(1 << (share & 3))
+    c.hold_known[p][share & 3] = <unsigned char>((1 << t.players) - 1)    # public now (C18)
+    return share >> 2
+
+
+cdef void co_exchange(CompanyData* c, const MetroTables* t, int p, int action) noexcept nogil:
+    """Exchange (M13): the share goes back face down to the bottom of its pile (M16), who knew
+    it still does; the face-up share (then the top face-down one turns up) or the top face-down
+    one (the player sees it now) is taken."""
+    cdef int share = (action - CO_EXCHANGE) >> 1, src = (action - CO_EXCHANGE) & 1, i, j, n
+    i = share & 3
+    n = c.pile_n[i]
+    c.pile[i][n] = c.hold[p][i]
+    c.pile_known[i][n] = c.hold_known[p][i]
+    n += 1
+    if src == 0:
+        c.hold[p][i] = c.face_up[i]
+        c.hold_known[p][i] = <unsigned char>((1 << t.players) - 1)
+        c.face_up[i] = c.pile[i][0]
+    else:
+        c.hold[p][i] = c.pile[i][0]
+        c.hold_known[p][i] = c.pile_known[i][0] | <unsigned char>(1 << p)
+    for j in range(n - 1):
+        c.pile[i][j] = c.pile[i][j + 1]
+        c.pile_known[i][j] = c.pile_known[i][j + 1]
+    n -= 1
+    c.pile[i][n] = -1
+    c.pile_known[i][n] = 0
+    c.pile_n[i] = n
+    c.exchanges[p] += 1
+
+
+cdef void co_company_values(const double* profit, int* value) noexcept nogil:
+    """Company values (M14): 8 for the most profit, 7 for the next distinct profit, and so on;
+    tied companies share a value."""
+    cdef int k, j, i, above
+    for k in range(CO_COMPANIES):
+        above = 0
+        for j in range(CO_COMPANIES):       # distinct profits above company k's
+            if profit[j] > profit[k]:
+                above += 1
+                for i in range(j):
+                    if profit[i] == profit[j]:
+                        above -= 1
+                        break
+        value[k] = 8 - above
+
+
+cdef void co_scores(const MetroData* d, const MetroTables* t, const CompanyData* c, double* out) noexcept nogil:
+    """The final scoring (M14) on the profits as they stand (M19): each share is worth
+    (percent / 10) x its company's value; the players holding the highest total percentage of a
+    company (above 0) each get floor(profit / 10). At the end, the final scores."""
+    cdef double profit[8]
+    cdef int value[8]
+    cdef int total[6][8]
+    cdef int k, p, i, best, n = t.players
+    for k in range(CO_COMPANIES):
+        profit[k] = d.score[k]
+    co_company_values(profit, value)
+    for p in range(n):
+        out[p] = 0.0
+        for k in range(CO_COMPANIES):
+            total[p][k] = 0
+        for i in range(CO_PCTS):
+            k = c.hold[p][i] >> 2
+            out[p] += (i + 1) * value[k]
+            total[p][k] += i + 1
+    for k in range(CO_COMPANIES):
+        best = 0
+        for p in range(n):
+            if total[p][k] > best:
+                best = total[p][k]
+        if best > 0:
+            for p in range(n):
+                if total[p][k] == best:
+                    out[p] += d.score[k] // 10
+
+
+cdef void co_expected(const MetroData* d, const MetroTables* t, const CompanyData* c, double weight, double bonus,
+                      double* out) noexcept nogil:
+    """Each player's expected final score from what that player knows (M19): profits projected
+    (an open line: ``weight`` times its tiles so far plus ``bonus``), company values from them;
+    the player's own shares exactly; a company's bonus if the player's total in it is at least
+    every other player's expected total, unknown holdings counted by expectation over the shares
+    of that percentage the player has not seen."""
+    cdef double profit[8]
+    cdef int value[8]
+    cdef int unknown[4]             # companies (bitmask) whose pct-i share p has not seen
+    cdef int nunknown[4]
+    cdef int mine[8]
+    cdef double other, best
+    cdef int k, p, q, i, j, l, s, n = t.players
+    for k in range(CO_COMPANIES):
+        profit[k] = d.score[k]
+    for l in range(t.nlines + t.ncentral):
+        if d.line_arr[l] < 0:
+            profit[t.line_owner[l]] += weight * d.line_len[l] + bonus
+    co_company_values(profit, value)
+    for p in range(n):
+        out[p] = 0.0
+        for k in range(CO_COMPANIES):
+            mine[k] = 0
+        for i in range(CO_PCTS):
+            s = c.hold[p][i]
+            out[p] += (i + 1) * value[s >> 2]
+            mine[s >> 2] += i + 1
+            unknown[i] = 0
+            nunknown[i] = 0
+            for q in range(n):
+                if q != p and not (c.hold_known[q][i] >> p) & 1:
+                    unknown[i] |= 1 << (c.hold[q][i] >> 2)
+                    nunknown[i] += 1
+            for j in range(c.pile_n[i]):
+                if not (c.pile_known[i][j] >> p) & 1:
+                    unknown[i] |= 1 << (c.pile[i][j] >> 2)
+                    nunknown[i] += 1
+        for k in range(CO_COMPANIES):
+            if mine[k] == 0:
+                continue
+            best = 0.0
+            for q in range(n):
+                if q == p:
+                    continue
+                other = 0.0
+                for i in range(CO_PCTS):
+                    s = c.hold[q][i]
+                    if (c.hold_known[q][i] >> p) & 1:
+                        if s >> 2 == k:
+                            other += i + 1
+                    elif (unknown[i] >> k) & 1:
+                        other += (i + 1) / <double>nunknown[i]
+                if other > best:
+                    best = other
+            if mine[k] >= best:
+                out[p] += <int>(profit[k] / 10)
+
+
+cdef int co_observed(const MetroData* d, int action, int player) noexcept nogil:
+    """M18: others see an exchange's percentage and source, not the company put back: for a
+    player other than the mover, the exchange of company 0's share of that percentage."""
+    cdef int share
+    if action < CO_EXCHANGE or player == d.current:
+        return action
+    share = (action - CO_EXCHANGE) >> 1
+    return CO_EXCHANGE + 2 * (share & 3) + ((action - CO_EXCHANGE) & 1)
+
+
+cdef void co_determinize(CompanyData* c, const MetroTables* t, int player, uint64_t seed) noexcept nogil:
+    """The shares `player` does not know, per percentage, dealt uniformly over the places they
+    do not know (M18): the unknown shares ascending, shuffled from ``seed ^ salt``, to the other
+    players' unknown holdings in seat order, then to the unknown pile positions top first."""
+    cdef rng_t rng = seed ^ CO_DETERMINIZE_SALT
+    cdef signed char pool[8]
+    cdef signed char* slot[8]
+    cdef int i, j, q, n, k, a, b, tmp
+    for i in range(CO_PCTS):
+        n = 0
+        for q in range(t.players):
+            if q != player and not (c.hold_known[q][i] >> player) & 1:
+                slot[n] = &c.hold[q][i]
+                pool[n] = c.hold[q][i]
+                n += 1
+        for j in range(c.pile_n[i]):
+            if not (c.pile_known[i][j] >> player) & 1:
+                slot[n] = &c.pile[i][j]
+                pool[n] = c.pile[i][j]
+                n += 1
+        for a in range(1, n):                  # the unknown shares, ascending
+            b = a
+            while b > 0 and pool[b - 1] > pool[b]:
+                tmp = pool[b]
+                pool[b] = pool[b - 1]
+                pool[b - 1] = tmp
+                b -= 1
+        rng_shuffle(&rng, pool, n)
+        for k in range(n):
+            slot[k][0] = pool[k]

@@ -2,7 +2,7 @@
 # Edition module 4, C4). The C state is in solo.pyx, for Cython only.
 from typing import Any, Optional
 
-from metro_ai.engine.metro.rules import MetroGame, MetroState
+from metro_ai.engine.metro.state import MetroGame, MetroState
 
 class MetroSoloGame(MetroGame):
     @property

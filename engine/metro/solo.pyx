@@ -43,7 +43,7 @@ from libc.stdint cimport uint64_t
 
 from metro_ai.engine.core cimport Game, GameState
 from metro_ai.engine.rng cimport rng_t, rng_next, rng_shuffle, rng_bounded
-from metro_ai.engine.metro.rules cimport (
+from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_KINDS, METRO_TILES, METRO_SQUARES,
     PHASE_TURN, PHASE_OVER, deal_tiles, draw_tile, hand_add, hand_remove, legal_placements, candidate_squares,
     place_tile)
@@ -51,7 +51,7 @@ from metro_ai.engine.core import Option, as_seed, _to_a_choice, STAGES
 from metro_ai.engine.errors import StateFormatError
 from . import data as metro_data
 from . import readings as readings_module
-from .rules import _load_state
+from .state import _load_state
 from .loader import brief, int_in as _int_in
 
 cdef enum:
@@ -59,7 +59,7 @@ cdef enum:
     SOLO_MAX = 480             # the bound of C24
 cdef uint64_t SOLO_SALT = 0x534F4C4F4D455452ULL
 cdef uint64_t SOLO_BOTTOM_SALT = 0x424F54544F4D2121ULL   # determinize's bottom tile after a reject (C25)
-cdef double SOLO_OPEN_LINE_WEIGHT = 3.0     # as the base game's heuristic (rules.pyx)
+cdef double SOLO_OPEN_LINE_WEIGHT = 3.0     # as the base game's heuristic (state.pyx)
 
 cdef enum:
     R_SO_COMPANY = 40

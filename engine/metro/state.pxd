@@ -1,147 +1,44 @@
-# Metro's state and tables as C data, below every module of the engine (rules, loader, the
-# modules' deals and loaders): the base game's part (MetroData), each optional part (CentralData,
-# C2; CompanyData, M11-M18), the per-game tables whose flags switch the parts on (MetroTables),
-# and the companies part's C rules (state.pyx). rules.pxd cimports all of it, so a module may
-# cimport these names from rules as well; the parts' helpers need nothing from rules, so rules
-# (MetroState) can call them without an import circle.
+# Metro (Dirk Henn's tile-laying game): the game and its state on the contract (state.pyx), over the
+# C data and mechanics of rules.pxd, cimported here whole: a module cimports what it needs from
+# here. A module adds a part to MetroState (switched on by a table flag) or, with rules of its own
+# over a part of its own (the cities, the solo game), a subclass of it.
 from libc.stdint cimport uint64_t
+from metro_ai.engine.core cimport Game, GameState
+from metro_ai.engine.rng cimport rng_t
 
-cdef enum:
-    METRO_KINDS = 24
-    METRO_SQUARES = 64
-    METRO_TILES = 60
-    METRO_MAX_PLAYERS = 6
-    METRO_MAX_HAND = 3
-    METRO_MAX_LINES = 40       # 32 edge stations + 8 central-station pieces (C2)
-    METRO_TRACK_KINDS = 32     # 24 tile kinds + 8 central-track pieces (C3: kinds 24..31)
-    METRO_DRAW = 6144          # action: draw the top supply tile (M4)
-    METRO_CENTRAL_ACTION = 6209  # first central-station action (C2): 6209 + 8 * share + space
-    METRO_EMPTY = 255          # cell value of an empty square
-    METRO_OFF_BOARD = -1       # next_square: leaving the board (an arrival station)
-    METRO_CENTRE = -2          # next_square: entering the central station
+from metro_ai.engine.metro.rules cimport *
 
-cdef enum MetroPhase:
-    PHASE_TURN = 0             # place a hand tile or draw
-    PHASE_PLACE_DRAWN = 1      # place the tile just drawn
-    PHASE_OVER = 2
-
-cdef struct MetroTables:                   # per game configuration, shared by all its states
-    signed char exits[32][4][8]            # exits[kind][rot][port]; kinds 24..31: central tracks (C3)
-    signed char nrot[24]                   # rotations listed for a kind (1 with orientation on)
-    signed char rots[24][4]                # the listed rotations, ascending (one per layout)
-    uint64_t viol[24][4]                   # squares where (kind, rot) breaks the one-tile rule (M6)
-    uint64_t uturn[24][4]                  # squares facing a central space where (kind, rot) turns the
-                                           # space's departure back into it (M6 for C2 pieces)
-    signed char count[24]                  # tiles of each kind
-    signed char line_station[40]           # line id -> station number (owned stations only)
-    signed char line_owner[40]             # line id -> player (with companies, M11: the company);
-                                           # ids nlines.. are the central-station pieces (C2)
-    signed char line_square[40]            # the station's square
-    signed char line_port[40]              # the station's departure port
-    signed char arrival[64][8]             # odd boundary port -> station number, else 0
-    int players
-    int hand_size
-    int nlines
-    int companies                          # 1: the companies' shares part (MetroState.co, M11-M18); 0 in
-                                           # metro-solo, which plays the companies' board without it
-    int exchange_limit                     # exchanges each player may make (companies, M17); with
-                                           # exchange_limit=None the turn limit, which no player's
-                                           # exchanges reach before the game ends (M20)
-    int ncentral                           # central-station pieces (C2): players, 8 with companies, or 0
-    int centre_tracks                      # 1: central tracks cover the centre (C3)
-    int turn_limit                         # turns after which the game ends (M20), 0: none
-    int max_actions                        # the most legal actions a position has (c_max_actions) and
-    int num_actions                        # the end of the action ids (c_num_actions): the base game's
-                                           # and what each module's part adds (MODULES' action_bounds)
-
-cdef struct MetroData:                     # the whole state, hidden parts included
-    unsigned char cell[64]                 # METRO_EMPTY or kind * 4 + rot
-    uint64_t placed                        # bitmask of occupied squares
-    signed char hand[6][3]                 # sorted kinds; -1 past hand_n
-    signed char hand_n[6]
-    signed char supply[60]                 # supply[top:] is the face-down supply, front first
-    signed char top                        # tiles drawn so far (dealt ones included)
-    signed char drawn                      # kind drawn this turn, or -1
-    signed char current                    # player to move, -1 once over
-    signed char phase                      # MetroPhase
-    signed char nplaced
-    int score[8]                           # per player; with companies per company (profits, M14)
-    signed char line_sq[40]                # open line: square its frontier waits on; -1 closed or
-                                           # (a central piece, C2) not placed yet
-    signed char line_port[40]              # open line: port it enters that square at
-    short line_len[40]                     # tile passes so far (a tile passed twice counts twice)
-    signed char line_arr[40]               # closed line: arrival station (33..40: a central-station
-                                           # piece, C2), 0 = centre (doubled); -1 open
-    uint64_t waiting[64]                   # bitmask of open lines waiting on each empty square
-    uint64_t central                       # squares whose facing central space holds a piece (C2)
-    uint64_t reached                       # squares whose facing central space a line reached (C2)
+cdef class MetroGame(Game):
+    cdef MetroTables tables
+    cdef readonly bint orientation       # False: variant M9 (tiles may be rotated)
+    cdef readonly int hand_size          # tiles held in hand (M10)
+    cdef readonly object data            # metro_ai.engine.metro.data.MetroData
+    cdef readonly tuple tile_ids         # "T01" .. "T24", kind index order
+    cdef readonly dict owners            # player (with companies: company) -> tuple of station numbers
+    cdef readonly bint companies         # the companies expansion (M11-M14)
+    cdef readonly object company_chart   # None (the shipped, reconstructed chart) or a file path (M11)
+    cdef readonly object exchange_limit  # exchanges each player may make (M17); None: no cap (M20)
+    cdef readonly object turn_limit      # with exchange_limit=None: the turn limit (M20); else None
+    cdef readonly tuple chart            # company -> tuple of its 4 station numbers (companies only)
+    cdef readonly bint central_stations  # City Edition module 2 (C2)
+    cdef readonly bint central_tracks    # City Edition module 3 (C3)
+    cdef readonly object central_track_layouts   # None (shipped, reconstructed) or a file path (C13)
+    cdef readonly tuple track_layouts    # the 8 central-track pieces' exits (C3 only)
+    cdef readonly str edition            # "classic" or "city" (C1 setup frames)
+    cdef readonly object city            # None or a City Edition city (C5-C10)
+    cdef readonly object city_data       # None (the shipped, reconstructed numbers) or a file path (C26)
+    cdef readonly object city_rules      # the city's tables (cities.CityRules), cities only
+    cdef readonly tuple modules          # the active modules (state.pyx MODULES), in dispatch order
+    cdef object state_maker              # an active module's blank_state (a state class of its own), or None
+    cdef _build_tables(self)
+    cdef MetroState _blank(self)
 
 
-cdef struct CentralData:                  # the central-station pieces (C2): the state's central part
-    signed char piece_space[8]             # piece (player; with companies: company) -> its space, -1 in reserve
-    signed char space_piece[8]             # space -> the piece on it, -1 none
-    unsigned char shown[6]                 # with companies: pct indices (bitmask) of the shares each player showed
-
-# Reason codes of the central part's checks (C2, C15, C16, C18).
-cdef enum:
-    R_CE_PHASE = 30
-    R_CE_PIECE = 31
-    R_CE_SPACE = 32
-    R_CE_RANGE = 33
-    R_CE_SHARE = 34
-    R_CE_SHOWN = 35
-
-
-cdef enum:
-    CO_COMPANIES = 8
-    CO_PCTS = 4                # 10%, 20%, 30%, 40%: pct index 0..3
-    CO_SHARES = 32             # share id = 4 * company + pct index (M12)
-    CO_PILE = 8                # shares of one percentage
-    CO_EXCHANGE = 6145         # first exchange action: CO_EXCHANGE + 2 * share + src (M13)
-    CO_CUTOFF = 25             # exchanges end once a company has this much profit (M13)
-
-cdef struct CompanyData:                  # the companies' shares (M12-M18): the state's companies part
-    signed char hold[6][4]              # hold[p][i]: the share of pct index i player p holds (M12)
-    unsigned char hold_known[6][4]      # players (bitmask) who know which share that is (M18)
-    signed char face_up[4]              # the face-up share of each pile
-    signed char pile[4][8]              # face-down shares, top first; -1 past pile_n
-    unsigned char pile_known[4][8]      # players (bitmask) who know each face-down share (M18)
-    signed char pile_n[4]               # face-down shares in each pile (always 7 - players, M16)
-    short exchanges[6]                  # exchanges each player has made (M17; up to the turn limit, M20)
-
-# Reason codes of the companies part's checks (M13, M17).
-cdef enum:
-    R_EX_PHASE = 20
-    R_EX_CLOSED = 21
-    R_EX_LIMIT = 22
-    R_EX_NOT_HELD = 23
-    R_EX_RANGE = 24
-
-
-# ---- the companies part's rules (state.pyx; MetroState calls them where t.companies) ----
-# With MetroData.score[0..7] as the eight companies' profits (M14):
-cdef bint co_exchanges_open(const MetroData* d) noexcept nogil      # no company has reached 25 (M13)
-# Turns taken (M13, C2): tiles placed, exchanges made, central-station pieces placed.
-cdef int co_turns(const MetroData* d, const MetroTables* t, const CompanyData* c) noexcept nogil
-# M20: once a turn ends with t.turn_limit turns taken, the game is over there.
-cdef void co_end_at_turn_limit(MetroData* d, const MetroTables* t, const CompanyData* c) noexcept nogil
-# The mover's exchanges and (with central stations) the pieces they may place by showing a share,
-# sorted, into out; `free`: the central spaces (bitmask) that may take a piece (C15). The count.
-cdef int co_actions(const MetroData* d, const MetroTables* t, const CompanyData* c, const CentralData* cd,
-                    unsigned int free, int* out) noexcept nogil
-cdef int co_check_exchange(const MetroData* d, const MetroTables* t, const CompanyData* c, const CentralData* cd,
-                           int action) noexcept nogil
-# A central-station action whose space is free (C18): the share shown, its company's piece.
-cdef int co_check_piece(const MetroData* d, const CompanyData* c, const CentralData* cd, int action) noexcept nogil
-# Show `share` for a central station (C18): public from now on; its company (the piece placed).
-cdef int co_show(CompanyData* c, CentralData* cd, const MetroTables* t, int p, int share) noexcept nogil
-cdef void co_exchange(CompanyData* c, const MetroTables* t, int p, int action) noexcept nogil   # M13, M16
-cdef void co_company_values(const double* profit, int* value) noexcept nogil                     # M14
-cdef void co_scores(const MetroData* d, const MetroTables* t, const CompanyData* c, double* out) noexcept nogil
-# Expected final scores from what each player knows (M19), an open line's profit projected as
-# `weight` times its tiles so far plus `bonus`.
-cdef void co_expected(const MetroData* d, const MetroTables* t, const CompanyData* c, double weight, double bonus,
-                      double* out) noexcept nogil
-cdef int co_observed(const MetroData* d, int action, int player) noexcept nogil                  # M18
-# Deal the shares `player` does not know anew (M18), from `seed` (salted).
-cdef void co_determinize(CompanyData* c, const MetroTables* t, int player, uint64_t seed) noexcept nogil
+cdef class MetroState(GameState):
+    # The base game's part, then the optional parts, each switched on by a table flag:
+    # `cd` (central stations, C2) with t.ncentral > 0; `co` (the companies' shares, M11-M18)
+    # with t.companies.
+    cdef MetroData d
+    cdef const MetroTables* t
+    cdef CentralData cd
+    cdef CompanyData co

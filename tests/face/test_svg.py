@@ -216,7 +216,7 @@ def test_metro_labels_name_the_squares_colour_open_lines_and_show_the_hand_ids()
     """``labels=True`` (the web page's picture): square names on the edges as ``square_name``
     writes them, every open line traced in its owner's colour from its station to its last tile,
     the hand tiles' ids, the players' colours on the root; without it the picture is unchanged."""
-    from metro_ai.engine.metro.rules import square_name
+    from metro_ai.engine.metro.state import square_name
     from metro_ai.engine.metro.svg import PLAYER_COLOURS, _line_path
     s, last = _metro_position(moves=20)
     assert metro_ai.svg(s, player=1, lastmove=last) == s.svg(player=1, lastmove=last)

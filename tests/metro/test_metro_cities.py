@@ -14,7 +14,7 @@ import metro_ai
 from metro_ai.engine.errors import DataError, StateFormatError
 from metro_ai.engine.metro import city_data
 from metro_ai.engine.metro.cities import INNER_SQUARES, BERLIN_SQUARES
-from metro_ai.engine.metro.rules import square_name
+from metro_ai.engine.metro.state import square_name
 
 
 def onto(game, seed, want=lambda s, sq: sq in s.tourists()):

@@ -12,7 +12,7 @@ import metro_ai
 from metro_ai import IllegalActionError
 from metro_ai.engine.errors import DataError, StateFormatError
 from metro_ai.engine.metro import data as metro_data
-from metro_ai.engine.metro.rules import MetroState
+from metro_ai.engine.metro.state import MetroState
 
 from stats import chi2_pvalue
 

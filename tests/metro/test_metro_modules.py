@@ -1,4 +1,4 @@
-"""Metro's modules are composed, not dispatched by name (rules.pyx MODULES): each module adds a
+"""Metro's modules are composed, not dispatched by name (state.pyx MODULES): each module adds a
 part to the state and is switched on by its options; MetroGame finds its deal, loader, actions'
 text and reference engine through the active modules, in MODULES order (C2, C3, C5, M11). The
 state classes are three: MetroState (every part: the central pieces, the companies' shares),
@@ -11,7 +11,7 @@ import metro_ai
 from metro_ai.engine.metro import central, companies
 import metro_ai.engine.metro.cities as cities
 import metro_ai.engine.metro.solo as solo
-from metro_ai.engine.metro.rules import MODULES, MetroState
+from metro_ai.engine.metro.state import MODULES, MetroState
 
 HOOKS = ("new_state", "load_state", "owns_action", "action_to_string", "owns_text", "string_to_action",
          "reference_game", "game_length", "action_bounds")
@@ -124,6 +124,6 @@ def test_three_state_classes():
     names = {"rules", "central", "companies", "cities", "solo", "loader", "state"}
     found = {f"{m}.{k}" for m in names for k, v in vars(importlib.import_module(f"{metro.__name__}.{m}")).items()
              if isinstance(v, type) and issubclass(v, GameState) and v.__module__.endswith(m)}
-    assert found == {"rules.MetroState", "cities.CityState", "solo.SoloState"}
+    assert found == {"state.MetroState", "cities.CityState", "solo.SoloState"}
     assert not hasattr(companies, "CompaniesState") and not hasattr(cities, "CityCompaniesState")
     assert type(solo.MetroSoloGame().new_state(1)) is solo.SoloState

@@ -1,0 +1,43 @@
+"""One shape for every game package (README, "Adding a game"; issue #25): the C data and mechanics
+in ``rules.pxd``/``rules.pyx``, the registered ``Game`` and its ``GameState`` in
+``state.pxd``/``state.pyx`` over them, each compiled module with a ``.pyi`` stub. A game that is
+a module of another game's package (``metro-solo``, the solo module of Metro) keeps its classes
+in that module."""
+import importlib
+from pathlib import Path
+
+import pytest
+
+from metro_ai.registry import GAME_CLASSES
+from metro_ai.engine.core import Game
+
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
+#: Registered games whose classes live in a module of another game's package, and that module.
+MODULE_GAMES = {"metro_ai.engine.metro.solo:MetroSoloGame": "solo"}
+
+
+@pytest.mark.parametrize("spec", GAME_CLASSES)
+def test_every_game_package_has_the_one_shape(spec):
+    module_name, cls_name = spec.split(":")
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    assert issubclass(cls, Game)
+    package = cls.__module__.split(".")[2]                 # metro_ai.engine.<package>.<module>
+    folder = ENGINE / package
+    missing = [f for f in ("rules.pxd", "rules.pyx", "state.pxd", "state.pyx") if not (folder / f).is_file()]
+    assert not missing, f"engine/{package}/ lacks {missing}"
+    assert cls.__module__.rsplit(".", 1)[1] == MODULE_GAMES.get(spec, "state"), \
+        f"{spec}: the game class is in {cls.__module__}, not in its package's state module"
+    state_cls = type(cls().new_state(0))
+    assert state_cls.__module__ == cls.__module__ or state_cls.__module__.startswith(f"metro_ai.engine.{package}.")
+    for pyx in folder.glob("*.pyx"):
+        assert pyx.with_suffix(".pyi").is_file(), f"{pyx.name} has no stub"
+
+
+def test_the_mechanics_modules_hold_no_game_or_state_class():
+    """rules.pyx is the C layer: no Game or GameState subclass is defined there."""
+    from metro_ai.engine.core import GameState
+    for rules in sorted(ENGINE.glob("*/rules.pyx")):
+        module = importlib.import_module(f"metro_ai.engine.{rules.parent.name}.rules")
+        own = [k for k, v in vars(module).items() if isinstance(v, type) and issubclass(v, (Game, GameState))
+               and v.__module__ == module.__name__]
+        assert own == [], f"engine/{rules.parent.name}/rules.pyx defines {own}"
