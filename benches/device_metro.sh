@@ -7,7 +7,7 @@
 set -uo pipefail
 source "$(dirname "$0")/device_setup.sh"
 python3 -c "import metro_ai, os; print('metro_ai ok, cpus', os.cpu_count())" || exit 1
-python3 -m metro_ai bench --workers 1 2 4 8 16 --reference-dir "$REPO/tests" \
+python3 -m metro_ai bench --workers 1 2 4 8 16 \
   --markdown "$OUT/bench.md" --json "$OUT/bench.json" 2> "$OUT/bench.log"
 S="$REPO/benches/strength.py --game metro --bot ismcts --games 200 --jobs $J --json $OUT/strength.jsonl"
 python3 $S --players 4 --opponent greedy --time 0.5 2>&1 | tail -1 | tee -a "$OUT/strength.md"

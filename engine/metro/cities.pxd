@@ -66,6 +66,6 @@ cdef class CityRules:
 
 
 cdef class CityState(MetroState):         # the base state's parts (New York: companies, C35), the city's
-    cdef CityData cd
+    cdef CityData city                     # the city's part (tourists, landmarks, Berlin's piles)
     cdef const CityTables* ct
     cdef object rules                      # keeps the tables alive

@@ -524,7 +524,7 @@ def new_state(MetroGame game, seed):
 
 
 cdef CityData* _data_of(MetroState st):
-    return &(<CityState>st).cd
+    return &(<CityState>st).city
 
 
 def blank_state(MetroGame game):
@@ -535,7 +535,7 @@ def blank_state(MetroGame game):
     st.t = &game.tables
     st.rules = game.city_rules
     st.ct = (<CityRules>st.rules).ct_ptr()
-    clear_city(&st.cd)
+    clear_city(&st.city)
     return st
 
 
@@ -557,21 +557,21 @@ cdef class CityState(MetroState):
     ``current_player``) is then the one that follows."""
 
     cdef int c_current_player(self) noexcept nogil:
-        return self.cd.pend_player if self.cd.pend_player >= 0 else self.d.current
+        return self.city.pend_player if self.city.pend_player >= 0 else self.d.current
 
     cdef bint c_is_terminal(self) noexcept nogil:
-        return self.d.phase == PHASE_OVER and self.cd.pend_player < 0
+        return self.d.phase == PHASE_OVER and self.city.pend_player < 0
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
-        if self.cd.pend_player >= 0:
-            return paris_options(&self.cd, self.ct, out)
+        if self.city.pend_player >= 0:
+            return paris_options(&self.city, self.ct, out)
         return MetroState.c_legal_actions(self, out)
 
     cdef int c_check(self, int action) noexcept nogil:
         cdef int opts[80]
         cdef int n, i
-        if self.cd.pend_player >= 0:
-            n = paris_options(&self.cd, self.ct, opts)
+        if self.city.pend_player >= 0:
+            n = paris_options(&self.city, self.ct, opts)
             for i in range(n):
                 if opts[i] == action:
                     return 0
@@ -584,40 +584,40 @@ cdef class CityState(MetroState):
         cdef int p = self.d.current, sq, l, c
         cdef uint64_t was_open = 0
         cdef int before[8]
-        if self.cd.pend_player >= 0:
-            paris_place(&self.cd, self.ct, action)
-            paris_resolve(&self.cd, self.ct)
+        if self.city.pend_player >= 0:
+            paris_place(&self.city, self.ct, action)
+            paris_resolve(&self.city, self.ct)
             return
         if action >= METRO_DRAW:
             MetroState.c_apply(self, action)
             return
         sq = (action >> 2) & 63
         if self.ct.city == CITY_BERLIN:              # the tourist goes onto the tile first (C32)
-            if self.cd.landmark[sq] >= 0:
-                self.cd.carried[sq] = self.cd.landmark[sq]
-                self.cd.carried_vp |= (<uint64_t>1) << sq
-                self.cd.landmark[sq] = -1
+            if self.city.landmark[sq] >= 0:
+                self.city.carried[sq] = self.city.landmark[sq]
+                self.city.carried_vp |= (<uint64_t>1) << sq
+                self.city.landmark[sq] = -1
             for c in range(8):                       # ticket variant (C33)
-                if self.cd.tour[sq][c]:
-                    self.cd.carried[sq] = c
-                    self.cd.tour[sq][c] = 0
+                if self.city.tour[sq][c]:
+                    self.city.carried[sq] = c
+                    self.city.tour[sq][c] = 0
         if self.ct.city == CITY_NEW_YORK or self.ct.city == CITY_BERLIN:
             for l in range(self.t.nlines):
                 if self.d.line_arr[l] < 0:
                     was_open |= (<uint64_t>1) << l
         if self.t.companies:
             for c in range(8):
-                before[c] = self.cd.pts[c]
+                before[c] = self.city.pts[c]
         MetroState.c_apply(self, action)
         if self.ct.city == CITY_NEW_YORK or self.ct.city == CITY_BERLIN:
             for l in range(self.t.nlines):
                 if (was_open >> l) & 1 and self.d.line_arr[l] >= 0:
-                    line_closed(&self.cd, self.ct, &self.d, self.t, l)
+                    line_closed(&self.city, self.ct, &self.d, self.t, l)
         else:
-            collect(&self.cd, self.ct, p, sq)
+            collect(&self.city, self.ct, p, sq)
         if self.t.companies:                # New York's boards are their companies' profit points (C35)
             for c in range(8):
-                self.d.score[c] += self.cd.pts[c] - before[c]
+                self.d.score[c] += self.city.pts[c] - before[c]
 
     cdef void c_scores(self, double* out) noexcept nogil:
         cdef int i
@@ -625,22 +625,22 @@ cdef class CityState(MetroState):
             MetroState.c_scores(self, out)
             return
         for i in range(self.t.players):
-            out[i] = self.d.score[i] + self.cd.pts[i]
+            out[i] = self.d.score[i] + self.city.pts[i]
             if self.c_is_terminal():
-                out[i] += hidden_points(&self.cd, self.ct, i)
+                out[i] += hidden_points(&self.city, self.ct, i)
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         MetroState.c_copy_from(self, other)
-        self.cd = (<CityState>other).cd
+        self.city = (<CityState>other).city
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
-        cdef CityData* cd = &self.cd
+        cdef CityData* cd = &self.city
         cdef rng_t rng = seed ^ CITY_DET_SALT
         cdef signed char pool[64]
         cdef int n, i, j, c, q, k, tmp
         cdef int count[6]
         MetroState.c_determinize_from(self, source, player, seed)
-        self.cd = (<CityState>source).cd
+        self.city = (<CityState>source).city
         if self.c_is_terminal():                      # everything is shown at the end (C34)
             return
         if self.ct.city == CITY_STOCKHOLM:
@@ -703,37 +703,37 @@ cdef class CityState(MetroState):
     def tourists(self):
         """{square: [colours, ascending]} of the tourists waiting on the board (C5; Berlin: the
         ticket variant's, C33)."""
-        return tourist_map(&self.cd)
+        return tourist_map(&self.city)
 
     def city_points(self):
         """The city's public points per player (C34): Paris's landmarks, London's taxi, New York's
         boards, Berlin's tickets. With companies per company (C35), included in its profit."""
-        return [self.cd.pts[p] for p in range(8 if self.t.companies else self.t.players)]
+        return [self.city.pts[p] for p in range(8 if self.t.companies else self.t.players)]
 
     def hidden_points(self):
         """Points shown at the end only (Stockholm's markers, Berlin's VP pieces), per player."""
-        return [hidden_points(&self.cd, self.ct, p) for p in range(self.t.players)]
+        return [hidden_points(&self.city, self.ct, p) for p in range(self.t.players)]
 
     def pending(self):
         """Paris (C28): None, or the tourists waiting for their player's choice: the player, the
         square they were taken from and their colours (the lowest is placed next)."""
-        return pending_of(&self.cd)
+        return pending_of(&self.city)
 
     def _city_hidden(self):
         """The hidden part (C34): Stockholm's markers (holder per colour, None: in the box);
         Berlin's VP pieces held (per player, per colour, in the order won) and piles (face down,
         the next drawn last)."""
         if self.ct.city == CITY_STOCKHOLM:
-            return {"markers": [None if self.cd.marker[c] < 0 else self.cd.marker[c] for c in range(8)]}
+            return {"markers": [None if self.city.marker[c] < 0 else self.city.marker[c] for c in range(8)]}
         if self.ct.city == CITY_BERLIN:
-            return {"vp": [[[self.cd.vp[p][c][j] for j in range(self.cd.vp_n[p][c])] for c in range(8)]
+            return {"vp": [[[self.city.vp[p][c][j] for j in range(self.city.vp_n[p][c])] for c in range(8)]
                            for p in range(self.t.players)],
-                    "piles": [[self.cd.pile[c][j] for j in range(self.cd.pile_n[c])] for c in range(8)]}
+                    "piles": [[self.city.pile[c][j] for j in range(self.city.pile_n[c])] for c in range(8)]}
         return {}
 
     def _public(self):
         obj = MetroState._public(self)
-        obj["city"] = city_public(&self.cd, self.ct, self.t.players, 8 if self.t.companies else self.t.players)
+        obj["city"] = city_public(&self.city, self.ct, self.t.players, 8 if self.t.companies else self.t.players)
         if self.c_is_terminal():                      # shown at the end (C34)
             obj["city"].update(self._city_hidden())
         return obj
@@ -744,9 +744,9 @@ cdef class CityState(MetroState):
         obs = MetroState.observation(self, player)
         obs["current_player"] = self.c_current_player()     # the chooser while a Paris tourist waits (C28)
         if self.ct.city == CITY_STOCKHOLM:
-            obs["city"]["my_markers"] = [c for c in range(8) if self.cd.marker[c] == player]
+            obs["city"]["my_markers"] = [c for c in range(8) if self.city.marker[c] == player]
         elif self.ct.city == CITY_BERLIN:
-            obs["city"]["my_vp"] = [[self.cd.vp[player][c][j] for j in range(self.cd.vp_n[player][c])]
+            obs["city"]["my_vp"] = [[self.city.vp[player][c][j] for j in range(self.city.vp_n[player][c])]
                                     for c in range(8)]
         return obs
 

@@ -1,5 +1,5 @@
 # cython: language_level=3
-# Why one module of about 1,450 lines: the state machine is one family of nogil functions over
+# Why one module of about 1,400 lines: the state machine is one family of nogil functions over
 # ``Machine`` that call one another (the agenda runner, legal actions and applying an action step
 # through the same phases), the ones other modules call declared in machine.pxd; it holds the
 # rules G1-G36 and nothing else.
