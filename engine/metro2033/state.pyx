@@ -48,7 +48,10 @@ cdef class Metro2033Game(Game):
         Option.path("cards", None, "a card JSON file (schema in engine/metro2033/cards.py); default: the "
                     "shipped set (reconstructed where the rulebook is silent)"),
     )
-    search_defaults = {"rollout": "random", "rollout_depth": 60, "cutoff_scale": 1.0}
+    # MAST play-outs (bots/search.pyx, its own settings: epsilon 0.2, unseen 1.0): hard with them beat
+    # hard with random ones 80.8% at 0.05 s a move, 2 players (+249 Elo, SPRT H1;
+    # benches/results/versus_mast.md, issue #26); cut after 60 actions, soft rank of scale 1.
+    search_defaults = {"rollout": "mast", "rollout_depth": 60, "cutoff_scale": 1.0}
     state_fields = ("rng_state", "decks", "known", "discards", "out", "market", "law", "owner", "faction",
                     "hero", "hero_at", "wounded", "vp", "army", "res", "equipment", "quests", "done_quests",
                     "quest_used", "scouted", "scouted_round", "declared", "threat_now", "vote", "last_vote",

@@ -157,3 +157,64 @@ def test_a_search_without_mast_keeps_no_table():
     core = SearchCore(state, state.current_player, 1)
     core.run(iterations=50)
     assert core.mast_stats() is None and core.last_iteration() is None
+
+
+# ---- Metro 2033's default play-out (issue #26) ----
+
+def metro2033_position():
+    """A two-player Metro 2033 position with 18 legal actions (seed 3, ten random actions in)."""
+    import random
+    s = metro_ai.load_game("metro2033", players=2).new_state(3)
+    rng = random.Random(3)
+    for _ in range(10):
+        s.apply(rng.choice(s.legal_actions()))
+    return s
+
+
+def _analysis(spec, **options):
+    """The chosen action and the first 16 hex digits of the SHA-256 of the analysis (200
+    iterations, seed 7) of `spec` on `metro2033_position`."""
+    import hashlib
+    import json
+    r = metro_ai.make_bot(spec, seed=7, **options).analyse(metro2033_position(),
+                                                           metro_ai.Limit(iterations=200)).to_dict()
+    r.pop("seconds")
+    r.pop("tree", None)
+    return r["chosen"], hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# Recorded with the build before MAST became Metro 2033's default (search_defaults rollout
+# "random"): FORMER by default, MAST with rollout=mast. The change of default must give the
+# MAST searches by default and the former ones with rollout=random, bit for bit.
+FORMER = {"ismcts": (4, "710fd720ed82f6ce"), "pimc": (18, "d9fe8955c9ef1dd1"),
+          "flat-mc": (76, "cf786778ccad1064"), "mo-ismcts": (4, "53a53470376fdeb2")}
+MAST = {"ismcts": (6, "230ece93e8b1f836"), "pimc": (5, "de88ce3ff383d9c0"),
+        "flat-mc": (8, "8e661a30dadcab9e"), "mo-ismcts": (6, "5bec3b2c34c7d701")}
+
+
+@pytest.mark.parametrize("spec", sorted(FORMER))
+def test_metro2033_searches_with_mast_by_default_and_rollout_random_is_the_former_search(spec):
+    assert _analysis(spec) == MAST[spec] == _analysis(spec, rollout="mast")
+    assert _analysis(spec, rollout="random") == FORMER[spec] != MAST[spec]
+
+
+def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_search_bot():
+    """MAST with its own defaults (epsilon-greedy, epsilon 0.2, unseen 1.0: the settings measured
+    in benches/results/versus_mast.md), cut at 60 actions, soft rank of scale 1; every search bot
+    and preset takes it, an explicit rollout replaces only the policy, other games keep theirs."""
+    game = metro_ai.load_game("metro2033", players=2)
+    assert game.search_defaults == {"rollout": "mast", "rollout_depth": 60, "cutoff_scale": 1.0}
+    state = metro2033_position()
+    bots = [metro_ai.make_bot(spec, seed=1) for spec in
+            ("ismcts", "mo-ismcts", "pimc", "flat-mc", "easy", "medium", "hard", "max")]
+    bots.append(metro_ai.make_bot("ismcts", elo=1000, game=game))
+    for bot in bots:
+        assert bot._playout(state) == MastPlayout(depth=60, cutoff_scale=1.0), bot
+    assert MastPlayout(depth=60, cutoff_scale=1.0).settings() == {
+        "depth": 60, "cutoff_scale": 1.0, "policy": "epsilon", "epsilon": 0.2, "tau": 0.1,
+        "unseen": 1.0}
+    assert metro_ai.make_bot("hard", rollout="random")._playout(state) == RandomPlayout(depth=60, cutoff_scale=1.0)
+    assert metro_ai.make_bot("ismcts", rollout="mast", rollout_depth=-1)._playout(state) == \
+        MastPlayout(depth=None, cutoff_scale=1.0)
+    for name, rollout in (("metro", "random"), ("breakthrough", "heuristic"), ("leduc", "random")):
+        assert metro_ai.load_game(name).search_defaults["rollout"] == rollout
