@@ -10,7 +10,8 @@ random play-outs to the end per second from the position through the engine's C 
 second (the game's default play-outs). Printed: the medians of each build and of the rounds'
 new/old ratios. ``--games`` names other games or option sets than the default (Metro and
 Breakthrough, 2 and 4 players): e.g. ``--games 'metro:companies=true' 'metro:city=paris'
-'metro-solo'``, each ``name[:option=value,...]`` (values read as JSON, else as text). Only API present in every build is used (``load_game``, ``new_state``,
+'metro-solo'``, each ``name[:option=value,...]`` (values read as JSON, else as text). ``--clock
+cpu`` times by the child's CPU time instead of the wall clock, for a machine that other work loads. Only API present in every build is used (``load_game``, ``new_state``,
 ``random_playouts``, ``make_bot``, ``Limit``). Used for the "speed within 5%" check of the game
 contract redesign.
 """
@@ -28,14 +29,19 @@ from metro_ai.engine.core import random_playouts
 
 seconds = float(sys.argv[1])
 games = json.loads(sys.argv[2])
+clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
 
 def position(game, moves):
+    # after up to `moves` random actions, stopping before the game would end (a short game such as
+    # a Leduc hand), and past forced moves
     s = game.new_state(11)
     rng = random.Random(11)
     for _ in range(moves):
-        if s.is_terminal():
+        nxt = s.clone()
+        nxt.apply(rng.choice(nxt.legal_actions()))
+        if nxt.is_terminal():
             break
-        s.apply(rng.choice(s.legal_actions()))
+        s = nxt
     while not s.is_terminal() and len(s.legal_actions()) < 2:
         s.apply(s.legal_actions()[0])
     return s
@@ -43,7 +49,7 @@ def position(game, moves):
 def rate(fn):
     n, done, spent = 1, 0, 0.0
     while spent < seconds:
-        t0 = time.perf_counter(); fn(n); spent += time.perf_counter() - t0; done += n; n *= 2
+        t0 = clock(); fn(n); spent += clock() - t0; done += n; n *= 2
     return done / spent
 
 def python_games(game, n):
@@ -92,10 +98,10 @@ def parse_games(specs):
     return out
 
 
-def measure(python, seconds, games):
+def measure(python, seconds, games, clock="wall"):
     # Run outside the checkout: `python -c` puts the working directory first on sys.path, and the
     # checkout's metro_ai/ folder would shadow the build installed in `python`'s environment.
-    p = subprocess.run([python, "-c", CHILD, str(seconds), json.dumps(games)], capture_output=True, text=True,
+    p = subprocess.run([python, "-c", CHILD, str(seconds), json.dumps(games), clock], capture_output=True, text=True,
                        cwd=tempfile.gettempdir(), check=False)
     if p.returncode != 0:
         raise SystemExit(f"{python}: the measurement failed:\n{p.stderr[-2000:]}")
@@ -110,12 +116,15 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--games", nargs="+", default=DEFAULT_GAMES,
                     help="name[:option=value,...] per game (default: metro and breakthrough, 2 and 4 players)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="time the work by the wall clock (default) or by the child's CPU time, which a loaded "
+                         "machine disturbs less (other processes' time is not counted, their cache traffic is)")
     args = ap.parse_args(argv)
     games = parse_games(args.games)
     old, new = [], []
     for r in range(args.rounds):
-        old.append(measure(args.old, args.seconds, games))
-        new.append(measure(args.new, args.seconds, games))
+        old.append(measure(args.old, args.seconds, games, args.clock))
+        new.append(measure(args.new, args.seconds, games, args.clock))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     print(f"| measure | old | new | new / old (median of {args.rounds} rounds) |")
     print("|---|---:|---:|---:|")

@@ -166,30 +166,16 @@ cdef void co_determinize(CompanyData* c, const MetroTables* t, int player, uint6
 # METRO_CENTRE), and the port it is entered at.
 cdef int next_square(int square, int port) noexcept nogil
 cdef int entry_port(int port) noexcept nogil
-# Squares a tile may go on (M5): empty, not central, on the edge or next to a tile.
-cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil
-# Squares where (kind, rot) may go now: M5 candidates less M6 breaches (with M6's exception).
-# `central`: MetroData.central (0 without C2), whose pieces M6 guards too.
-cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int kind, int rot, uint64_t central) noexcept nogil
-# Every legal placement of `kind` on `cand` into out (sorted by square then rotation); the count.
-cdef int legal_placements(const MetroTables* t, uint64_t cand, int kind, int* out, uint64_t central) noexcept nogil
 # Empty board, empty hands, every owned line open and waiting on its station's square.
 cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil
 # A new deal from rng: supply shuffled, hands dealt round by round, player 0 to move.
 cdef void deal_tiles(MetroData* d, const MetroTables* t, rng_t* rng) noexcept nogil
-cdef signed char draw_tile(MetroData* d) noexcept nogil           # the front supply tile
-cdef void hand_add(MetroData* d, int player, signed char kind) noexcept nogil      # kept sorted
-cdef void hand_remove(MetroData* d, int player, signed char kind) noexcept nogil
 # Follow open line l from its frontier until an empty square or an arrival; score it (M7).
 cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
 # Put (kind, rot) on square and advance every line waiting there.
 cdef void place_tile(MetroData* d, const MetroTables* t, int kind, int square, int rot) noexcept nogil
-# After player p's turn: the next player (seat order) holding a tile, or the end (M8).
-cdef void pass_turn(MetroData* d, const MetroTables* t, int p) noexcept nogil
 # Recompute every line, the waiting lists and the scores from the board (and d.central) alone.
 cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil
-# Every legal tile placement and the draw for the player to move (M4-M6), into out; the count.
-cdef int tile_actions(const MetroData* d, const MetroTables* t, int* out) noexcept nogil
 # The central part (C2): no piece placed; space free (no piece, no line reached it, C15); put a
 # piece on a space and trace its line (C17); the free spaces as actions base + space.
 cdef void clear_central(CentralData* cd) noexcept nogil
@@ -201,3 +187,116 @@ cdef int check_space(const MetroData* d, const CentralData* cd, int action, int 
 cdef int central_square(int space) noexcept nogil
 cdef int central_port(int space) noexcept nogil
 cdef int central_space(int square) noexcept nogil
+
+
+# ---- the hot helpers, inline: each module that cimports them compiles its own copy, so the
+# state's legal actions and moves make no call across a module boundary (the Metro state's
+# c_legal_actions and c_apply run them once an action in every play-out).
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+cdef inline uint64_t candidate_squares(uint64_t placed) noexcept nogil:
+    """Squares a tile may go on (M5): empty, not central, on the edge or next to a tile. The masks
+    (squares row * 8 + col): columns A (0x01..) and H (0x80..), the edge (0xFF8181..), the centre
+    D4 E4 D5 E5 (0x1818000000)."""
+    cdef uint64_t nb = ((placed << 8) | (placed >> 8) | ((placed << 1) & ~0x0101010101010101ULL)
+                        | ((placed >> 1) & ~0x8080808080808080ULL))
+    return (0xFF818181818181FFULL | nb) & ~placed & ~0x0000001818000000ULL
+
+
+cdef inline void pass_turn(MetroData* d, const MetroTables* t, int p) noexcept nogil:
+    """After player p's turn: the next player in seat order who holds a tile moves (M4), or, if
+    nobody holds one, every tile is placed and the game is over (M8)."""
+    cdef int i, n = t.players
+    for i in range(1, n + 1):
+        if d.hand_n[(p + i) % n] > 0:
+            d.current = (p + i) % n
+            return
+    d.current = -1
+    d.phase = PHASE_OVER
+
+
+cdef inline signed char draw_tile(MetroData* d) noexcept nogil:
+    cdef signed char k = d.supply[d.top]
+    d.supply[d.top] = -1          # drawn entries are wiped: a state holds no trace of past draws
+    d.top += 1
+    return k
+
+
+cdef inline void hand_add(MetroData* d, int p, signed char k) noexcept nogil:
+    cdef int i = d.hand_n[p]
+    while i > 0 and d.hand[p][i - 1] > k:
+        d.hand[p][i] = d.hand[p][i - 1]
+        i -= 1
+    d.hand[p][i] = k
+    d.hand_n[p] += 1
+
+
+cdef inline void hand_remove(MetroData* d, int p, signed char k) noexcept nogil:
+    cdef int i, j
+    for i in range(d.hand_n[p]):
+        if d.hand[p][i] == k:
+            for j in range(i, d.hand_n[p] - 1):
+                d.hand[p][j] = d.hand[p][j + 1]
+            d.hand_n[p] -= 1
+            d.hand[p][d.hand_n[p]] = -1
+            return
+
+
+cdef inline uint64_t breaches(const MetroTables* t, int k, int r, uint64_t central) noexcept nogil:
+    """Squares where (k, r) breaks M6: the stations' (viol), and with central-station pieces
+    (C14) theirs; the branch keeps the pieces' table out of games without them."""
+    if central:
+        return t.viol[k][r] | (t.uturn[k][r] & central)
+    return t.viol[k][r]
+
+
+cdef inline uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k, int r, uint64_t central) noexcept nogil:
+    """Squares where (k, r) may go now: M5 candidates minus M6 breaches (with central-station
+    pieces on the squares of `central`, C14, theirs too), unless every placement of kind k
+    breaches M6, in which case all candidates are allowed (the M6 exception)."""
+    cdef int i
+    for i in range(t.nrot[k]):
+        if cand & ~breaches(t, k, t.rots[k][i], central):
+            return cand & ~breaches(t, k, r, central)
+    return cand
+
+
+cdef inline int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, uint64_t central) noexcept nogil:
+    cdef uint64_t masks[4]
+    cdef uint64_t any_ok = 0, m
+    cdef int i, n = 0, sq, nr = t.nrot[k]
+    for i in range(nr):
+        masks[i] = cand & ~breaches(t, k, t.rots[k][i], central)
+        any_ok |= masks[i]
+    if any_ok == 0:
+        for i in range(nr):
+            masks[i] = cand
+        any_ok = cand
+    m = any_ok
+    while m:
+        sq = __builtin_ctzll(m)
+        m &= m - 1
+        for i in range(nr):
+            if (masks[i] >> sq) & 1:
+                out[n] = k * 256 + sq * 4 + t.rots[k][i]
+                n += 1
+    return n
+
+
+cdef inline int tile_actions(const MetroData* d, const MetroTables* t, int* out) noexcept nogil:
+    """Every legal tile placement (sorted by kind, square, rotation) and the draw (M4-M6)."""
+    cdef int n = 0, i, p = d.current
+    cdef uint64_t cand
+    if d.phase == PHASE_OVER:
+        return 0
+    cand = candidate_squares(d.placed)
+    if d.phase == PHASE_PLACE_DRAWN:
+        return legal_placements(t, cand, d.drawn, out, d.central)
+    for i in range(d.hand_n[p]):
+        if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
+            n += legal_placements(t, cand, d.hand[p][i], out + n, d.central)
+    if d.top < METRO_TILES:
+        out[n] = METRO_DRAW
+        n += 1
+    return n

@@ -22,9 +22,6 @@ from libc.stdint cimport uint64_t
 
 from metro_ai.engine.rng cimport rng_t, rng_shuffle
 
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
-
 # Board geometry: NEXT[s][q] is the square entered by leaving s through port q, or -1 (off the
 # board: an arrival station) or -2 (the central station). ENTER[q] is the port entered there.
 cdef signed char NEXT[64][8]
@@ -36,15 +33,10 @@ cdef signed char ENTER[8]
 cdef int CSPACE_SQ[8]
 cdef int CSPACE_PORT[8]
 cdef signed char SPACE_OF[64]
-cdef uint64_t EDGE_MASK = 0
-cdef uint64_t CENTRE_MASK = 0
-cdef uint64_t COL0 = 0
-cdef uint64_t COL7 = 0
 CENTRE_SQUARES = (27, 28, 35, 36)
 
 
 cdef void _init_geometry():
-    global EDGE_MASK, CENTRE_MASK, COL0, COL7
     cdef int s, q, r, c, nr, nc
     cdef int enter[8]
     enter[:] = [5, 4, 7, 6, 1, 0, 3, 2]
@@ -57,14 +49,6 @@ cdef void _init_geometry():
     for s in range(64):
         r = s // 8
         c = s % 8
-        if r == 0 or r == 7 or c == 0 or c == 7:
-            EDGE_MASK |= (<uint64_t>1) << s
-        if c == 0:
-            COL0 |= (<uint64_t>1) << s
-        if c == 7:
-            COL7 |= (<uint64_t>1) << s
-        if 3 <= r <= 4 and 3 <= c <= 4:
-            CENTRE_MASK |= (<uint64_t>1) << s
         for q in range(8):
             nr = r + dr[q // 2]
             nc = c + dc[q // 2]
@@ -111,12 +95,6 @@ cdef int entry_port(int port) noexcept nogil:
     return ENTER[port]
 
 
-cdef uint64_t candidate_squares(uint64_t placed) noexcept nogil:
-    """Squares a tile may go on (M5): empty, not central, on the edge or next to a tile."""
-    cdef uint64_t nb = (placed << 8) | (placed >> 8) | ((placed << 1) & ~COL0) | ((placed >> 1) & ~COL7)
-    return (EDGE_MASK | nb) & ~placed & ~CENTRE_MASK
-
-
 # ---- state mechanics (C level) ----
 
 cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil:
@@ -153,45 +131,6 @@ cdef void deal_tiles(MetroData* d, const MetroTables* t, rng_t* rng) noexcept no
             hand_add(d, p, draw_tile(d))
     d.current = 0
     d.phase = PHASE_TURN
-
-
-cdef void pass_turn(MetroData* d, const MetroTables* t, int p) noexcept nogil:
-    """After player p's turn: the next player in seat order who holds a tile moves (M4), or, if
-    nobody holds one, every tile is placed and the game is over (M8)."""
-    cdef int i, n = t.players
-    for i in range(1, n + 1):
-        if d.hand_n[(p + i) % n] > 0:
-            d.current = (p + i) % n
-            return
-    d.current = -1
-    d.phase = PHASE_OVER
-
-
-cdef signed char draw_tile(MetroData* d) noexcept nogil:
-    cdef signed char k = d.supply[d.top]
-    d.supply[d.top] = -1          # drawn entries are wiped: a state holds no trace of past draws
-    d.top += 1
-    return k
-
-
-cdef void hand_add(MetroData* d, int p, signed char k) noexcept nogil:
-    cdef int i = d.hand_n[p]
-    while i > 0 and d.hand[p][i - 1] > k:
-        d.hand[p][i] = d.hand[p][i - 1]
-        i -= 1
-    d.hand[p][i] = k
-    d.hand_n[p] += 1
-
-
-cdef void hand_remove(MetroData* d, int p, signed char k) noexcept nogil:
-    cdef int i, j
-    for i in range(d.hand_n[p]):
-        if d.hand[p][i] == k:
-            for j in range(i, d.hand_n[p] - 1):
-                d.hand[p][j] = d.hand[p][j + 1]
-            d.hand_n[p] -= 1
-            d.hand[p][d.hand_n[p]] = -1
-            return
 
 
 cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil:
@@ -242,65 +181,6 @@ cdef void place_tile(MetroData* d, const MetroTables* t, int k, int sq, int r) n
         l = __builtin_ctzll(m)
         m &= m - 1
         advance_line(d, t, l)
-
-
-cdef inline uint64_t breaches(const MetroTables* t, int k, int r, uint64_t central) noexcept nogil:
-    """Squares where (k, r) breaks M6: the stations' (viol), and with central-station pieces
-    (C14) theirs; the branch keeps the pieces' table out of games without them."""
-    if central:
-        return t.viol[k][r] | (t.uturn[k][r] & central)
-    return t.viol[k][r]
-
-
-cdef uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k, int r, uint64_t central) noexcept nogil:
-    """Squares where (k, r) may go now: M5 candidates minus M6 breaches (with central-station
-    pieces on the squares of `central`, C14, theirs too), unless every placement of kind k
-    breaches M6, in which case all candidates are allowed (the M6 exception)."""
-    cdef int i
-    for i in range(t.nrot[k]):
-        if cand & ~breaches(t, k, t.rots[k][i], central):
-            return cand & ~breaches(t, k, r, central)
-    return cand
-
-
-cdef int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, uint64_t central) noexcept nogil:
-    cdef uint64_t masks[4]
-    cdef uint64_t any_ok = 0, m
-    cdef int i, n = 0, sq, nr = t.nrot[k]
-    for i in range(nr):
-        masks[i] = cand & ~breaches(t, k, t.rots[k][i], central)
-        any_ok |= masks[i]
-    if any_ok == 0:
-        for i in range(nr):
-            masks[i] = cand
-        any_ok = cand
-    m = any_ok
-    while m:
-        sq = __builtin_ctzll(m)
-        m &= m - 1
-        for i in range(nr):
-            if (masks[i] >> sq) & 1:
-                out[n] = k * 256 + sq * 4 + t.rots[k][i]
-                n += 1
-    return n
-
-
-cdef int tile_actions(const MetroData* d, const MetroTables* t, int* out) noexcept nogil:
-    """Every legal tile placement (sorted by kind, square, rotation) and the draw (M4-M6)."""
-    cdef int n = 0, i, p = d.current
-    cdef uint64_t cand
-    if d.phase == PHASE_OVER:
-        return 0
-    cand = candidate_squares(d.placed)
-    if d.phase == PHASE_PLACE_DRAWN:
-        return legal_placements(t, cand, d.drawn, out, d.central)
-    for i in range(d.hand_n[p]):
-        if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
-            n += legal_placements(t, cand, d.hand[p][i], out + n, d.central)
-    if d.top < METRO_TILES:
-        out[n] = METRO_DRAW
-        n += 1
-    return n
 
 
 # ---- the central part (C2, C15, C17): its C helpers ----
