@@ -136,6 +136,9 @@ class SearchBot(Bot):
                       "or processes (one per worker, kept idle between searches)", ("threads", "processes")),
         Option.integer("max_nodes", 5_000_000, "nodes, all trees together, at which the tree stops growing",
                        low=2, high=MAX_NODES),
+        Option.number("widen", 0.0, "progressive widening: a node of n visits grows a new child only while "
+                      "it has fewer than widen * (n + 1) ** widen_power children (0: off)", low=0, finite=True),
+        Option.number("widen_power", 0.5, "the exponent of progressive widening", low=0, high=1),
     )
 
     def __init__(self, seed=0, **options):
@@ -174,7 +177,8 @@ class SearchBot(Bot):
 
     def _core_kwargs(self, state):
         """SearchCore options common to every core of a search of `state`."""
-        return dict(c=self.c, max_nodes=self.max_nodes, playout=self._playout(state))
+        return dict(c=self.c, max_nodes=self.max_nodes, playout=self._playout(state), widen=self.widen,
+                    widen_power=self.widen_power)
 
     # -- the search --
     def _limit(self, limit):

@@ -69,6 +69,8 @@ cdef class SearchCore:
     cdef int selection                  # 0: availability-aware UCB; 1: least visited (flat MC)
     cdef Playout playout                # the play-out policy and leaf evaluation
     cdef int tree_depth                 # nodes are grown to this depth at most
+    cdef double widen                   # progressive widening: a node of n visits grows a child only
+    cdef double widen_power             # while it has fewer than widen * (n + 1) ** widen_power; 0: off
     cdef rng_t rng                      # every random choice of the search, play-outs included
     cdef readonly long iterations       # iterations run
     cdef readonly long worlds           # determinisations used

@@ -59,7 +59,7 @@ Everything random comes from the core's own seeded generator: the same seed and 
 give the same tree, bit for bit.
 """
 from libc.stdlib cimport calloc, malloc, realloc, free
-from libc.math cimport exp, log, sqrt
+from libc.math cimport exp, log, pow, sqrt
 from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -293,7 +293,10 @@ cdef class SearchCore:
     ``max_nodes`` (the tree stops growing there; at least one node more than the roots); ``fixed_world``: search this one full state
     instead of a fresh determinisation per iteration; ``multi_observer``: one tree per player
     (MO-ISMCTS); ``chance_keys``: key children by the chance key too (off: every key is 0, the
-    tree of (action, mover) keys). The bots check their options (`metro_ai.bots.base`); the core checks only what
+    tree of (action, mover) keys); ``widen`` and ``widen_power``: progressive widening, a node of n
+    visits grows a new child only while it has fewer than ``widen * (n + 1) ** widen_power``
+    children for the mover and key (0, the default: off; where no child is legal in the world it
+    grows regardless). The bots check their options (`metro_ai.bots.base`); the core checks only what
     keeps its memory safe.
     """
 
@@ -314,7 +317,7 @@ cdef class SearchCore:
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
-                 bint multi_observer=False, bint chance_keys=False):
+                 bint multi_observer=False, bint chance_keys=False, double widen=0.0, double widen_power=0.5):
         if root.c_is_terminal():
             raise ValueError("cannot search a finished game")
         if not 0 <= player < root.c_num_players():
@@ -325,6 +328,12 @@ cdef class SearchCore:
             raise ValueError(f"exploration constant c must be >= 0, got {c!r}")
         if max_nodes < 1:
             raise ValueError("max_nodes must be >= 1")
+        if not widen >= 0 or widen != widen or widen == float("inf"):
+            raise ValueError(f"widen must be a finite number >= 0 (0: off), got {widen!r}")
+        if not 0 <= widen_power <= 1:
+            raise ValueError(f"widen_power must be in [0, 1] (0: at most widen children), got {widen_power!r}")
+        self.widen = widen
+        self.widen_power = widen_power
         self.root = root
         if fixed_world is not None and (type(fixed_world) is not type(root)
                                         or fixed_world.game.options != root.game.options):
@@ -518,7 +527,7 @@ cdef class SearchCore:
         ones with ``-stamp``); 0 at the end of the game, at the depth limit, at the node budget,
         where no child is legal, or where the mover's tree stopped following (MO-ISMCTS)."""
         cdef Node* nodes
-        cdef int depth = 0, node, n, i, ch, navail, untried, best, mover, ts, key
+        cdef int depth = 0, node, n, i, ch, navail, nchild, untried, best, mover, ts, key
         cdef double u, bu
         while not self.world.c_is_terminal() and depth < self.tree_depth:
             mover = self.world.c_current_player()
@@ -533,15 +542,21 @@ cdef class SearchCore:
                 self.mark[self.legal[i]] = self.stamp
             nodes = self.trees[ts]
             self.chance = key = self._chance(ts)
-            navail = 0
+            navail = nchild = 0
             ch = nodes[node].first_child
             while ch != -1:
-                if nodes[ch].mover == mover and nodes[ch].chance == key and self.mark[nodes[ch].action] == self.stamp:
-                    self.mark[nodes[ch].action] = -self.stamp     # legal, with a child
-                    navail += 1
+                if nodes[ch].mover == mover and nodes[ch].chance == key:
+                    nchild += 1
+                    if self.mark[nodes[ch].action] == self.stamp:
+                        self.mark[nodes[ch].action] = -self.stamp     # legal, with a child
+                        navail += 1
                 ch = nodes[ch].next_sibling
             untried = n - navail
-            if untried > 0 and self.size < self.max_nodes:
+            # progressive widening: a node grows only while it has few children for its visits
+            # (where none of its children is legal in this world, it grows regardless)
+            if untried > 0 and self.size < self.max_nodes and (
+                    self.widen == 0 or navail == 0
+                    or nchild < self.widen * pow(nodes[node].visits + 1.0, self.widen_power)):
                 return untried
             if navail == 0:
                 return 0
