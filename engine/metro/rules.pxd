@@ -176,10 +176,9 @@ cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
 cdef void place_tile(MetroData* d, const MetroTables* t, int kind, int square, int rot) noexcept nogil
 # Recompute every line, the waiting lists and the scores from the board (and d.central) alone.
 cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil
-# The central part (C2): no piece placed; space free (no piece, no line reached it, C15); put a
-# piece on a space and trace its line (C17); the free spaces as actions base + space.
+# The central part (C2): no piece placed; put a piece on a space and trace its line (C17); the
+# free spaces as actions base + space (space_free, inline below).
 cdef void clear_central(CentralData* cd) noexcept nogil
-cdef bint space_free(const MetroData* d, const CentralData* cd, int space) noexcept nogil
 cdef void place_piece(MetroData* d, const MetroTables* t, CentralData* cd, int piece, int space) noexcept nogil
 cdef int check_space(const MetroData* d, const CentralData* cd, int action, int maxshare) noexcept nogil
 # Geometry of the 8 central spaces (C2), clockwise from the top-left: the square facing space j,
@@ -300,3 +299,9 @@ cdef inline int tile_actions(const MetroData* d, const MetroTables* t, int* out)
         out[n] = METRO_DRAW
         n += 1
     return n
+
+
+cdef inline bint space_free(const MetroData* d, const CentralData* cd, int space) noexcept nogil:
+    """No piece on it and no line has reached it (C15). The squares facing the 8 spaces (D3 E3 F4
+    F5 E6 D6 C5 C4: 19, 20, 29, 37, 44, 43, 34, 26, rules.pyx's CSPACE_SQ) packed a byte each."""
+    return cd.space_piece[space] < 0 and not (d.reached >> ((0x1A222B2C251D1413ULL >> (8 * space)) & 0xFF)) & 1

@@ -194,11 +194,6 @@ cdef void clear_central(CentralData* cd) noexcept nogil:
         cd.shown[i] = 0
 
 
-cdef bint space_free(const MetroData* d, const CentralData* cd, int space) noexcept nogil:
-    """No piece on it and no line has reached it (C15)."""
-    return cd.space_piece[space] < 0 and not (d.reached >> CSPACE_SQ[space]) & 1
-
-
 cdef void place_piece(MetroData* d, const MetroTables* t, CentralData* cd, int piece, int space) noexcept nogil:
     """Put `piece` on `space` and start its line (C2): traced at once (C17)."""
     cdef int sq = CSPACE_SQ[space], l = t.nlines + piece
