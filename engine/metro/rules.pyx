@@ -96,6 +96,9 @@ cdef int entry_port(int port) noexcept nogil:
 
 
 # ---- state mechanics (C level) ----
+# The hot ones (candidate_squares, legal_placements, tile_actions, draw_tile, hand_add,
+# hand_remove, pass_turn, space_free) are inline in rules.pxd, so that every module compiles its
+# own copy; here are those that read the geometry tables above.
 
 cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil:
     """Empty board, empty hands, every owned line open and waiting on its station's square."""
