@@ -130,14 +130,10 @@ cdef class MetroSoloGame(MetroGame):
         self._build_tables()
         self.tables.companies = 0         # the companies' board (their chart), not their shares part (M12)
         self.modules = ()                 # its own deal, loader and actions (below), no module's
-
-    @property
-    def max_actions(self):
-        return 2 * METRO_SQUARES * 4 + 2
-
-    @property
-    def num_distinct_actions(self):
-        return SOLO_REJECT + METRO_KINDS
+        # the action bounds (MetroState.c_max_actions, c_num_actions): two face-up tiles' placements
+        # and the rejects (C22); the ids end after the rejects
+        self.tables.max_actions = 2 * METRO_SQUARES * 4 + 2
+        self.tables.num_actions = SOLO_REJECT + METRO_KINDS
 
     @property
     def max_game_length(self):
@@ -304,12 +300,6 @@ cdef void redeal_bottom(MetroData* d, const SoloData* s, rng_t rng) noexcept nog
 cdef class SoloState(MetroState):
     """A Metro solo position (C4), hidden parts included."""
     cdef SoloData s
-
-    cdef int c_max_actions(self) noexcept nogil:
-        return 2 * METRO_SQUARES * 4 + 2
-
-    cdef int c_num_actions(self) noexcept nogil:
-        return SOLO_REJECT + METRO_KINDS
 
     cdef bint c_may_reject(self) noexcept nogil:
         """C22: once a turn, until the first deck is exhausted (its 8th share revealed ends it), and
