@@ -210,20 +210,28 @@ cdef uint64_t company_squares(const MetroData* d, const MetroTables* t, int k) n
     return m
 
 
-cdef bint any_open(const MetroData* d, const MetroTables* t) noexcept nogil:
-    cdef int l
+cdef uint64_t open_squares(const MetroData* d, const MetroTables* t, uint64_t* by_company) noexcept nogil:
+    """by_company[k] = company_squares(d, t, k) for the 8 companies, in one pass over the lines;
+    returns their union (0: no line is open)."""
+    cdef uint64_t m = 0
+    cdef int l, k
+    for k in range(8):
+        by_company[k] = 0
     for l in range(t.nlines):
-        if d.line_arr[l] < 0:
-            return True
-    return False
+        k = t.line_owner[l]
+        if d.line_arr[l] < 0 and 0 <= k < 8:
+            by_company[k] |= (<uint64_t>1) << d.line_sq[l]
+            m |= by_company[k]
+    return m
 
 
 cdef void reveal(MetroData* d, const MetroTables* t, SoloData* s) noexcept nogil:
     """Reveal shares until one whose company has an open line (C21), reshuffling the revealed ones
     into a new deck when it is empty; or end the game (C23)."""
     cdef int k, i
+    cdef uint64_t by_company[8]
     s.rejected = 0
-    if d.hand_n[0] == 0 or not any_open(d, t):
+    if d.hand_n[0] == 0 or not open_squares(d, t, by_company):
         s.company = -1
         d.current = -1
         d.phase = PHASE_OVER
@@ -243,7 +251,7 @@ cdef void reveal(MetroData* d, const MetroTables* t, SoloData* s) noexcept nogil
         s.deck[s.deck_n] = -1
         s.revealed[s.revealed_n] = k
         s.revealed_n += 1
-        if company_squares(d, t, k):
+        if by_company[k]:
             s.company = k
             d.current = 0
             d.phase = PHASE_TURN
@@ -573,7 +581,8 @@ def load_state(MetroSoloGame game, obj):
         st.s.rej_left[i] = a
     st.s.rej_n = len(log)
     st.s.rng = obj["rng"]
-    ends = not face or not any_open(d, st.t)
+    cdef uint64_t by_company[8]
+    ends = not face or not open_squares(d, st.t, by_company)
     if over != ends:
         bad("phase 'over' exactly when no tile is face up or no line is open (C23)")
     if over:
@@ -587,7 +596,7 @@ def load_state(MetroSoloGame game, obj):
             bad("the solo player (0) is to move in phase 'turn'")
         if not revealed or not _int_in(obj["company"], 0, 7) or obj["company"] != revealed[len(revealed) - 1]:
             bad("company must be the last revealed share's (C21)")
-        if not company_squares(d, st.t, obj["company"]):
+        if not by_company[obj["company"]]:
             bad(f"company {obj['company']} has no open line: its share would have been passed over (C21)")
         st.s.company = obj["company"]
     for key, value in (("scores", st.scores()), ("profits", st.profits()), ("lines", st.lines())):
