@@ -17,6 +17,7 @@ contract redesign.
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -101,8 +102,11 @@ def parse_games(specs):
 def measure(python, seconds, games, clock="wall"):
     # Run outside the checkout: `python -c` puts the working directory first on sys.path, and the
     # checkout's metro_ai/ folder would shadow the build installed in `python`'s environment.
+    # One BLAS thread: numpy's OpenBLAS threads otherwise spin after a call (a tenth of the CPU
+    # samples in a profile of Metro play-outs), competing with the timed work on a small machine.
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     p = subprocess.run([python, "-c", CHILD, str(seconds), json.dumps(games), clock], capture_output=True, text=True,
-                       cwd=tempfile.gettempdir(), check=False)
+                       cwd=tempfile.gettempdir(), env=env, check=False)
     if p.returncode != 0:
         raise SystemExit(f"{python}: the measurement failed:\n{p.stderr[-2000:]}")
     return json.loads(p.stdout)

@@ -172,8 +172,6 @@ cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil
 cdef void deal_tiles(MetroData* d, const MetroTables* t, rng_t* rng) noexcept nogil
 # Follow open line l from its frontier until an empty square or an arrival; score it (M7).
 cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
-# Put (kind, rot) on square and advance every line waiting there.
-cdef void place_tile(MetroData* d, const MetroTables* t, int kind, int square, int rot) noexcept nogil
 # Recompute every line, the waiting lists and the scores from the board (and d.central) alone.
 cdef void retrace_lines(MetroData* d, const MetroTables* t) noexcept nogil
 # The central part (C2): no piece placed; put a piece on a space and trace its line (C17); the
@@ -242,6 +240,20 @@ cdef inline void hand_remove(MetroData* d, int p, signed char k) noexcept nogil:
             return
 
 
+cdef inline void place_tile(MetroData* d, const MetroTables* t, int k, int sq, int r) noexcept nogil:
+    """Put (kind k, rotation r) on square sq and advance every line waiting there (M7)."""
+    d.cell[sq] = <unsigned char>(k * 4 + r)
+    d.placed |= (<uint64_t>1) << sq
+    d.nplaced += 1
+    cdef uint64_t m = d.waiting[sq]
+    cdef int l
+    d.waiting[sq] = 0
+    while m:
+        l = __builtin_ctzll(m)
+        m &= m - 1
+        advance_line(d, t, l)
+
+
 cdef inline uint64_t breaches(const MetroTables* t, int k, int r, uint64_t central) noexcept nogil:
     """Squares where (k, r) breaks M6: the stations' (viol), and with central-station pieces
     (C14) theirs; the branch keeps the pieces' table out of games without them."""
@@ -263,10 +275,12 @@ cdef inline uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k,
 
 cdef inline int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, uint64_t central) noexcept nogil:
     cdef uint64_t masks[4]
+    cdef int ids[4]                    # the action id of (k, rotation i) on square 0
     cdef uint64_t any_ok = 0, m
     cdef int i, n = 0, sq, nr = t.nrot[k]
     for i in range(nr):
         masks[i] = cand & ~breaches(t, k, t.rots[k][i], central)
+        ids[i] = k * 256 + t.rots[k][i]
         any_ok |= masks[i]
     if any_ok == 0:
         for i in range(nr):
@@ -278,7 +292,7 @@ cdef inline int legal_placements(const MetroTables* t, uint64_t cand, int k, int
         m &= m - 1
         for i in range(nr):
             if (masks[i] >> sq) & 1:
-                out[n] = k * 256 + sq * 4 + t.rots[k][i]
+                out[n] = ids[i] + sq * 4
                 n += 1
     return n
 

@@ -97,8 +97,8 @@ cdef int entry_port(int port) noexcept nogil:
 
 # ---- state mechanics (C level) ----
 # The hot ones (candidate_squares, legal_placements, tile_actions, draw_tile, hand_add,
-# hand_remove, pass_turn, space_free) are inline in rules.pxd, so that every module compiles its
-# own copy; here are those that read the geometry tables above.
+# hand_remove, pass_turn, space_free, place_tile) are inline in rules.pxd, so that every module
+# compiles its own copy; here are those that read the geometry tables above.
 
 cdef void clear_state(MetroData* d, const MetroTables* t) noexcept nogil:
     """Empty board, empty hands, every owned line open and waiting on its station's square."""
@@ -171,19 +171,6 @@ cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
             d.score[t.line_owner[l]] += 2 * d.line_len[l]
             d.reached |= (<uint64_t>1) << sq
         return
-
-
-cdef void place_tile(MetroData* d, const MetroTables* t, int k, int sq, int r) noexcept nogil:
-    d.cell[sq] = <unsigned char>(k * 4 + r)
-    d.placed |= (<uint64_t>1) << sq
-    d.nplaced += 1
-    cdef uint64_t m = d.waiting[sq]
-    cdef int l
-    d.waiting[sq] = 0
-    while m:
-        l = __builtin_ctzll(m)
-        m &= m - 1
-        advance_line(d, t, l)
 
 
 # ---- the central part (C2, C15, C17): its C helpers ----

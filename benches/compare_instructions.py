@@ -1,0 +1,91 @@
+"""Two builds of metro-ai side by side by the instructions their engines execute (valgrind).
+
+    python benches/compare_instructions.py OLD_PYTHON NEW_PYTHON [--playouts 2000] [--games SPEC ...]
+
+The companion of `compare_builds.py` for a machine too noisy to resolve a few per cent of time:
+each interpreter plays the same random play-outs (``random_playouts``, the engine's C loop) from
+the same positions (the opening, and after 40 random actions) under valgrind's callgrind, which
+counts only what runs inside ``random_playouts``; the count is exact and the same on every run, so
+one run per build is enough. Instructions are not time (caches, branch prediction and code layout
+are not counted), so they tell whether an engine does more work, not how fast it runs; quote both.
+Needs ``valgrind`` on the PATH. ``--games`` as in `compare_builds.py` (default: Metro 2 and 4
+players, Metro's modules, the solo game, Breakthrough and Leduc).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from compare_builds import parse_games
+
+CHILD = r"""
+import json, random, sys
+import metro_ai
+from metro_ai.engine.core import random_playouts
+
+name, options, moves, n = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = metro_ai.load_game(name, **options).new_state(11)
+rng = random.Random(11)
+for _ in range(moves):       # as compare_builds.py: stop before the end, and past forced moves
+    nxt = s.clone()
+    nxt.apply(rng.choice(nxt.legal_actions()))
+    if nxt.is_terminal():
+        break
+    s = nxt
+while not s.is_terminal() and len(s.legal_actions()) < 2:
+    s.apply(s.legal_actions()[0])
+random_playouts(s, n, 7)
+"""
+
+DEFAULT_GAMES = ["metro:players=2", "metro:players=4", "metro:players=4,companies=true",
+                 "metro:players=4,central_stations=true", "metro:players=4,city=london", "metro-solo",
+                 "breakthrough:players=2", "leduc:players=2"]
+# play-outs per measurement, scaled by how long a game's play-out is (Metro's is about 1/50 of
+# Breakthrough's; a Leduc hand a few actions)
+SCALE = {"breakthrough": 0.05, "leduc": 20.0}
+
+
+def instructions(python, name, options, moves, n):
+    """Instructions executed inside random_playouts for `n` play-outs from the position."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=*random_playouts*",
+                            f"--callgrind-out-file={out}", python, "-c", CHILD, name, json.dumps(options),
+                            str(moves), str(n)], capture_output=True, text=True, cwd=tmp, env=env, check=False)
+        if p.returncode != 0:
+            raise SystemExit(f"{python}: the measurement failed:\n{p.stderr[-2000:]}")
+        with open(out) as f:
+            for line in f:
+                m = re.match(r"(?:summary|totals):\s*(\d+)", line)
+                if m:
+                    return int(m.group(1))
+    raise SystemExit(f"{python}: callgrind wrote no total")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--playouts", type=int, default=2000, help="Metro play-outs a measurement (others scaled)")
+    ap.add_argument("--games", nargs="+", default=DEFAULT_GAMES, help="name[:option=value,...] per game")
+    args = ap.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not on the PATH (Debian: apt-get install valgrind)")
+    print(f"| position | play-outs | old | new | new / old |")
+    print("|---|---:|---:|---:|---:|")
+    for label, name, options in parse_games(args.games):
+        n = max(1, round(args.playouts * SCALE.get(name, 1.0)))
+        for stage, moves in (("opening", 0), ("middle", 40)):
+            old = instructions(args.old, name, options, moves, n)
+            new = instructions(args.new, name, options, moves, n)
+            print(f"| {label} {stage} | {n:,} | {old:,} | {new:,} | {new / old:.3f} |", flush=True)
+            print(f"{label} {stage} done", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()
