@@ -48,33 +48,41 @@ class GreedyBot(Bot):
         others = [v for p, v in enumerate(values) if p != me]
         return values[me] - (sum(others) / len(others) if others else 0.0)
 
-    def _best(self, s, me, depth):
+    @classmethod
+    def _best(cls, s, me, depth):
         if s.is_terminal() or s.current_player != me or depth == 0:
-            return self._value(s, me)
+            return cls._value(s, me)
         best = -math.inf
         for a in s.legal_actions():
             t = s.clone()
             t.apply(a)
-            best = max(best, self._best(t, me, depth - 1))
+            best = max(best, cls._best(t, me, depth - 1))
         return best
+
+    @classmethod
+    def scores(cls, state, seed, worlds):
+        """(value, action) for each legal action of `state`'s player to move: the one-ply margin
+        after it (and the best follow-up if the same player moves again), averaged over
+        `worlds` determinisations drawn from `seed`. Also the search bots' root prior."""
+        me = state.current_player
+        drawn = [state.determinize(me, derive(seed, i)) for i in range(worlds)]
+        scored = []
+        for a in state.legal_actions():
+            total = 0.0
+            for w in drawn:
+                t = w.clone()
+                t.apply(a)
+                total += cls._best(t, me, 1)
+            scored.append((total / len(drawn), a))
+        return scored
 
     def choose(self, state, limit=None):
         """The action with the best expected heuristic margin (`limit` is ignored)."""
-        actions = state.legal_actions()
-        if not actions:
+        if not state.legal_actions():
             raise ValueError("the game is over: there is nothing to choose")
-        me = state.current_player
         seed = derive(self.seed, self._calls)
         self._calls += 1
-        worlds = [state.determinize(me, derive(seed, i)) for i in range(self.worlds)]
-        scored = []
-        for a in actions:
-            total = 0.0
-            for w in worlds:
-                t = w.clone()
-                t.apply(a)
-                total += self._best(t, me, 1)
-            scored.append((total / len(worlds), a))
+        scored = self.scores(state, seed, self.worlds)
         top = max(v for v, _ in scored)
         best = [a for v, a in scored if v >= top - 1e-9]
         return best[_random.Random(seed).randrange(len(best))]

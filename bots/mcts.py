@@ -16,6 +16,7 @@ from metro_ai.engine.options import Option
 
 from .background import SearchHandle, merge
 from .base import Bot
+from .baselines import GreedyBot
 from .limit import Limit
 from .remote import available, check_importable, remote_cores
 from .search import NODE_BYTES, HeuristicPlayout, MastPlayout, Playout, RandomPlayout, SearchCore
@@ -108,7 +109,8 @@ class SearchBot(Bot):
     random play-outs to the end. ``rollout`` may also be a `Playout` object (from the bot's
     options or the game's ``search_defaults``), e.g. ``HeuristicPlayout(depth=10,
     cutoff_scale=1.0)`` or a game's own subclass: it keeps its own settings, except that a
-    ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one.
+    ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one. ``prior``
+    left as None is the game's ``search_defaults["prior"]``, else 0 (off).
     """
     default_limit = Limit(iterations=1000)
     workers: int                        # set from the declared options (see bots/base.py)
@@ -139,6 +141,12 @@ class SearchBot(Bot):
         Option.number("widen", 0.0, "progressive widening: a node of n visits grows a new child only while "
                       "it has fewer than widen * (n + 1) ** widen_power children (0: off)", low=0, finite=True),
         Option.number("widen_power", 0.5, "the exponent of progressive widening", low=0, high=1),
+        Option.number("prior", None, "progressive bias at the root: weight w of w * P / (visits + 1), P the "
+                      "action's one-ply greedy value (the greedy bot's), scaled to [0, 1] over the root's "
+                      "actions; untried root actions are expanded best P first (0: off)", low=0, finite=True,
+                      none="the game's default, else 0"),
+        Option.integer("prior_worlds", 1, "determinisations the root prior averages each action over", low=1,
+                       high=64),
     )
 
     def __init__(self, seed=0, **options):
@@ -153,6 +161,16 @@ class SearchBot(Bot):
     def _n_cores(self):
         """How many cores _cores makes (one per worker unless a subclass says otherwise)."""
         return self.workers
+
+    def _built_cores(self, state, player, seed):
+        """The cores of one search (``_cores``), each given the root prior if the bot has one."""
+        cores = self._cores(state, player, seed)
+        weight = self.prior if self.prior is not None else getattr(state.game, "search_defaults", {}).get("prior", 0.0)
+        if weight > 0:
+            prior = root_prior(state, derive(seed, 0xB1A5), self.prior_worlds)
+            for core in cores:
+                core.set_prior(prior, weight)
+        return cores
 
     def _playout(self, state):
         """The `Playout` of a search of `state`: each play-out option the bot's, else the game's
@@ -280,7 +298,7 @@ class SearchBot(Bot):
                 return remote_cores(payload, indices, self.workers)
         else:
             def cores(indices):
-                made = self._cores(root, player, call_seed)
+                made = self._built_cores(root, player, call_seed)
                 return [made[i] for i in indices]
 
         def finish(summaries, seconds):
@@ -294,6 +312,16 @@ class SearchBot(Bot):
     def bytes_per_node(self):
         """Bytes per tree node."""
         return NODE_BYTES
+
+
+def root_prior(state, seed, worlds):
+    """action -> the greedy bot's one-ply value of it (`GreedyBot.scores`, over `worlds`
+    determinisations drawn from `seed`), scaled to [0, 1] over the legal actions (all 0.5 when
+    they are equal): the prior of progressive bias at the root."""
+    scored = GreedyBot.scores(state, seed, worlds)
+    low = min(v for v, _ in scored)
+    high = max(v for v, _ in scored)
+    return {a: (v - low) / (high - low) if high > low else 0.5 for v, a in scored}
 
 
 def _text(state, action):
@@ -335,7 +363,9 @@ class ISMCTSBot(SearchBot):
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``
     independent root searches merged by summing root statistics; ``backend`` "threads" (the
     core releases the GIL) or "processes" (one worker process per worker, kept idle between
-    searches); ``max_nodes``.
+    searches); ``max_nodes``; ``widen``, ``widen_power`` (progressive widening); ``prior``,
+    ``prior_worlds`` (progressive bias at the root from the greedy bot's one-ply values; None:
+    the game's ``search_defaults``, else off).
     """
     name = "ismcts"
     preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset

@@ -71,6 +71,10 @@ cdef class SearchCore:
     cdef int tree_depth                 # nodes are grown to this depth at most
     cdef double widen                   # progressive widening: a node of n visits grows a child only
     cdef double widen_power             # while it has fewer than widen * (n + 1) ** widen_power; 0: off
+    cdef double* prior                  # progressive bias at the root (NULL: off): per action, its
+    cdef double prior_weight            # prior in [0, 1]; the searcher's root children score
+                                        # prior_weight * prior / (visits + 1) more, and are expanded
+                                        # best prior first
     cdef rng_t rng                      # every random choice of the search, play-outs included
     cdef readonly long iterations       # iterations run
     cdef readonly long worlds           # determinisations used

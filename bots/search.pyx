@@ -10,9 +10,11 @@ a method of `SearchCore`:
 1. selection (``_select``): descend while every legal action of the world already has a child:
    among the children taken by the world's player to move, under the chance key the tree's
    observer sees in this world, whose action is legal in this world,
-   UCB1 with availability counts (value / visits + c * sqrt(ln(avail) / visits)), or
-   least-visited first for flat Monte Carlo;
-2. expansion (``_expand``): add one untried legal action, chosen uniformly, if the depth limit
+   UCB1 with availability counts (value / visits + c * sqrt(ln(avail) / visits)), plus, at the
+   searcher's root with a prior (``set_prior``), progressive bias w * prior / (visits + 1)
+   (Chaslot et al. 2008), or least-visited first for flat Monte Carlo;
+2. expansion (``_expand``): add one untried legal action, chosen uniformly (at the searcher's
+   root, with a prior, the untried action of the best prior), if the depth limit
    and the node budget allow; its siblings legal in this world count one more availability, as
    at a selection step (Cowling, Powley & Whitehouse 2012 count availability for every
    compatible sibling of each node on the path);
@@ -314,6 +316,7 @@ cdef class SearchCore:
         self.mast_table = NULL
         self.mast_weights = NULL
         self.trail = NULL
+        self.prior = NULL
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
@@ -418,6 +421,7 @@ cdef class SearchCore:
         free(self.mast_table)
         free(self.mast_weights)
         free(self.trail)
+        free(self.prior)
 
     # -- the tree --
 
@@ -568,6 +572,8 @@ cdef class SearchCore:
                     nodes[ch].avail += 1
                     if self.selection == SEL_UCB:
                         u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
+                        if node == 0 and mover == self.player and self.prior != NULL:
+                            u += self.prior_weight * self.prior[nodes[ch].action] / (nodes[ch].visits + 1.0)
                     else:
                         u = -<double>nodes[ch].visits
                     if u > bu:
@@ -587,15 +593,22 @@ cdef class SearchCore:
         children marked ``-stamp`` by selection) were available too: one more availability each."""
         cdef int mover = self.world.c_current_player()
         cdef int ts = mover if self.multi else 0
-        cdef int i, a = -1, child, ch
+        cdef int i, a = -1, child, ch, b
         cdef Node* nodes
         cdef int k = <int>rng_bounded(&self.rng, untried)
-        for i in range(self.nlegal):
-            a = self.legal[i]
-            if self.mark[a] == self.stamp:
-                if k == 0:
-                    break
-                k -= 1
+        if self.prior != NULL and self.cur[ts] == 0 and mover == self.player:
+            # ordered expansion: the untried action of the best prior (the first listed of a tie)
+            for i in range(self.nlegal):
+                b = self.legal[i]
+                if self.mark[b] == self.stamp and (a < 0 or self.prior[b] > self.prior[a]):
+                    a = b
+        else:
+            for i in range(self.nlegal):
+                a = self.legal[i]
+                if self.mark[a] == self.stamp:
+                    if k == 0:
+                        break
+                    k -= 1
         child = self._add_child(ts, self.cur[ts], a, mover, self.chance)
         if child < 0:                 # out of memory: stop growing, play out from here
             self.max_nodes = self.size
@@ -673,6 +686,34 @@ cdef class SearchCore:
         self._play_out()
         self._back_up()
         self.iterations += 1
+
+    def set_prior(self, prior, double weight=1.0):
+        """Progressive bias at the searcher's root: ``prior`` maps actions to numbers in [0, 1]
+        (actions left out count 0); each root child of the searcher scores ``weight * prior /
+        (visits + 1)`` more in selection, and untried root actions are expanded best prior
+        first. None (or weight 0) turns it off. Set before searching."""
+        self._own()
+        if not weight >= 0 or weight == float("inf"):
+            raise ValueError(f"prior weight must be a finite number >= 0, got {weight!r}")
+        free(self.prior)
+        self.prior = NULL
+        if prior is None or weight == 0:
+            return
+        cdef double* p = <double*>calloc(max(self.num_actions, 1), sizeof(double))
+        if p == NULL:
+            raise MemoryError()
+        try:
+            for a, v in dict(prior).items():
+                if not 0 <= a < self.num_actions:
+                    raise ValueError(f"prior: action {a!r} out of range 0..{self.num_actions - 1}")
+                if not 0 <= v <= 1:
+                    raise ValueError(f"prior: the value of action {a} must be in [0, 1], got {v!r}")
+                p[a] = v
+        except BaseException:
+            free(p)
+            raise
+        self.prior = p
+        self.prior_weight = weight
 
     def run(self, iterations=None, seconds=None):
         """Search until `iterations` more iterations or `seconds` elapse (whichever first; at
