@@ -23,14 +23,9 @@ import subprocess
 import sys
 import tempfile
 
-CHILD = r"""
-import json, random, sys, time
-import metro_ai
-from metro_ai.engine.core import random_playouts
-
-seconds = float(sys.argv[1])
-games = json.loads(sys.argv[2])
-clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
+# The measured positions (compare_instructions.py's child program uses it too).
+POSITION = r"""
+import random
 
 def position(game, moves):
     # after up to `moves` random actions, stopping before the game would end (a short game such as
@@ -46,6 +41,16 @@ def position(game, moves):
     while not s.is_terminal() and len(s.legal_actions()) < 2:
         s.apply(s.legal_actions()[0])
     return s
+"""
+
+CHILD = POSITION + r"""
+import json, random, sys, time
+import metro_ai
+from metro_ai.engine.core import random_playouts
+
+seconds = float(sys.argv[1])
+games = json.loads(sys.argv[2])
+clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
 
 def rate(fn):
     n, done, spent = 1, 0, 0.0

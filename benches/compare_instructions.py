@@ -5,8 +5,8 @@
 The companion of `compare_builds.py` for a machine too noisy to resolve a few per cent of time:
 each interpreter plays the same random play-outs (``random_playouts``, the engine's C loop) from
 the same positions (the opening, and after 40 random actions) under valgrind's callgrind, which
-counts only what runs inside ``random_playouts``; the count is exact and the same on every run, so
-one run per build is enough. Instructions are not time (caches, branch prediction and code layout
+counts only what runs inside ``random_playouts``; the count repeats to within about a hundred instructions in
+millions (a build against itself: 1.000), so one run per build is enough. Instructions are not time (caches, branch prediction and code layout
 are not counted), so they tell whether an engine does more work, not how fast it runs; quote both.
 Needs ``valgrind`` on the PATH. ``--games`` as in `compare_builds.py` (default: Metro 2 and 4
 players, Metro's modules, the solo game, Breakthrough and Leduc).
@@ -20,25 +20,15 @@ import subprocess
 import sys
 import tempfile
 
-from compare_builds import parse_games
+from compare_builds import POSITION, parse_games
 
-CHILD = r"""
-import json, random, sys
+CHILD = POSITION + r"""
+import json, sys
 import metro_ai
 from metro_ai.engine.core import random_playouts
 
 name, options, moves, n = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-s = metro_ai.load_game(name, **options).new_state(11)
-rng = random.Random(11)
-for _ in range(moves):       # as compare_builds.py: stop before the end, and past forced moves
-    nxt = s.clone()
-    nxt.apply(rng.choice(nxt.legal_actions()))
-    if nxt.is_terminal():
-        break
-    s = nxt
-while not s.is_terminal() and len(s.legal_actions()) < 2:
-    s.apply(s.legal_actions()[0])
-random_playouts(s, n, 7)
+random_playouts(position(metro_ai.load_game(name, **options), moves), n, 7)
 """
 
 DEFAULT_GAMES = ["metro:players=2", "metro:players=4", "metro:players=4,companies=true",
