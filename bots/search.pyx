@@ -595,7 +595,7 @@ cdef class SearchCore:
         cdef int ts = mover if self.multi else 0
         cdef int i, a = -1, child, ch, b
         cdef Node* nodes
-        cdef int k = <int>rng_bounded(&self.rng, untried)
+        cdef int k
         if self.prior != NULL and self.cur[ts] == 0 and mover == self.player:
             # ordered expansion: the untried action of the best prior (the first listed of a tie)
             for i in range(self.nlegal):
@@ -603,6 +603,7 @@ cdef class SearchCore:
                 if self.mark[b] == self.stamp and (a < 0 or self.prior[b] > self.prior[a]):
                     a = b
         else:
+            k = <int>rng_bounded(&self.rng, untried)
             for i in range(self.nlegal):
                 a = self.legal[i]
                 if self.mark[a] == self.stamp:
@@ -695,23 +696,22 @@ cdef class SearchCore:
         self._own()
         if not weight >= 0 or weight == float("inf"):
             raise ValueError(f"prior weight must be a finite number >= 0, got {weight!r}")
-        free(self.prior)
-        self.prior = NULL
-        if prior is None or weight == 0:
-            return
-        cdef double* p = <double*>calloc(max(self.num_actions, 1), sizeof(double))
-        if p == NULL:
-            raise MemoryError()
+        cdef double* p = NULL
+        if prior is not None and weight != 0:
+            p = <double*>calloc(max(self.num_actions, 1), sizeof(double))
+            if p == NULL:
+                raise MemoryError()
         try:
-            for a, v in dict(prior).items():
+            for a, v in (dict(prior).items() if p != NULL else ()):
                 if not 0 <= a < self.num_actions:
                     raise ValueError(f"prior: action {a!r} out of range 0..{self.num_actions - 1}")
                 if not 0 <= v <= 1:
                     raise ValueError(f"prior: the value of action {a} must be in [0, 1], got {v!r}")
                 p[a] = v
         except BaseException:
-            free(p)
+            free(p)                 # the prior set before stays as it was
             raise
+        free(self.prior)
         self.prior = p
         self.prior_weight = weight
 

@@ -115,3 +115,18 @@ def test_left_unset_the_prior_is_the_games_default(monkeypatch):
         [(a.action, a.visits, a.mean) for a in explicit.actions]
     off = metro_ai.make_bot("ismcts:prior=0", seed=4).analyse(s, limit)
     assert [(a.action, a.visits) for a in off.actions] != [(a.action, a.visits) for a in unset.actions]
+
+
+def test_a_refused_prior_leaves_the_one_set_before():
+    s = _position()
+    legal = s.legal_actions()
+    good = {a: i / len(legal) for i, a in enumerate(legal)}
+    core = SearchCore(s, s.current_player, 2)
+    core.set_prior(good, 2.0)
+    with pytest.raises(ValueError):
+        core.set_prior({legal[0]: 7.0}, 2.0)
+    core.run(iterations=200)
+    same = SearchCore(s, s.current_player, 2)
+    same.set_prior(good, 2.0)
+    same.run(iterations=200)
+    assert core.root_stats() == same.root_stats()
