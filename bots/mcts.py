@@ -147,6 +147,9 @@ class SearchBot(Bot):
                       none="the game's default, else 0"),
         Option.integer("prior_worlds", 1, "determinisations the root prior averages each action over", low=1,
                        high=64),
+        Option.boolean("chance_keys", False, "key the tree's children by what chance has shown the observer too "
+                       "(the game's chance key: Leduc's public card, Metro 2033's threats and draws), so worlds "
+                       "the observer could tell apart do not share a node"),
     )
 
     def __init__(self, seed=0, **options):
@@ -196,7 +199,7 @@ class SearchBot(Bot):
     def _core_kwargs(self, state):
         """SearchCore options common to every core of a search of `state`."""
         return dict(c=self.c, max_nodes=self.max_nodes, playout=self._playout(state), widen=self.widen,
-                    widen_power=self.widen_power)
+                    widen_power=self.widen_power, chance_keys=self.chance_keys)
 
     # -- the search --
     def _limit(self, limit):
@@ -365,7 +368,8 @@ class ISMCTSBot(SearchBot):
     core releases the GIL) or "processes" (one worker process per worker, kept idle between
     searches); ``max_nodes``; ``widen``, ``widen_power`` (progressive widening); ``prior``,
     ``prior_worlds`` (progressive bias at the root from the greedy bot's one-ply values; None:
-    the game's ``search_defaults``, else off).
+    the game's ``search_defaults``, else off); ``chance_keys`` (children keyed by the game's chance
+    key as the tree's observer sees it too; off by default, having measured weaker).
     """
     name = "ismcts"
     preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset

@@ -277,3 +277,19 @@ def test_chance_keys_of_leduc_name_the_public_card_once_shown():
     s.apply(call)
     assert [s.chance_key(p) for p in range(2)] == [s.public_card + 1] * 2
     assert metro_ai.load_game("metro", players=2).new_state(1).chance_key(0) == 0   # no chance key
+
+
+def test_the_bots_chance_keys_option_keys_their_trees_and_is_off_by_default():
+    """``chance_keys=True`` on a search bot gives its cores the chance keys (Leduc before the
+    flop: the second round splits by public card, so the tree has more nodes at the same
+    iterations); left out, the bot searches exactly as ``chance_keys=False``."""
+    s, _ = _leduc_before_the_flop()
+    limit = metro_ai.Limit(iterations=3000)
+    plain, off, on = (metro_ai.make_bot(spec, seed=5).analyse(s, limit)
+                      for spec in ("ismcts", "ismcts:chance_keys=False", "ismcts:chance_keys=True"))
+    def same(a):
+        return {k: v for k, v in a.to_dict().items() if k != "seconds"}
+    assert same(plain) == same(off)
+    assert on.nodes > off.nodes
+    for spec in ("mo-ismcts:chance_keys=True", "pimc:chance_keys=True", "flat-mc:chance_keys=True"):
+        assert metro_ai.make_bot(spec, seed=5).analyse(s, limit).iterations == 3000
