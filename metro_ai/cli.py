@@ -163,8 +163,9 @@ def _parser():
     c.add_argument("--seed", type=int, default=None, help="seed of the games and the bootstrap (default: 2026)")
     c.add_argument("--positions", type=int, default=None, metavar="N",
                    help="positions for the agreement table (default: 200; 0: none)")
-    c.add_argument("--db", default="metro-ai-calibrate.sqlite", metavar="FILE",
-                   help="SQLite file of the games (default: metro-ai-calibrate.sqlite)")
+    c.add_argument("--db", default=None, metavar="FILE",
+                   help="SQLite file of the games (default: the ladder's file name with .sqlite, in the working "
+                        "directory, so that calibrations of different ladders keep their games apart)")
     c.add_argument("--out", default=None, metavar="FILE", help="write the ladder (JSON) to FILE (default: "
                    "ladder-GAME-Np.json)")
     c.add_argument("--plot", metavar="FILE.png", help="draw the ladder to this PNG (extra: plot)")
@@ -565,6 +566,7 @@ def _cmd_calibrate(args):
     name, options = _game_options(args, 2)
     players = options.pop("players")
     out = Path(args.out or f"ladder-{name}-{players}p.json")
+    args.db = args.db or Path(out.name).with_suffix(".sqlite").name
     for path in (out, Path(args.db)) + ((Path(args.plot),) if args.plot else ()):
         if not path.resolve().parent.is_dir():      # fail now, not after the games
             raise ValueError(f"{path}: no such directory")

@@ -121,7 +121,8 @@ def add_arguments(p):
     p.add_argument("--games", default=None, metavar="LIST",
                    help="comma-separated games of the engine, growth and memory sections (default: all): "
                         + ", ".join(list_games()))
-    p.add_argument("--markdown", default="bench.md", metavar="FILE", help="Markdown report (default bench.md)")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="Markdown report (default bench.md; with "
+                   "--versus and --out, none unless named)")
     p.add_argument("--json", default="bench.json", metavar="FILE", help="JSON report (default bench.json)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     from .versus import add_arguments as versus_arguments
@@ -173,6 +174,7 @@ def execute(args, command=None):
     if stray:
         raise ValueError(f"{', '.join(stray)}: only with --versus OTHER")
     cfg = settings_from(args)
+    args.markdown = args.markdown or "bench.md"
     for path in (args.markdown, args.json):        # fail now, not after a long run
         if not Path(path).resolve().parent.is_dir():
             raise ValueError(f"cannot write {path}: no such directory")

@@ -673,8 +673,10 @@ def execute(args, command: Optional[str] = None) -> int:
     """Run from parsed arguments (``benches/versus.py`` or ``metro-ai bench --versus``): print the
     Markdown, write the files; 0 (1 if the builds could not be compared)."""
     cfg = settings_from(args)
-    out = getattr(args, "out", None) or (getattr(args, "json", None) if getattr(args, "versus", None) else None)
+    out = getattr(args, "out", None)
     md = getattr(args, "markdown", None)
+    if getattr(args, "versus", None) and not out:   # metro-ai bench --versus: the bench's report files
+        out, md = getattr(args, "json", None), md or "bench.md"
     for path in (out, md):
         if path and not Path(path).resolve().parent.is_dir():
             raise ValueError(f"cannot write {path}: no such directory")

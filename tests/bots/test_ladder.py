@@ -326,6 +326,18 @@ def test_the_calibrate_command_writes_a_ladder_that_elo_bots_use(tmp_path, capsy
     assert bot.default_limit == Limit(iterations=top["iterations"])
 
 
+def test_calibrations_of_two_ladders_keep_their_games_apart_by_default(tmp_path, monkeypatch):
+    """Without --db each calibration's games go to its ladder's name with .sqlite in the working
+    directory, so two run side by side (or one after the other) no longer share one file, whose
+    games each run would wipe."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    for name in ("one", "two"):
+        assert main(["calibrate", *TINY, "--quiet", "--out", str(tmp_path / "out" / f"{name}.json")]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.sqlite")) == ["one.sqlite", "two.sqlite"]
+    assert not (tmp_path / "metro-ai-calibrate.sqlite").exists()
+
+
 #: What a calibration records of when and how it ran rather than of the games: left out when two
 #: runs of one calibration are compared.
 RUN_FIELDS = ("seconds", "game_seconds", "created", "command")

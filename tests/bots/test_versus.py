@@ -153,6 +153,19 @@ def test_bad_settings_are_refused():
 
 # ---- against this build's own metro-ai serve
 
+def test_bench_versus_with_out_writes_only_the_files_named(tmp_path, monkeypatch, capsys):
+    """``metro-ai bench --versus OTHER --out F.json`` writes F.json and prints the Markdown; it
+    used to write the bench's default bench.md into the working directory too."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r" / "v.json"
+    out.parent.mkdir()
+    assert cli_main(["bench", "--versus", sys.executable, "--game", "leduc", "--bot", "random", "--games", "2",
+                     "--quiet", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["summary"]["games"] == 2
+    assert capsys.readouterr().out.startswith("# metro-ai versus another build")   # the Markdown, printed
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["v.json"]
+
+
 def test_a_short_match_against_this_build_through_serve(tmp_path, capsys):
     out, md = tmp_path / "v.json", tmp_path / "v.md"
     code = cli_main(["bench", "--versus", sys.executable, "--game", "leduc", "--bot", "random", "--games", "4",
