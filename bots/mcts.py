@@ -110,7 +110,7 @@ class SearchBot(Bot):
     options or the game's ``search_defaults``), e.g. ``HeuristicPlayout(depth=10,
     cutoff_scale=1.0)`` or a game's own subclass: it keeps its own settings, except that a
     ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one. ``prior``
-    left as None is the game's ``search_defaults["prior"]``, else 0 (off).
+    and ``minimax`` left as None are the game's ``search_defaults`` of that name, else 0 (off).
     """
     default_limit = Limit(iterations=1000)
     workers: int                        # set from the declared options (see bots/base.py)
@@ -147,6 +147,10 @@ class SearchBot(Bot):
                       none="the game's default, else 0"),
         Option.integer("prior_worlds", 1, "determinisations the root prior averages each action over", low=1,
                        high=64),
+        Option.number("minimax", None, "implicit minimax back-ups (Lanctot et al. 2014): each node keeps the "
+                      "max^n of the evaluations of new leaves below it (the game's heuristic as a cut-off scores "
+                      "it), and selection reads (1 - w) * mean + w * that value (0: off)", low=0, high=1,
+                      none="the game's default, else 0"),
         Option.boolean("chance_keys", False, "key the tree's children by what chance has shown the observer too "
                        "(the game's chance key: Leduc's public card, Metro 2033's threats and draws), so worlds "
                        "the observer could tell apart do not share a node"),
@@ -168,12 +172,17 @@ class SearchBot(Bot):
     def _built_cores(self, state, player, seed):
         """The cores of one search (``_cores``), each given the root prior if the bot has one."""
         cores = self._cores(state, player, seed)
-        weight = self.prior if self.prior is not None else getattr(state.game, "search_defaults", {}).get("prior", 0.0)
+        weight = self._game_default(state, "prior")
         if weight > 0:
             prior = root_prior(state, derive(seed, 0xB1A5), self.prior_worlds)
             for core in cores:
                 core.set_prior(prior, weight)
         return cores
+
+    def _game_default(self, state, name):
+        """The bot's option `name`, or where it is None the game's ``search_defaults[name]``, else 0."""
+        value = getattr(self, name)
+        return value if value is not None else getattr(state.game, "search_defaults", {}).get(name, 0.0)
 
     def _playout(self, state):
         """The `Playout` of a search of `state`: each play-out option the bot's, else the game's
@@ -199,7 +208,8 @@ class SearchBot(Bot):
     def _core_kwargs(self, state):
         """SearchCore options common to every core of a search of `state`."""
         return dict(c=self.c, max_nodes=self.max_nodes, playout=self._playout(state), widen=self.widen,
-                    widen_power=self.widen_power, chance_keys=self.chance_keys)
+                    widen_power=self.widen_power, chance_keys=self.chance_keys,
+                    minimax=self._game_default(state, "minimax"))
 
     # -- the search --
     def _limit(self, limit):
@@ -368,7 +378,9 @@ class ISMCTSBot(SearchBot):
     core releases the GIL) or "processes" (one worker process per worker, kept idle between
     searches); ``max_nodes``; ``widen``, ``widen_power`` (progressive widening); ``prior``,
     ``prior_worlds`` (progressive bias at the root from the greedy bot's one-ply values; None:
-    the game's ``search_defaults``, else off); ``chance_keys`` (children keyed by the game's chance
+    the game's ``search_defaults``, else off); ``minimax`` (implicit minimax back-ups of the
+    heuristic's evaluations of new leaves, the weight selection gives them; None: the game's
+    ``search_defaults``, else off); ``chance_keys`` (children keyed by the game's chance
     key as the tree's observer sees it too; off by default, having measured weaker).
     """
     name = "ismcts"

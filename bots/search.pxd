@@ -75,6 +75,10 @@ cdef class SearchCore:
     cdef double prior_weight            # prior in [0, 1]; the searcher's root children score
                                         # prior_weight * prior / (visits + 1) more, and are expanded
                                         # best prior first
+    cdef float** mm                     # implicit minimax back-ups (NULL: off): per tree, per node,
+                                        # nplayers floats: the leaf evaluation backed up max^n
+    cdef double mm_weight               # selection's weight on it: (1 - w) * mean + w * minimax value
+    cdef double* mm_eval                # scratch: per player, the evaluation of a new leaf
     cdef rng_t rng                      # every random choice of the search, play-outs included
     cdef readonly long iterations       # iterations run
     cdef readonly long worlds           # determinisations used
@@ -108,4 +112,6 @@ cdef class SearchCore:
     cdef void _back_up(self) noexcept nogil
     cdef void _iterate(self) noexcept nogil
     cdef void _record(self, int action, int mover) noexcept nogil
+    cdef void _mm_leaf(self) noexcept nogil
+    cdef void _mm_update(self, int t, int parent, int child) noexcept nogil
     cdef Node* _own(self) except NULL           # the searching player's tree; ValueError if none

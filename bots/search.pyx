@@ -12,7 +12,8 @@ a method of `SearchCore`:
    observer sees in this world, whose action is legal in this world,
    UCB1 with availability counts (value / visits + c * sqrt(ln(avail) / visits)), plus, at the
    searcher's root with a prior (``set_prior``), progressive bias w * prior / (visits + 1)
-   (Chaslot et al. 2008), or least-visited first for flat Monte Carlo;
+   (Chaslot et al. 2008), with implicit minimax (``minimax`` = a > 0) the mean replaced by
+   (1 - a) * mean + a * the child's minimax value, or least-visited first for flat Monte Carlo;
 2. expansion (``_expand``): add one untried legal action, chosen uniformly (at the searcher's
    root, with a prior, the untried action of the best prior), if the depth limit
    and the node budget allow; its siblings legal in this world count one more availability, as
@@ -21,7 +22,13 @@ a method of `SearchCore`:
 3. play-out (``_play_out``): the `Playout` policy plays on, to the end or to its cut-off depth,
    and evaluates where it stopped (the returns at the end, the game's heuristic at a cut-off);
 4. back-up (``_back_up``): each node on the path adds the return of the player who moved into it
-   (max^n for n players).
+   (max^n for n players). With implicit minimax back-ups (Lanctot, Winands, Pepels & Sturtevant
+   2014), each node also keeps a vector of per-player values: a new leaf's is the play-out's
+   evaluation of its world before the play-out (the game's heuristic as a cut-off scores it, or
+   the returns at the end), and each node on the path takes the vector of its best child by that
+   child's mover, among the children of the group (mover, chance key) the path went through. In
+   an information-set tree the group holds the children of every world seen there, so the max
+   is over actions legal in some world, not necessarily in each.
 
 The play-out is an object, as OpenSpiel's ``Evaluator``: `RandomPlayout` (uniform) and
 `HeuristicPlayout` (the best of a few random actions by the game's heuristic) are given here, and
@@ -61,7 +68,7 @@ Everything random comes from the core's own seeded generator: the same seed and 
 give the same tree, bit for bit.
 """
 from libc.stdlib cimport calloc, malloc, realloc, free
-from libc.math cimport exp, log, pow, sqrt
+from libc.math cimport exp, isnan, log, pow, sqrt, NAN
 from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -298,7 +305,8 @@ cdef class SearchCore:
     tree of (action, mover) keys); ``widen`` and ``widen_power``: progressive widening, a node of n
     visits grows a new child only while it has fewer than ``widen * (n + 1) ** widen_power``
     children for the mover and key (0, the default: off; where no child is legal in the world it
-    grows regardless). The bots check their options (`metro_ai.bots.base`); the core checks only what
+    grows regardless); ``minimax``: implicit minimax back-ups, selection's weight a in [0, 1]
+    on each child's minimax value (0, the default: off; see the module docstring). The bots check their options (`metro_ai.bots.base`); the core checks only what
     keeps its memory safe.
     """
 
@@ -317,10 +325,13 @@ cdef class SearchCore:
         self.mast_weights = NULL
         self.trail = NULL
         self.prior = NULL
+        self.mm = NULL
+        self.mm_eval = NULL
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
-                 bint multi_observer=False, bint chance_keys=False, double widen=0.0, double widen_power=0.5):
+                 bint multi_observer=False, bint chance_keys=False, double widen=0.0, double widen_power=0.5,
+                 double minimax=0.0):
         if root.c_is_terminal():
             raise ValueError("cannot search a finished game")
         if not 0 <= player < root.c_num_players():
@@ -335,6 +346,8 @@ cdef class SearchCore:
             raise ValueError(f"widen must be a finite number >= 0 (0: off), got {widen!r}")
         if not 0 <= widen_power <= 1:
             raise ValueError(f"widen_power must be in [0, 1] (0: at most widen children), got {widen_power!r}")
+        if not 0 <= minimax <= 1:
+            raise ValueError(f"minimax must be in [0, 1] (0: off), got {minimax!r}")
         self.widen = widen
         self.widen_power = widen_power
         self.root = root
@@ -404,6 +417,18 @@ cdef class SearchCore:
             if not (self.mast_table and self.mast_weights and self.trail):
                 raise MemoryError()
         self.trail_len = 0
+        self.mm_weight = minimax
+        if minimax > 0:
+            self.mm = <float**>calloc(self.ntrees, sizeof(float*))
+            self.mm_eval = <double*>malloc(self.nplayers * sizeof(double))
+            if not (self.mm and self.mm_eval):
+                raise MemoryError()
+            for t in range(self.ntrees):
+                self.mm[t] = <float*>malloc(self.caps[t] * self.nplayers * sizeof(float))
+                if self.mm[t] == NULL:
+                    raise MemoryError()
+                for i in range(self.nplayers):
+                    self.mm[t][i] = NAN
 
     def __dealloc__(self):
         if self.trees != NULL:
@@ -422,12 +447,23 @@ cdef class SearchCore:
         free(self.mast_weights)
         free(self.trail)
         free(self.prior)
+        if self.mm != NULL:
+            for t in range(self.ntrees):
+                free(self.mm[t])
+        free(self.mm)
+        free(self.mm_eval)
 
     # -- the tree --
 
     cdef int _grow(self, int t) noexcept nogil:
         """Double tree t's node array; -1 if memory ran out."""
         cdef int cap = self.caps[t] * 2
+        cdef float* q
+        if self.mm != NULL:           # (a larger minimax array beside an unchanged tree is harmless)
+            q = <float*>realloc(self.mm[t], <size_t>cap * self.nplayers * sizeof(float))
+            if q == NULL:
+                return -1
+            self.mm[t] = q
         cdef Node* p = <Node*>realloc(self.trees[t], cap * sizeof(Node))
         if p == NULL:
             return -1
@@ -455,6 +491,10 @@ cdef class SearchCore:
         n.mover = mover
         n.chance = <unsigned short>chance
         nodes[parent].first_child = i
+        cdef int k
+        if self.mm != NULL:           # no minimax value until the node's first evaluation
+            for k in range(self.nplayers):
+                self.mm[t][i * self.nplayers + k] = NAN
         return i
 
     cdef int _child_for(self, int t, int parent, int action, int mover, int chance) noexcept nogil:
@@ -533,6 +573,7 @@ cdef class SearchCore:
         cdef Node* nodes
         cdef int depth = 0, node, n, i, ch, navail, nchild, untried, best, mover, ts, key
         cdef double u, bu
+        cdef float v
         while not self.world.c_is_terminal() and depth < self.tree_depth:
             mover = self.world.c_current_player()
             ts = mover if self.multi else 0
@@ -571,7 +612,12 @@ cdef class SearchCore:
                 if nodes[ch].mover == mover and nodes[ch].chance == key and self.mark[nodes[ch].action] == -self.stamp:
                     nodes[ch].avail += 1
                     if self.selection == SEL_UCB:
-                        u = nodes[ch].value / nodes[ch].visits + self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
+                        u = nodes[ch].value / nodes[ch].visits
+                        if self.mm != NULL:
+                            v = self.mm[ts][ch * self.nplayers + mover]
+                            if not isnan(v):
+                                u = (1.0 - self.mm_weight) * u + self.mm_weight * v
+                        u += self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
                         if node == 0 and mover == self.player and self.prior != NULL:
                             u += self.prior_weight * self.prior[nodes[ch].action] / (nodes[ch].visits + 1.0)
                     else:
@@ -651,6 +697,8 @@ cdef class SearchCore:
             while node != 0:
                 nodes[node].visits += 1
                 nodes[node].value += self.ret[nodes[node].mover]
+                if self.mm != NULL and nodes[node].parent != 0:
+                    self._mm_update(t, nodes[node].parent, node)
                 node = nodes[node].parent
             nodes[0].visits += 1
         if self.mast_table != NULL:           # MAST: every action of the iteration, with its mover's return
@@ -658,6 +706,38 @@ cdef class SearchCore:
                 k = 2 * (self.trail[2 * i + 1] * self.num_actions + self.trail[2 * i])
                 self.mast_table[k] += self.ret[self.trail[2 * i + 1]]
                 self.mast_table[k + 1] += 1
+
+    cdef void _mm_leaf(self) noexcept nogil:
+        """Implicit minimax: the evaluation of the world where the tree steps ended, as the
+        play-out would score it if cut off here, becomes the minimax value of each tree's node
+        reached that has none yet (the node just added, or one an observer tree added)."""
+        cdef int t, k, node, np = self.nplayers
+        cdef float* m
+        self.playout.evaluate(self, self.mm_eval)
+        for t in range(self.ntrees):
+            node = self.cur[t]
+            m = self.mm[t] + <Py_ssize_t>node * np
+            if node != 0 and isnan(m[0]):
+                for k in range(np):
+                    m[k] = <float>self.mm_eval[k]
+
+    cdef void _mm_update(self, int t, int parent, int child) noexcept nogil:
+        """Implicit minimax back-up of `parent` in tree t: the values of its best child by that
+        child's mover, among its children of `child`'s group (mover and chance key) with a value."""
+        cdef Node* nodes = self.trees[t]
+        cdef int np = self.nplayers, mover = nodes[child].mover, ch = nodes[parent].first_child, best = -1, k
+        cdef unsigned short key = nodes[child].chance
+        cdef float* m = self.mm[t]
+        cdef float v, bv = 0
+        while ch != -1:
+            if nodes[ch].mover == mover and nodes[ch].chance == key:
+                v = m[<Py_ssize_t>ch * np + mover]
+                if not isnan(v) and (best < 0 or v > bv):
+                    best, bv = ch, v
+            ch = nodes[ch].next_sibling
+        if best >= 0:
+            for k in range(np):
+                m[<Py_ssize_t>parent * np + k] = m[<Py_ssize_t>best * np + k]
 
     cdef void _record(self, int action, int mover) noexcept nogil:
         """MAST: put (action, mover) on the trail of this iteration (the trail stops growing if
@@ -681,6 +761,8 @@ cdef class SearchCore:
         untried = self._select()
         if untried > 0:
             self._expand(untried)
+        if self.mm != NULL:
+            self._mm_leaf()
         self.depth_sum += self.path
         if self.path > self.depth_max:
             self.depth_max = self.path
@@ -839,7 +921,24 @@ cdef class SearchCore:
     def bytes_per_node(self):
         return sizeof(Node)
 
+    def minimax_values(self, tree=None):
+        """Implicit minimax (``minimax`` > 0): per node of one tree (as ``tree_nodes``, in
+        creation order) its per-player values, or None where it has none yet (the root; a node
+        an observer tree added and has not yet ended an iteration at). None if minimax is off."""
+        nodes = self.tree_nodes(tree)
+        if self.mm == NULL:
+            return None
+        cdef int t = (self.player if tree is None else int(tree)) if self.multi else 0
+        cdef int np = self.nplayers
+        out = []
+        for i in range(len(nodes)):
+            row = [self.mm[t][i * np + k] for k in range(np)]
+            out.append(None if row[0] != row[0] else row)
+        return out
+
     @property
     def memory_bytes(self):
-        """Bytes held by the node arrays (capacity, not just the nodes in use)."""
-        return sum(self.caps[t] for t in range(self.ntrees)) * sizeof(Node)
+        """Bytes held by the node arrays (capacity, not just the nodes in use), with the
+        implicit minimax values if kept."""
+        per = sizeof(Node) + (self.nplayers * sizeof(float) if self.mm != NULL else 0)
+        return sum(self.caps[t] for t in range(self.ntrees)) * per
