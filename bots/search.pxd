@@ -79,8 +79,6 @@ cdef class SearchCore:
                                         # nplayers floats: the leaf evaluation backed up max^n
     cdef double mm_weight               # selection's weight on it: (1 - w) * mean + w * minimax value
     cdef double* mm_eval                # scratch: per player, the evaluation of a new leaf
-    cdef int* mm_steps                  # per tree step of the iteration: the tree it selected in, and
-    cdef int mm_nsteps, mm_cap          # that node's best other child legal in the world (-1: none)
     cdef rng_t rng                      # every random choice of the search, play-outs included
     cdef readonly long iterations       # iterations run
     cdef readonly long worlds           # determinisations used
@@ -115,6 +113,5 @@ cdef class SearchCore:
     cdef void _iterate(self) noexcept nogil
     cdef void _record(self, int action, int mover) noexcept nogil
     cdef void _mm_leaf(self) noexcept nogil
-    cdef void _mm_step(self, int ts, int parent, int child) noexcept nogil
-    cdef void _mm_update(self, int t, int parent, int child, int alt) noexcept nogil
+    cdef void _mm_update(self, int t, int parent, int child) noexcept nogil
     cdef Node* _own(self) except NULL           # the searching player's tree; ValueError if none

@@ -26,13 +26,12 @@ a method of `SearchCore`:
    2014), each node also keeps a vector of per-player values: a new leaf's is the play-out's
    evaluation of its world before the play-out (the game's heuristic as a cut-off scores it, or
    the returns at the end), and each node on the path takes the vector of its best child by that
-   child's mover among the children legal in this iteration's world (the child on the path and
-   the others of its group legal there). An information-set node holds the children of every
-   world seen there: a max over all of them would credit the mover with the best action of any
-   world (an opponent with the best of every hand it might hold), which in Breakthrough lost
-   nearly every game; the value is the best reply in the last world through the node. An
-   observer tree of MO-ISMCTS, which does not list the legal actions where it follows, takes
-   the max over the group.
+   child's mover, among the children of the group (mover, chance key) the path went through. In
+   an information-set tree the group holds the children of every world seen there, so the max
+   is over actions legal in some world, not necessarily in each: it credits the mover with the
+   best action of any world (an opponent with the best of every hand it might hold). Taking
+   only the children legal in the iteration's world instead measured no better (issue #26,
+   benches/results/versus_minimax.md).
 
 The play-out is an object, as OpenSpiel's ``Evaluator``: `RandomPlayout` (uniform) and
 `HeuristicPlayout` (the best of a few random actions by the game's heuristic) are given here, and
@@ -331,7 +330,6 @@ cdef class SearchCore:
         self.prior = NULL
         self.mm = NULL
         self.mm_eval = NULL
-        self.mm_steps = NULL
 
     def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
@@ -426,9 +424,7 @@ cdef class SearchCore:
         if minimax > 0:
             self.mm = <float**>calloc(self.ntrees, sizeof(float*))
             self.mm_eval = <double*>malloc(self.nplayers * sizeof(double))
-            self.mm_cap = 64
-            self.mm_steps = <int*>malloc(2 * self.mm_cap * sizeof(int))
-            if not (self.mm and self.mm_eval and self.mm_steps):
+            if not (self.mm and self.mm_eval):
                 raise MemoryError()
             for t in range(self.ntrees):
                 self.mm[t] = <float*>malloc(self.caps[t] * self.nplayers * sizeof(float))
@@ -459,7 +455,6 @@ cdef class SearchCore:
                 free(self.mm[t])
         free(self.mm)
         free(self.mm_eval)
-        free(self.mm_steps)
 
     # -- the tree --
 
@@ -637,8 +632,6 @@ cdef class SearchCore:
             if best < 0:              # (not reached: a legal child always scores above -1e300)
                 self.max_nodes = self.size
                 return 0
-            if self.mm != NULL:
-                self._mm_step(ts, node, best)
             self._descend(ts, best, mover)
             depth += 1
         return 0
@@ -677,8 +670,6 @@ cdef class SearchCore:
             if nodes[ch].mover == mover and nodes[ch].chance == self.chance and self.mark[nodes[ch].action] == -self.stamp:
                 nodes[ch].avail += 1
             ch = nodes[ch].next_sibling
-        if self.mm != NULL:
-            self._mm_step(ts, self.cur[ts], child)
         self._descend(ts, child, mover)
 
     cdef void _play_out(self) noexcept nogil:
@@ -702,22 +693,15 @@ cdef class SearchCore:
         """Back-up, in every tree: each node on the path adds the return of the player who moved
         into it; the root counts the visit."""
         cdef Node* nodes
-        cdef int t, node, i, k, d
+        cdef int t, node, i, k
         for t in range(self.ntrees):
             nodes = self.trees[t]
             node = self.cur[t]
-            d = 0                     # the tree's depth: its node at depth j + 1 came of step j
             while node != 0:
-                d += 1
-                node = nodes[node].parent
-            node = self.cur[t]
-            while node != 0:
-                d -= 1
                 nodes[node].visits += 1
                 nodes[node].value += self.ret[nodes[node].mover]
                 if self.mm != NULL and nodes[node].parent != 0:
-                    self._mm_update(t, nodes[node].parent, node,
-                                    self.mm_steps[2 * d + 1] if d < self.mm_nsteps and self.mm_steps[2 * d] == t else -2)
+                    self._mm_update(t, nodes[node].parent, node)
                 node = nodes[node].parent
             nodes[0].visits += 1
         if self.mast_table != NULL:           # MAST: every action of the iteration, with its mover's return
@@ -740,59 +724,20 @@ cdef class SearchCore:
                 for k in range(np):
                     m[k] = <float>self.mm_eval[k]
 
-    cdef void _mm_step(self, int ts, int parent, int child) noexcept nogil:
-        """Implicit minimax: note the tree step from `parent` to `child` in tree ts (selection or
-        expansion, the world's legal children of `parent` marked ``-stamp``) with the best other
-        child legal in this world by the mover's value, for the back-up. If memory runs out, no
-        step of this iteration counts and the back-up takes the max over each group."""
-        cdef Node* nodes = self.trees[ts]
-        cdef float* m = self.mm[ts]
-        cdef int np = self.nplayers, mover = nodes[child].mover, ch = nodes[parent].first_child, alt = -1
-        cdef unsigned short key = nodes[child].chance
-        cdef float v, bv = 0
-        cdef int* p
-        if self.mm_nsteps < 0:
-            return
-        if self.mm_nsteps == self.mm_cap:
-            p = <int*>realloc(self.mm_steps, 4 * self.mm_cap * sizeof(int))
-            if p == NULL:
-                self.mm_nsteps = -1           # none is used this iteration: the max over the group
-                return
-            self.mm_steps = p
-            self.mm_cap *= 2
-        while ch != -1:
-            if ch != child and nodes[ch].mover == mover and nodes[ch].chance == key \
-                    and self.mark[nodes[ch].action] == -self.stamp:
-                v = m[<Py_ssize_t>ch * np + mover]
-                if not isnan(v) and (alt < 0 or v > bv):
-                    alt, bv = ch, v
-            ch = nodes[ch].next_sibling
-        self.mm_steps[2 * self.mm_nsteps] = ts
-        self.mm_steps[2 * self.mm_nsteps + 1] = alt
-        self.mm_nsteps += 1
-
-    cdef void _mm_update(self, int t, int parent, int child, int alt) noexcept nogil:
+    cdef void _mm_update(self, int t, int parent, int child) noexcept nogil:
         """Implicit minimax back-up of `parent` in tree t: the values of its best child by that
-        child's mover, between `child` and `alt` (the best other child legal in this iteration's
-        world, -1 if none), or with `alt` -2 (an observer tree's step, not noted) among the
-        children of `child`'s group (mover and chance key) with a value."""
+        child's mover, among its children of `child`'s group (mover and chance key) with a value."""
         cdef Node* nodes = self.trees[t]
         cdef int np = self.nplayers, mover = nodes[child].mover, ch = nodes[parent].first_child, best = -1, k
         cdef unsigned short key = nodes[child].chance
         cdef float* m = self.mm[t]
         cdef float v, bv = 0
-        if alt != -2:
-            best = child
-            if isnan(m[<Py_ssize_t>child * np + mover]) or (
-                    alt >= 0 and m[<Py_ssize_t>alt * np + mover] > m[<Py_ssize_t>child * np + mover]):
-                best = alt
-        else:
-            while ch != -1:
-                if nodes[ch].mover == mover and nodes[ch].chance == key:
-                    v = m[<Py_ssize_t>ch * np + mover]
-                    if not isnan(v) and (best < 0 or v > bv):
-                        best, bv = ch, v
-                ch = nodes[ch].next_sibling
+        while ch != -1:
+            if nodes[ch].mover == mover and nodes[ch].chance == key:
+                v = m[<Py_ssize_t>ch * np + mover]
+                if not isnan(v) and (best < 0 or v > bv):
+                    best, bv = ch, v
+            ch = nodes[ch].next_sibling
         if best >= 0:
             for k in range(np):
                 m[<Py_ssize_t>parent * np + k] = m[<Py_ssize_t>best * np + k]
@@ -816,7 +761,6 @@ cdef class SearchCore:
         cdef int untried
         self._new_world()
         self.path = 0
-        self.mm_nsteps = 0
         untried = self._select()
         if untried > 0:
             self._expand(untried)
