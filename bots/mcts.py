@@ -105,12 +105,12 @@ class SearchBot(Bot):
     """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis.
 
     The play-out settings ``rollout``, ``rollout_depth`` and ``cutoff_scale`` left as None take
-    the value of the same key in the game's ``search_defaults`` (a dict on the game object), else
-    random play-outs to the end. ``rollout`` may also be a `Playout` object (from the bot's
-    options or the game's ``search_defaults``), e.g. ``HeuristicPlayout(depth=10,
+    the value of the same key in the game's ``search_settings()`` (its ``search_defaults``,
+    adjusted to its options), else random play-outs to the end. ``rollout`` may also be a `Playout` object (from the bot's
+    options or the game's ``search_settings()``), e.g. ``HeuristicPlayout(depth=10,
     cutoff_scale=1.0)`` or a game's own subclass: it keeps its own settings, except that a
     ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one. ``prior``
-    and ``minimax`` left as None are the game's ``search_defaults`` of that name, else 0 (off).
+    and ``minimax`` left as None are the game's ``search_settings()`` of that name, else 0 (off).
     """
     default_limit = Limit(iterations=1000)
     workers: int                        # set from the declared options (see bots/base.py)
@@ -180,15 +180,15 @@ class SearchBot(Bot):
         return cores
 
     def _game_default(self, state, name):
-        """The bot's option `name`, or where it is None the game's ``search_defaults[name]``, else 0."""
+        """The bot's option `name`, or where it is None the game's ``search_settings()[name]``, else 0."""
         value = getattr(self, name)
-        return value if value is not None else getattr(state.game, "search_defaults", {}).get(name, 0.0)
+        return value if value is not None else state.game.search_settings().get(name, 0.0)
 
     def _playout(self, state):
         """The `Playout` of a search of `state`: each play-out option the bot's, else the game's
-        ``search_defaults``', else random to the end with the hard rank at a cut-off. A `Playout`
+        ``search_settings()``', else random to the end with the hard rank at a cut-off. A `Playout`
         object given to the bot keeps its own settings except those the bot's options give."""
-        game = getattr(state.game, "search_defaults", {})
+        game = state.game.search_settings()
         rollout = self.rollout if self.rollout is not None else game.get("rollout")
         fallback = {} if isinstance(self.rollout, Playout) else game
         depth, scale = (getattr(self, k) if getattr(self, k) is not None else fallback.get(k)
@@ -370,7 +370,7 @@ class ISMCTSBot(SearchBot):
     player and action, no state copied) or a `Playout`; ``rollout_depth`` (-1: play to the end; n: cut off after n
     actions and score the game's heuristic); ``cutoff_scale`` (0: rank the players by the
     heuristic at the cut-off; > 0: a logistic soft rank with this scale); these three default to
-    the game's ``search_defaults``, else random to the end; ``final`` "visits" or "value";
+    the game's ``search_settings()``, else random to the end; ``final`` "visits" or "value";
     ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``margin`` (None, or with a
     temperature: sample only among the actions whose mean value is within this much of the most
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``
@@ -378,9 +378,9 @@ class ISMCTSBot(SearchBot):
     core releases the GIL) or "processes" (one worker process per worker, kept idle between
     searches); ``max_nodes``; ``widen``, ``widen_power`` (progressive widening); ``prior``,
     ``prior_worlds`` (progressive bias at the root from the greedy bot's one-ply values; None:
-    the game's ``search_defaults``, else off); ``minimax`` (implicit minimax back-ups of the
+    the game's ``search_settings()``, else off); ``minimax`` (implicit minimax back-ups of the
     heuristic's evaluations of new leaves, the weight selection gives them; None: the game's
-    ``search_defaults``, else off); ``chance_keys`` (children keyed by the game's chance
+    ``search_settings()``, else off); ``chance_keys`` (children keyed by the game's chance
     key as the tree's observer sees it too; off by default, having measured weaker).
     """
     name = "ismcts"

@@ -35,6 +35,7 @@ class Game:
     readings: ClassVar[tuple[tuple[str, str], ...]]
     ladder_levels: ClassVar[Optional[tuple[str, ...]]]
     search_defaults: ClassVar[dict[str, Any]]
+    def search_settings(self) -> dict[str, Any]: ...
     state_fields: ClassVar[tuple[str, ...]]
     unique_action_strings: ClassVar[bool]
     benchmark_moves: ClassVar[dict[str, int]]

@@ -127,8 +127,8 @@ cdef class Game:
     *Class attributes* a game fills in: ``name`` (short, lower case: the registry key), ``title``,
     ``family`` ("metro" for the Metro family; "benchmark" for games kept to compare with other
     libraries), ``min_players``/``max_players`` (at most ``MAX_PLAYERS``), ``OPTIONS`` (a tuple of
-    ``Option``, see ``engine/options.py``, "players" first), ``search_defaults`` (play-out settings the search bots use
-    unless told otherwise), ``state_fields`` (top-level fields a serialised state must have),
+    ``Option``, see ``engine/options.py``, "players" first), ``search_defaults`` (search settings the search bots use
+    unless told otherwise: play-out, cut-off, root prior; ``search_settings()`` adjusts them to a game's options), ``state_fields`` (top-level fields a serialised state must have),
     ``unique_action_strings`` (False where two legal actions may print alike, e.g. two copies of
     a card), ``benchmark_moves`` (random actions played for each stage of ``benchmark_position``),
     ``reference`` ("module:Class" of an independent pure-Python engine of the same rules, or None),
@@ -158,6 +158,12 @@ cdef class Game:
     #: envelope and observations leave them out while they are at their default, so the states
     #: of the game without them keep their exact form and older saved states still load.
     added_options = ()
+
+    def search_settings(self):
+        """The search settings the search bots take on this game where their options leave them
+        unset (``rollout``, ``rollout_depth``, ``cutoff_scale``, ``prior``, ``minimax``): the class's
+        ``search_defaults``, which a game may adjust to its options (*game hook*). A new dict."""
+        return dict(self.search_defaults)
 
     def reference_game(self):
         """The same game (same options) on the game's independent pure-Python reference engine

@@ -194,14 +194,26 @@ cdef class MetroGame(Game):
     # so that base-game states keep their exact form (and older saved states still load).
     added_options = ("companies", "company_chart", "exchange_limit", "turn_limit", "central_stations", "central_tracks",
                      "central_track_layouts", "edition", "city", "city_data", "berlin_sides", "berlin_tickets")
-    # Play-out settings the search bots use unless told otherwise: uniform random to the end.
-    search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
+    # Search settings the search bots use unless told otherwise: uniform random play-outs to the
+    # end, and progressive bias at the root from the greedy bot's values (prior 1: in two- and
+    # four-player Metro at 0.05 s a move it won against the search without it, SPRT H1;
+    # benches/results/versus_prior_metro.md), though not with companies (search_settings).
+    search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0, "prior": 1.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
     reference = "metro_ai.engine.metro.reference:RefMetroGame"
     features = "metro_ai.engine.metro.features:MetroFeatures"
     svg = "metro_ai.engine.metro.svg:board_svg"
     #: Tiles on the board at each stage of ``benchmark_position``.
     benchmark_tiles = {"opening": 0, "middle": 30, "end": 50}
+
+    def search_settings(self):
+        """``search_defaults``, without the root prior with companies: there it measured no gain
+        (49.8% over 200 games against the search without it, -2 Elo, -51 to +47; two players, 0.05 s
+        a move; benches/results/versus_prior_companies.md)."""
+        settings = Game.search_settings(self)
+        if self._options.get("companies"):
+            settings["prior"] = 0.0
+        return settings
 
     def _configure(self):
         self.orientation = self._options["orientation"]

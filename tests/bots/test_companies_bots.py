@@ -49,7 +49,7 @@ def test_search_bots_play_companies_out_to_the_end_by_default():
     # random play-outs to the end score the final scoring itself (M14, M19): cut-offs scored by the
     # heuristic were weaker at equal iterations (benches/results/companies_tuning.md)
     game = metro_ai.load_game("metro", players=2, companies=True)
-    assert game.search_defaults == {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0}
+    assert game.search_settings() == {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0, "prior": 0.0}
     bot = metro_ai.make_bot("ismcts", seed=1)
     playout = bot._playout(game.new_state(1))
     assert playout.depth == -1 and type(playout).__name__ == "RandomPlayout"
