@@ -106,9 +106,10 @@ class SearchBot(Bot):
 
     The play-out settings ``rollout``, ``rollout_depth`` and ``cutoff_scale`` left as None take
     the value of the same key in the game's ``search_settings()`` (its ``search_defaults``,
-    adjusted to its options), else random play-outs to the end. ``rollout`` may also be a `Playout` object (from the bot's
-    options or the game's ``search_settings()``), e.g. ``HeuristicPlayout(depth=10,
-    cutoff_scale=1.0)`` or a game's own subclass: it keeps its own settings, except that a
+    adjusted to its options), else random play-outs to the end. ``rollout`` may also be a
+    `Playout` object (from the bot's options or the game's ``search_settings()``), e.g.
+    ``HeuristicPlayout(depth=10, cutoff_scale=1.0)`` or a game's own subclass: it keeps its own
+    settings, except that a
     ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one. ``prior``
     and ``minimax`` left as None are the game's ``search_settings()`` of that name, else 0 (off).
     """

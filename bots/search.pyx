@@ -309,8 +309,8 @@ cdef class SearchCore:
     visits grows a new child only while it has fewer than ``widen * (n + 1) ** widen_power``
     children for the mover and key (0, the default: off; where no child is legal in the world it
     grows regardless); ``minimax``: implicit minimax back-ups, selection's weight a in [0, 1]
-    on each child's minimax value (0, the default: off; see the module docstring). The bots check their options (`metro_ai.bots.base`); the core checks only what
-    keeps its memory safe.
+    on each child's minimax value (0, the default: off; see the module docstring). The bots
+    check their options (`metro_ai.bots.base`); the core checks only what keeps its memory safe.
     """
 
     def __cinit__(self):
@@ -427,7 +427,7 @@ cdef class SearchCore:
             if not (self.mm and self.mm_eval):
                 raise MemoryError()
             for t in range(self.ntrees):
-                self.mm[t] = <float*>malloc(self.caps[t] * self.nplayers * sizeof(float))
+                self.mm[t] = <float*>malloc(<size_t>self.caps[t] * self.nplayers * sizeof(float))
                 if self.mm[t] == NULL:
                     raise MemoryError()
                 for i in range(self.nplayers):
@@ -497,7 +497,7 @@ cdef class SearchCore:
         cdef int k
         if self.mm != NULL:           # no minimax value until the node's first evaluation
             for k in range(self.nplayers):
-                self.mm[t][i * self.nplayers + k] = NAN
+                self.mm[t][<Py_ssize_t>i * self.nplayers + k] = NAN
         return i
 
     cdef int _child_for(self, int t, int parent, int action, int mover, int chance) noexcept nogil:
@@ -617,7 +617,7 @@ cdef class SearchCore:
                     if self.selection == SEL_UCB:
                         u = nodes[ch].value / nodes[ch].visits
                         if self.mm != NULL:
-                            v = self.mm[ts][ch * self.nplayers + mover]
+                            v = self.mm[ts][<Py_ssize_t>ch * self.nplayers + mover]
                             if not isnan(v):
                                 u = (1.0 - self.mm_weight) * u + self.mm_weight * v
                         u += self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)

@@ -127,8 +127,9 @@ cdef class Game:
     *Class attributes* a game fills in: ``name`` (short, lower case: the registry key), ``title``,
     ``family`` ("metro" for the Metro family; "benchmark" for games kept to compare with other
     libraries), ``min_players``/``max_players`` (at most ``MAX_PLAYERS``), ``OPTIONS`` (a tuple of
-    ``Option``, see ``engine/options.py``, "players" first), ``search_defaults`` (search settings the search bots use
-    unless told otherwise: play-out, cut-off, root prior; ``search_settings()`` adjusts them to a game's options), ``state_fields`` (top-level fields a serialised state must have),
+    ``Option``, see ``engine/options.py``, "players" first), ``search_defaults`` (search settings
+    the search bots use unless told otherwise: play-out, cut-off, root prior; ``search_settings()``
+    adjusts them to a game's options), ``state_fields`` (top-level fields a serialised state must have),
     ``unique_action_strings`` (False where two legal actions may print alike, e.g. two copies of
     a card), ``benchmark_moves`` (random actions played for each stage of ``benchmark_position``),
     ``reference`` ("module:Class" of an independent pure-Python engine of the same rules, or None),

@@ -197,7 +197,7 @@ cdef class MetroGame(Game):
     # Search settings the search bots use unless told otherwise: uniform random play-outs to the
     # end, and progressive bias at the root from the greedy bot's values (prior 1: in two- and
     # four-player Metro at 0.05 s a move it won against the search without it, SPRT H1;
-    # benches/results/versus_prior_metro.md), though not with companies (search_settings).
+    # benches/results/versus_prior.md), though not with companies (search_settings).
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0, "prior": 1.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
     reference = "metro_ai.engine.metro.reference:RefMetroGame"
