@@ -127,6 +127,9 @@ class SearchBot(Bot):
                        words="-1 (to the end) or an int >= 0"),
         Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
                       "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
+        Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
+                      "logistic soft rank of the final scores with this scale (a wide win counts more)", low=0,
+                      finite=True, none="the game's default"),
         Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
                       ("visits", "value")),
         Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
@@ -192,19 +195,22 @@ class SearchBot(Bot):
         game = state.game.search_settings()
         rollout = self.rollout if self.rollout is not None else game.get("rollout")
         fallback = {} if isinstance(self.rollout, Playout) else game
-        depth, scale = (getattr(self, k) if getattr(self, k) is not None else fallback.get(k)
-                        for k in ("rollout_depth", "cutoff_scale"))
+        depth, scale, end = (getattr(self, k) if getattr(self, k) is not None else fallback.get(k)
+                             for k in ("rollout_depth", "cutoff_scale", "end_scale"))
         if isinstance(rollout, Playout):
             changes = {}
             if depth is not None:
                 changes["depth"] = None if depth == -1 else depth
             if scale is not None:
                 changes["cutoff_scale"] = scale
+            if end is not None:
+                changes["end_scale"] = end
             return rollout.replace(**changes) if changes else rollout
         rollout = "random" if rollout is None else rollout
         if rollout not in PLAYOUTS:
             raise ValueError(f"rollout must be 'random', 'heuristic', 'mast' or a Playout, got {rollout!r}")
-        return PLAYOUTS[rollout](depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale)
+        return PLAYOUTS[rollout](depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale,
+                                 end_scale=0.0 if end is None else end)
 
     def _core_kwargs(self, state):
         """SearchCore options common to every core of a search of `state`."""

@@ -26,6 +26,7 @@ cdef class Playout:
     # space is the core's (world, probe, legal, heur, rng).
     cdef readonly int depth             # actions played out before evaluating; -1: to the end
     cdef readonly double cutoff_scale   # 0: rank by heuristic at a cut-off; > 0: soft rank (logistic)
+    cdef readonly double end_scale      # 0: the game's returns at the end; > 0: soft rank by final scores
     cdef readonly bint mast             # the core keeps MAST tables for this play-out (MastPlayout)
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil

@@ -105,7 +105,10 @@ cdef class Playout:
     ``depth``: actions played out before evaluating (None or -1: to the end of the game);
     ``cutoff_scale``: how a cut-off is scored from the game's heuristic h: 0 ranks the players by
     h (the rank-based return of the end of a game); > 0 gives each player the mean over opponents
-    of logistic((h_self - h_opponent) / cutoff_scale), a soft rank.
+    of logistic((h_self - h_opponent) / cutoff_scale), a soft rank. ``end_scale``: how the end of
+    a game is scored: 0 by the game's returns; > 0 by the same soft rank of the final scores
+    (``c_scores``) at that scale, so a play-out won by a wide margin counts more than a narrow
+    win (a score-margin reward, as in Pepels et al. 2014's quality-based rewards).
 
     The base class plays uniformly at random. A subclass (in Cython: ``cimport`` this class from
     ``metro_ai.bots.search``) overrides ``choose`` and may override ``evaluate``; both run without
@@ -115,15 +118,18 @@ cdef class Playout:
     subclass whose constructor takes other arguments overrides ``settings``.
     """
 
-    def __init__(self, depth=None, cutoff_scale=0.0):
+    def __init__(self, depth=None, cutoff_scale=0.0, end_scale=0.0):
         if depth is None:
             depth = -1
         if isinstance(depth, bool) or not isinstance(depth, int) or not -1 <= depth < (1 << 31):
             raise ValueError(f"play-out depth must be None or -1 (to the end) or an int >= 0, got {depth!r}")
         if isinstance(cutoff_scale, bool) or not isinstance(cutoff_scale, (int, float)) or not cutoff_scale >= 0:
             raise ValueError(f"cutoff_scale must be a number >= 0, got {cutoff_scale!r}")
+        if isinstance(end_scale, bool) or not isinstance(end_scale, (int, float)) or not 0 <= end_scale < float("inf"):
+            raise ValueError(f"end_scale must be a finite number >= 0, got {end_scale!r}")
         self.depth = depth
         self.cutoff_scale = cutoff_scale
+        self.end_scale = end_scale
         self.mast = False
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil:
@@ -133,27 +139,32 @@ cdef class Playout:
 
     cdef void evaluate(self, SearchCore core, double* out) noexcept nogil:
         """Each player's return in [0, 1] into ``out``, for ``core.world`` where the play-out
-        stopped: the game's returns at the end, the rank (hard or soft) by its heuristic at a
-        cut-off."""
+        stopped: at the end the game's returns (or, with ``end_scale``, the soft rank of the
+        final scores), at a cut-off the rank (hard or soft) by its heuristic."""
         cdef int i, j, np = core.nplayers
-        cdef double v
+        cdef double v, scale = self.cutoff_scale
         if core.world.c_is_terminal():
-            core.world.c_returns(out)
-            return
-        core.world.c_heuristic(core.heur)
+            if self.end_scale == 0 or np < 2:
+                core.world.c_returns(out)
+                return
+            core.world.c_scores(core.heur)
+            scale = self.end_scale
+        else:
+            core.world.c_heuristic(core.heur)
         for i in range(np):
-            if self.cutoff_scale == 0:
+            if scale == 0:
                 out[i] = rank_return(i, np, core.heur)
             else:
                 v = 0
                 for j in range(np):
                     if j != i:
-                        v += 1.0 / (1.0 + exp((core.heur[j] - core.heur[i]) / self.cutoff_scale))
+                        v += 1.0 / (1.0 + exp((core.heur[j] - core.heur[i]) / scale))
                 out[i] = v / (np - 1)
 
     def settings(self):
         """The constructor's keyword arguments that make an equal play-out."""
-        return {"depth": None if self.depth < 0 else self.depth, "cutoff_scale": self.cutoff_scale}
+        return {"depth": None if self.depth < 0 else self.depth, "cutoff_scale": self.cutoff_scale,
+                "end_scale": self.end_scale}
 
     def replace(self, **changes):
         """A play-out of the same kind with some settings changed, e.g. ``p.replace(depth=5)``."""
@@ -186,8 +197,8 @@ cdef class HeuristicPlayout(Playout):
     actions, the best for the mover by the game's heuristic one ply ahead (own value minus the
     best opponent's). Cut-off and evaluation as `Playout`."""
 
-    def __init__(self, depth=None, cutoff_scale=0.0, samples=3):
-        super().__init__(depth, cutoff_scale)
+    def __init__(self, depth=None, cutoff_scale=0.0, samples=3, end_scale=0.0):
+        super().__init__(depth, cutoff_scale, end_scale)
         if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 1000:
             raise ValueError(f"samples must be an int in [1, 1000], got {samples!r}")
         self.samples = samples
@@ -235,8 +246,9 @@ cdef class MastPlayout(Playout):
     An action not yet taken by the mover counts as ``unseen`` (1.0: optimistic, each tried early).
     No state is copied. Cut-off and evaluation as `Playout`."""
 
-    def __init__(self, depth=None, cutoff_scale=0.0, policy="epsilon", epsilon=0.2, tau=0.1, unseen=1.0):
-        super().__init__(depth, cutoff_scale)
+    def __init__(self, depth=None, cutoff_scale=0.0, policy="epsilon", epsilon=0.2, tau=0.1, unseen=1.0,
+                 end_scale=0.0):
+        super().__init__(depth, cutoff_scale, end_scale)
         if policy not in ("epsilon", "gibbs"):
             raise ValueError(f"MAST policy must be 'epsilon' or 'gibbs', got {policy!r}")
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
