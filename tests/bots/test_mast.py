@@ -185,7 +185,8 @@ def _analysis(spec, **options):
 
 # Recorded with the build before MAST became Metro 2033's default (search_defaults rollout
 # "random"): FORMER by default, MAST with rollout=mast. The change of default must give the
-# MAST searches by default and the former ones with rollout=random, bit for bit.
+# MAST searches by default and the former ones with rollout=random, bit for bit. Both were
+# recorded before Metro 2033's minimax default (tests/bots/test_minimax.py), so minimax=0 here.
 FORMER = {"ismcts": (4, "710fd720ed82f6ce"), "pimc": (18, "d9fe8955c9ef1dd1"),
           "flat-mc": (76, "cf786778ccad1064"), "mo-ismcts": (4, "53a53470376fdeb2")}
 MAST = {"ismcts": (6, "230ece93e8b1f836"), "pimc": (5, "de88ce3ff383d9c0"),
@@ -194,8 +195,8 @@ MAST = {"ismcts": (6, "230ece93e8b1f836"), "pimc": (5, "de88ce3ff383d9c0"),
 
 @pytest.mark.parametrize("spec", sorted(FORMER))
 def test_metro2033_searches_with_mast_by_default_and_rollout_random_is_the_former_search(spec):
-    assert _analysis(spec) == MAST[spec] == _analysis(spec, rollout="mast")
-    assert _analysis(spec, rollout="random") == FORMER[spec] != MAST[spec]
+    assert _analysis(spec, minimax=0) == MAST[spec] == _analysis(spec, rollout="mast", minimax=0)
+    assert _analysis(spec, rollout="random", minimax=0) == FORMER[spec] != MAST[spec]
 
 
 def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_search_bot():
@@ -203,13 +204,14 @@ def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_
     in benches/results/versus_mast.md), cut at 60 actions, soft rank of scale 1; every search bot
     and preset takes it, an explicit rollout replaces only the policy, other games keep theirs."""
     game = metro_ai.load_game("metro2033", players=2)
-    assert game.search_defaults == {"rollout": "mast", "rollout_depth": 60, "cutoff_scale": 1.0}
+    assert game.search_defaults == {"rollout": "mast", "rollout_depth": 60, "cutoff_scale": 1.0, "minimax": 0.3}
     state = metro2033_position()
     bots = [metro_ai.make_bot(spec, seed=1) for spec in
             ("ismcts", "mo-ismcts", "pimc", "flat-mc", "easy", "medium", "hard", "max")]
     bots.append(metro_ai.make_bot("ismcts", elo=1000, game=game))
     for bot in bots:
         assert bot._playout(state) == MastPlayout(depth=60, cutoff_scale=1.0), bot
+        assert bot._core_kwargs(state)["minimax"] == 0.3, bot
     assert MastPlayout(depth=60, cutoff_scale=1.0).settings() == {
         "depth": 60, "cutoff_scale": 1.0, "policy": "epsilon", "epsilon": 0.2, "tau": 0.1,
         "unseen": 1.0}
