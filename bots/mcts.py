@@ -104,14 +104,14 @@ class Analysis:
 class SearchBot(Bot):
     """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis.
 
-    The play-out settings ``rollout``, ``rollout_depth`` and ``cutoff_scale`` left as None take
-    the value of the same key in the game's ``search_settings()`` (its ``search_defaults``,
-    adjusted to its options), else random play-outs to the end. ``rollout`` may also be a
-    `Playout` object (from the bot's options or the game's ``search_settings()``), e.g.
-    ``HeuristicPlayout(depth=10, cutoff_scale=1.0)`` or a game's own subclass: it keeps its own
-    settings, except that a
-    ``rollout_depth`` or ``cutoff_scale`` given to the bot besides replaces that one. ``prior``
-    and ``minimax`` left as None are the game's ``search_settings()`` of that name, else 0 (off).
+    The play-out settings ``rollout``, ``rollout_depth``, ``cutoff_scale`` and ``end_scale`` left
+    as None take the value of the same key in the game's ``search_settings()`` (its
+    ``search_defaults``, adjusted to its options), else random play-outs to the end scored by the
+    game's returns. ``rollout`` may also be a `Playout` object (from the bot's options or the
+    game's ``search_settings()``), e.g. ``HeuristicPlayout(depth=10, cutoff_scale=1.0)`` or a
+    game's own subclass: it keeps its own settings, except that a ``rollout_depth``,
+    ``cutoff_scale`` or ``end_scale`` given to the bot besides replaces that one. ``prior`` and
+    ``minimax`` left as None are the game's ``search_settings()`` of that name, else 0 (off).
     """
     default_limit = Limit(iterations=1000)
     workers: int                        # set from the declared options (see bots/base.py)
@@ -376,8 +376,9 @@ class ISMCTSBot(SearchBot):
     public heuristic), "mast" (`MastPlayout`: epsilon-greedy on the search's mean return per
     player and action, no state copied) or a `Playout`; ``rollout_depth`` (-1: play to the end; n: cut off after n
     actions and score the game's heuristic); ``cutoff_scale`` (0: rank the players by the
-    heuristic at the cut-off; > 0: a logistic soft rank with this scale); these three default to
-    the game's ``search_settings()``, else random to the end; ``final`` "visits" or "value";
+    heuristic at the cut-off; > 0: a logistic soft rank with this scale); ``end_scale`` (0: the
+    game's returns at the end of a play-out; > 0: the soft rank of the final scores); these four
+    default to the game's ``search_settings()``, else random to the end, returns at the end; ``final`` "visits" or "value";
     ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``margin`` (None, or with a
     temperature: sample only among the actions whose mean value is within this much of the most
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``

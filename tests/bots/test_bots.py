@@ -253,10 +253,10 @@ def test_playout_objects_settings_copies_and_pickling():
     import pickle
     p = HeuristicPlayout(depth=10, cutoff_scale=1.0)
     assert (p.depth, p.cutoff_scale, p.samples) == (10, 1.0, 3)
-    assert p.settings() == {"depth": 10, "cutoff_scale": 1.0, "samples": 3}
+    assert p.settings() == {"depth": 10, "cutoff_scale": 1.0, "end_scale": 0.0, "samples": 3}
     assert pickle.loads(pickle.dumps(p)) == p and p != RandomPlayout(depth=10, cutoff_scale=1.0)
     assert p.replace(depth=None).depth == -1 and p.depth == 10
-    assert repr(RandomPlayout()) == "RandomPlayout(depth=None, cutoff_scale=0.0)"
+    assert repr(RandomPlayout()) == "RandomPlayout(depth=None, cutoff_scale=0.0, end_scale=0.0)"
     assert isinstance(p, Playout) and isinstance(RandomPlayout(), Playout)
     for bad in [dict(depth=-2), dict(depth=1.5), dict(cutoff_scale=-1), dict(samples=0)]:
         with pytest.raises(ValueError):

@@ -135,8 +135,8 @@ def test_the_option_reaches_the_core_and_names_the_policies():
 
 def test_settings_copies_pickling_and_clear_errors():
     p = MastPlayout(depth=8, cutoff_scale=1.0, policy="gibbs", tau=0.2)
-    assert p.settings() == {"depth": 8, "cutoff_scale": 1.0, "policy": "gibbs", "epsilon": 0.2, "tau": 0.2,
-                            "unseen": 1.0}
+    assert p.settings() == {"depth": 8, "cutoff_scale": 1.0, "end_scale": 0.0, "policy": "gibbs", "epsilon": 0.2,
+                            "tau": 0.2, "unseen": 1.0}
     assert pickle.loads(pickle.dumps(p)) == p and p.replace(policy="epsilon") == MastPlayout(
         depth=8, cutoff_scale=1.0, tau=0.2)
     assert p.mast and not RandomPlayout().mast and not HeuristicPlayout().mast
@@ -213,7 +213,7 @@ def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_
         assert bot._playout(state) == MastPlayout(depth=60, cutoff_scale=1.0), bot
         assert bot._core_kwargs(state)["minimax"] == 0.3, bot
     assert MastPlayout(depth=60, cutoff_scale=1.0).settings() == {
-        "depth": 60, "cutoff_scale": 1.0, "policy": "epsilon", "epsilon": 0.2, "tau": 0.1,
+        "depth": 60, "cutoff_scale": 1.0, "end_scale": 0.0, "policy": "epsilon", "epsilon": 0.2, "tau": 0.1,
         "unseen": 1.0}
     assert metro_ai.make_bot("hard", rollout="random")._playout(state) == RandomPlayout(depth=60, cutoff_scale=1.0)
     assert metro_ai.make_bot("ismcts", rollout="mast", rollout_depth=-1)._playout(state) == \
