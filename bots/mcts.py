@@ -378,7 +378,8 @@ class ISMCTSBot(SearchBot):
     actions and score the game's heuristic); ``cutoff_scale`` (0: rank the players by the
     heuristic at the cut-off; > 0: a logistic soft rank with this scale); ``end_scale`` (0: the
     game's returns at the end of a play-out; > 0: the soft rank of the final scores); these four
-    default to the game's ``search_settings()``, else random to the end, returns at the end; ``final`` "visits" or "value";
+    default to the game's ``search_settings()``, else random to the end, scored by the returns;
+    ``final`` "visits" or "value";
     ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``margin`` (None, or with a
     temperature: sample only among the actions whose mean value is within this much of the most
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``
