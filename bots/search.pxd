@@ -62,6 +62,8 @@ cdef class SearchCore:
     cdef int player, nplayers           # the searching player, and the number of players
     cdef int* legal                     # scratch: the world's legal actions at the last listing
     cdef int nlegal                     # actions in `legal` at the last listing
+    cdef int* kids                      # scratch: the children selection found legal at its last node,
+    cdef int nkids                      # in sibling order (each a distinct legal action: at most nlegal)
     cdef int* mark                      # per action: stamp of the last listing it was legal in
     cdef int stamp                      # the current listing's stamp (negated: legal with a child)
     cdef int chance                     # the folded chance key of the node selection stopped at

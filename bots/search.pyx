@@ -333,6 +333,7 @@ cdef class SearchCore:
         self.lost = NULL
         self.ntrees = 0
         self.legal = NULL
+        self.kids = NULL
         self.mark = NULL
         self.ret = NULL
         self.heur = NULL
@@ -387,6 +388,8 @@ cdef class SearchCore:
         self.rng = as_seed(seed)
         self.legal = <int*>malloc(max(root.c_max_actions(), 1) * sizeof(int))
         self.nlegal = 0
+        self.kids = <int*>malloc(max(root.c_max_actions(), 1) * sizeof(int))
+        self.nkids = 0
         self.mark = <int*>malloc(max(self.num_actions, 1) * sizeof(int))
         self.ret = <double*>malloc(self.nplayers * sizeof(double))
         self.heur = <double*>malloc(self.nplayers * sizeof(double))
@@ -401,7 +404,7 @@ cdef class SearchCore:
         self.caps = <int*>calloc(self.ntrees, sizeof(int))
         self.cur = <int*>calloc(self.ntrees, sizeof(int))
         self.lost = <char*>calloc(self.ntrees, sizeof(char))
-        if not (self.legal and self.mark and self.ret and self.heur and self.trees and self.sizes and self.caps
+        if not (self.legal and self.kids and self.mark and self.ret and self.heur and self.trees and self.sizes and self.caps
                 and self.cur and self.lost):
             raise MemoryError()
         for t in range(self.ntrees):
@@ -455,6 +458,7 @@ cdef class SearchCore:
         free(self.cur)
         free(self.lost)
         free(self.legal)
+        free(self.kids)
         free(self.mark)
         free(self.ret)
         free(self.heur)
@@ -579,11 +583,12 @@ cdef class SearchCore:
 
     cdef int _select(self) noexcept nogil:
         """Selection: descend, in the tree of the player to move, while every action legal in
-        the world has a child taken by that player under the world's chance key, to the child with the best UCB value among
-        those (availability counts; least visited first for flat Monte Carlo). Returns how many
-        legal actions of the node reached have no child, if it may be expanded (the world's legal
-        actions are then in ``legal[:nlegal]``, the untried ones marked with ``stamp``, the tried
-        ones with ``-stamp``); 0 at the end of the game, at the depth limit, at the node budget,
+        the world has a child taken by that player under the world's chance key, to the child
+        with the best UCB value among those (availability counts; least visited first for flat
+        Monte Carlo). Returns how many legal actions of the node reached have no child, if it
+        may be expanded (the world's legal actions are then in ``legal[:nlegal]``, the untried
+        ones marked with ``stamp``, the tried ones with ``-stamp`` and their children in
+        ``kids[:nkids]``); 0 at the end of the game, at the depth limit, at the node budget,
         where no child is legal, or where the mover's tree stopped following (MO-ISMCTS)."""
         cdef Node* nodes
         cdef int depth = 0, node, n, i, ch, navail, nchild, untried, best, mover, ts, key
@@ -609,8 +614,10 @@ cdef class SearchCore:
                     nchild += 1
                     if self.mark[nodes[ch].action] == self.stamp:
                         self.mark[nodes[ch].action] = -self.stamp     # legal, with a child
+                        self.kids[navail] = ch
                         navail += 1
                 ch = nodes[ch].next_sibling
+            self.nkids = navail
             untried = n - navail
             # progressive widening: a node grows only while it has few children for its visits
             # (where none of its children is legal in this world, it grows regardless)
@@ -622,25 +629,23 @@ cdef class SearchCore:
                 return 0
             best = -1
             bu = -1e300
-            ch = nodes[node].first_child
-            while ch != -1:
-                if nodes[ch].mover == mover and nodes[ch].chance == key and self.mark[nodes[ch].action] == -self.stamp:
-                    nodes[ch].avail += 1
-                    if self.selection == SEL_UCB:
-                        u = nodes[ch].value / nodes[ch].visits
-                        if self.mm != NULL:
-                            v = self.mm[ts][<Py_ssize_t>ch * self.nplayers + mover]
-                            if not isnan(v):
-                                u = (1.0 - self.mm_weight) * u + self.mm_weight * v
-                        u += self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
-                        if node == 0 and mover == self.player and self.prior != NULL:
-                            u += self.prior_weight * self.prior[nodes[ch].action] / (nodes[ch].visits + 1.0)
-                    else:
-                        u = -<double>nodes[ch].visits
-                    if u > bu:
-                        bu = u
-                        best = ch
-                ch = nodes[ch].next_sibling
+            for i in range(navail):
+                ch = self.kids[i]
+                nodes[ch].avail += 1
+                if self.selection == SEL_UCB:
+                    u = nodes[ch].value / nodes[ch].visits
+                    if self.mm != NULL:
+                        v = self.mm[ts][<Py_ssize_t>ch * self.nplayers + mover]
+                        if not isnan(v):
+                            u = (1.0 - self.mm_weight) * u + self.mm_weight * v
+                    u += self.c * sqrt(log(<double>nodes[ch].avail) / nodes[ch].visits)
+                    if node == 0 and mover == self.player and self.prior != NULL:
+                        u += self.prior_weight * self.prior[nodes[ch].action] / (nodes[ch].visits + 1.0)
+                else:
+                    u = -<double>nodes[ch].visits
+                if u > bu:
+                    bu = u
+                    best = ch
             if best < 0:              # (not reached: a legal child always scores above -1e300)
                 self.max_nodes = self.size
                 return 0
@@ -651,10 +656,11 @@ cdef class SearchCore:
     cdef void _expand(self, int untried) noexcept nogil:
         """Expansion: a child for one of the `untried` legal actions that selection stopped at,
         chosen uniformly, and a step into it. Its siblings legal in this world (the mover's
-        children marked ``-stamp`` by selection) were available too: one more availability each."""
+        children marked ``-stamp`` by selection, listed in ``kids``) were available too: one more
+        availability each."""
         cdef int mover = self.world.c_current_player()
         cdef int ts = mover if self.multi else 0
-        cdef int i, a = -1, child, ch, b
+        cdef int i, a = -1, child, b
         cdef Node* nodes
         cdef int k
         if self.prior != NULL and self.cur[ts] == 0 and mover == self.player:
@@ -677,11 +683,8 @@ cdef class SearchCore:
             return
         self.expanded += 1
         nodes = self.trees[ts]        # (the array may have moved)
-        ch = nodes[child].next_sibling
-        while ch != -1:
-            if nodes[ch].mover == mover and nodes[ch].chance == self.chance and self.mark[nodes[ch].action] == -self.stamp:
-                nodes[ch].avail += 1
-            ch = nodes[ch].next_sibling
+        for i in range(self.nkids):
+            nodes[self.kids[i]].avail += 1
         self._descend(ts, child, mover)
 
     cdef void _play_out(self) noexcept nogil:
