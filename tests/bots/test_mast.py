@@ -204,14 +204,14 @@ def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_
     in benches/results/versus_mast.md), cut at 60 actions, soft rank of scale 1; every search bot
     and preset takes it, an explicit rollout replaces only the policy, other games keep theirs."""
     game = metro_ai.load_game("metro2033", players=2)
-    assert game.search_defaults == {"rollout": "mast", "rollout_depth": 60, "cutoff_scale": 1.0, "minimax": 0.3}
+    assert game.search_defaults == {"rollout": "mast", "rollout_depth": 60, "cutoff_scale": 1.0, "minimax": 0.15}
     state = metro2033_position()
     bots = [metro_ai.make_bot(spec, seed=1) for spec in
             ("ismcts", "mo-ismcts", "pimc", "flat-mc", "easy", "medium", "hard", "max")]
     bots.append(metro_ai.make_bot("ismcts", elo=1000, game=game))
     for bot in bots:
         assert bot._playout(state) == MastPlayout(depth=60, cutoff_scale=1.0), bot
-        assert bot._core_kwargs(state)["minimax"] == 0.3, bot
+        assert bot._core_kwargs(state)["minimax"] == 0.15, bot
     assert MastPlayout(depth=60, cutoff_scale=1.0).settings() == {
         "depth": 60, "cutoff_scale": 1.0, "end_scale": 0.0, "policy": "epsilon", "epsilon": 0.2, "tau": 0.1,
         "unseen": 1.0}
