@@ -114,7 +114,8 @@ def add_arguments(p):
                         "ismcts:openspiel; openspiel: OpenSpiel's Python ISMCTS), e.g. ismcts:greedy,mo-ismcts:ismcts")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="a game option of the strength section's games (e.g. companies=true); repeat it for more")
-    p.add_argument("--jobs", type=int, default=0, help="strength games at a time (default 0: one per CPU)")
+    p.add_argument("--jobs", type=int, default=None, help="strength games at a time (default 0: one per CPU); "
+                   "with --versus, pairs of games at a time (default 1)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the strength deals (default 2026)")
     p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
                    help=f"the game of the parallel, openspiel and strength sections (default: {DEFAULT_GAME})")
@@ -145,7 +146,8 @@ def settings_from(args):
         raise ValueError("--workers: every count must be at least 1")
     if args.strength_time is not None and args.strength_iterations is not None:
         raise ValueError("give --strength-time or --strength-iterations, not both")
-    if args.jobs < 0:
+    jobs = 0 if args.jobs is None else args.jobs
+    if jobs < 0:
         raise ValueError("--jobs must be 0 (one per CPU) or positive")
     games = () if args.games is None else tuple(g.strip() for g in args.games.split(",") if g.strip())
     for g in (*games, args.game):
@@ -158,7 +160,7 @@ def settings_from(args):
         given["options"] = options
     if args.strength_pairs is not None:
         given["strength_pairs"] = parse_pairs(args.strength_pairs)
-    common = dict(sections=sections, jobs=args.jobs, seed=args.seed, game=args.game, games=games, **given)
+    common = dict(sections=sections, jobs=jobs, seed=args.seed, game=args.game, games=games, **given)
     return Settings.quick_run(**common) if args.quick else Settings(**common)
 
 

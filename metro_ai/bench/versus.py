@@ -12,7 +12,10 @@ differs.
 
 Each deal is played twice with the seats swapped (same seed; the builds exchange seats); with
 more than two players this build takes the even seats in the first game of a pair and the odd
-seats in the second. A game's score for this build is the mean, over every (this build's seat,
+seats in the second. With ``jobs`` above 1 that many pairs are played at a time, each on its own
+server of the other build; the SPRT still reads the pairs in deal order, so a run stops where
+the same run one pair at a time would (pairs under way beyond that are left out), and with an
+iteration budget it gives the same games. A game's score for this build is the mean, over every (this build's seat,
 the other build's seat) pair, of 1 if its return is higher, 1/2 if equal, 0 if lower: win 1, draw
 1/2, loss 0 with two players; by rank among the two builds' seats with more.
 
@@ -32,6 +35,7 @@ Statistics (fishtest's, for game pairs):
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -44,6 +48,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
@@ -62,6 +67,7 @@ __all__ = ["OtherBuild", "Sprt", "VersusError", "VersusSettings", "add_arguments
            "summarise", "versus_only_given"]
 
 DEFAULT_TIME = 0.05
+MAX_JOBS = 256              # pairs at a time: a sanity cap (each is a server process of the other build)
 PRIOR = 1e-3                # fishtest's prior count of every pair-score value (keeps the LLR finite)
 
 
@@ -226,25 +232,54 @@ def summarise(scores: list[float], sprt: Sprt) -> dict[str, Any]:
 
 
 def run_pairs(play_pair: Callable[[int], tuple[float, float]], sprt: Sprt, pairs: Optional[int] = None,
-              max_pairs: Optional[int] = None, report: Optional[Callable[[int, list[float]], None]] = None) -> list[float]:
+              max_pairs: Optional[int] = None, report: Optional[Callable[[int, list[float]], None]] = None,
+              jobs: int = 1) -> list[float]:
     """Play pairs ``play_pair(i)`` (this build's two game scores) until `pairs` are played (fixed
     mode) or, with ``pairs=None``, until the SPRT decides or `max_pairs` are played; the game
-    scores in order. ``report(i, scores)`` after each pair."""
+    scores in order. ``report(i, scores)`` after each pair. With `jobs` above 1, that many pairs
+    are played at a time in threads, and their scores are read in pair order all the same: the
+    SPRT stops at the pair it would stop at one at a time, and pairs under way past it are
+    waited for and left out. A pair's error is raised when its turn comes."""
     if (pairs is None) == (max_pairs is None):
         raise ValueError("give pairs (a fixed number) or max_pairs (an SPRT's cap), one of them")
     scores: list[float] = []
     most = pairs if pairs is not None else max_pairs
     assert most is not None
-    i = 0
-    while i < most:
-        a, b = play_pair(i)
-        scores += [a, b]
+
+    def take(result: tuple[float, float]) -> bool:
+        """Add one pair's scores; True if the run is over."""
+        a, b = result
+        scores.extend((a, b))
         sprt.add((a + b) / 2)
-        i += 1
         if report is not None:
-            report(i, scores)
-        if pairs is None and sprt.verdict() is not None:
-            break
+            report(len(scores) // 2, scores)
+        return pairs is None and sprt.verdict() is not None
+
+    if jobs <= 1:
+        for i in range(most):
+            if take(play_pair(i)):
+                break
+        return scores
+    futures: dict[int, Future] = {}
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="versus-pair") as pool:
+        try:
+            done = queued = 0
+            while done < most:
+                # keep `jobs` pairs running, and never run far ahead of the next pair to read
+                while queued < most and queued < done + 4 * jobs and \
+                        sum(not f.done() for f in futures.values()) < jobs:
+                    futures[queued] = pool.submit(play_pair, queued)
+                    queued += 1
+                if not futures[done].done():
+                    wait([f for f in futures.values() if not f.done()], return_when=FIRST_COMPLETED)
+                    continue
+                over = take(futures.pop(done).result())
+                done += 1
+                if over:
+                    break
+        finally:
+            for f in futures.values():
+                f.cancel()
     return scores
 
 
@@ -371,6 +406,7 @@ class VersusSettings:
     alpha: float = 0.05
     beta: float = 0.05
     seed: int = 2026
+    jobs: int = 1                            # pairs at a time (0: one per CPU)
 
     def __post_init__(self):
         if self.other_bot is None:
@@ -392,6 +428,10 @@ class VersusSettings:
             raise ValueError(f"--games must be positive, not {self.games}")
         if self.max_games < 2:
             raise ValueError(f"--max-games must be at least 2, not {self.max_games}")
+        if self.jobs == 0:
+            self.jobs = os.cpu_count() or 1
+        if not 1 <= self.jobs <= MAX_JOBS:
+            raise ValueError(f"--jobs must be 0 (one per CPU) or 1 to {MAX_JOBS} pairs at a time, not {self.jobs}")
         if "players" in self.options:
             raise ValueError("give the player count with --players, not --option players")
         cls = game_class(self.game)          # ValueError naming the games
@@ -532,20 +572,33 @@ def run_versus(cfg: VersusSettings, progress: bool = True) -> dict[str, Any]:
     """Play the match of `cfg`; the report (settings, both builds, the games, the figures)."""
     from .common import machine
     sprt = Sprt(cfg.elo0, cfg.elo1, cfg.alpha, cfg.beta, players=cfg.players)
-    records: list[dict] = []
+    by_pair: dict[int, list[dict]] = {}
     t0 = time.perf_counter()
-    with OtherBuild(cfg.other) as other:
+    with contextlib.ExitStack() as stack:
+        servers = _start_servers(cfg.other, cfg.jobs, stack)
+        other = servers[0]
         _check_server(other, cfg)
         _say(progress, f"versus: this build ({__version__}) {cfg.bot} against {' '.join(other.command)} "
                        f"({other.hello.get('version')}) {cfg.other_bot}, {cfg.game} {cfg.players}p, "
                        f"{cfg.budget_text()} a move, " +
                        (f"{cfg.games + cfg.games % 2} games" if cfg.games else
                         f"SPRT elo0 {cfg.elo0:g} elo1 {cfg.elo1:g} alpha {cfg.alpha:g} beta {cfg.beta:g}, "
-                        f"at most {cfg.max_games + cfg.max_games % 2} games"))
+                        f"at most {cfg.max_games + cfg.max_games % 2} games") +
+                       (f", {cfg.jobs} pairs at a time" if cfg.jobs > 1 else ""))
+        if cfg.jobs > (os.cpu_count() or 1):
+            _say(progress, f"versus: warning: {cfg.jobs} pairs at a time on {os.cpu_count()} CPUs: the searches "
+                           "share the CPUs, so a time budget buys fewer iterations than it says")
+        idle: queue.Queue = queue.Queue()
+        for server in servers:
+            idle.put(server)
 
         def play_pair(i: int) -> tuple[float, float]:
-            pair = [play_game(cfg, other, i, False), play_game(cfg, other, i, True)]
-            records.extend(pair)
+            server = idle.get()
+            try:
+                pair = [play_game(cfg, server, i, False), play_game(cfg, server, i, True)]
+            finally:
+                idle.put(server)
+            by_pair[i] = pair
             return pair[0]["score"], pair[1]["score"]
 
         def report(i: int, scores: list[float]) -> None:
@@ -556,11 +609,12 @@ def run_versus(cfg: VersusSettings, progress: bool = True) -> dict[str, Any]:
                            f"[{s['elo_low']:+.0f}, {s['elo_high']:+.0f}], LLR {s['llr']:.2f} [{lo:.2f}, {hi:.2f}], "
                            f"{time.perf_counter() - t0:.0f} s")
         if cfg.games:
-            scores = run_pairs(play_pair, sprt, pairs=(cfg.games + 1) // 2, report=report)
+            scores = run_pairs(play_pair, sprt, pairs=(cfg.games + 1) // 2, report=report, jobs=cfg.jobs)
         else:
-            scores = run_pairs(play_pair, sprt, max_pairs=(cfg.max_games + 1) // 2, report=report)
+            scores = run_pairs(play_pair, sprt, max_pairs=(cfg.max_games + 1) // 2, report=report, jobs=cfg.jobs)
         other_version = other.hello.get("version")
         other_command = other.command
+    records = [game for i in range(len(scores) // 2) for game in by_pair[i]]
     summary = summarise(scores, sprt)
     if cfg.games is None and summary["verdict"] is None:
         summary["verdict"] = "inconclusive"
@@ -569,6 +623,23 @@ def run_versus(cfg: VersusSettings, progress: bool = True) -> dict[str, Any]:
             "other": {"version": other_version, "command": other_command},
             "mode": "fixed" if cfg.games else "sprt", "summary": summary,
             "wall_seconds": round(time.perf_counter() - t0, 1), "games": records}
+
+
+def _start_servers(other: str, jobs: int, stack: contextlib.ExitStack) -> list[OtherBuild]:
+    """`jobs` servers of the other build, started side by side, each closed with `stack`."""
+    if jobs == 1:
+        return [stack.enter_context(OtherBuild(other))]
+    with ThreadPoolExecutor(max_workers=min(jobs, 16)) as pool:
+        started = [pool.submit(OtherBuild, other) for _ in range(jobs)]
+    servers, failed = [], None
+    for f in started:
+        try:
+            servers.append(stack.enter_context(f.result()))
+        except (ValueError, VersusError) as exc:
+            failed = failed or exc
+    if failed is not None:
+        raise failed
+    return servers
 
 
 def _fmt_elo(x: float) -> str:
@@ -588,7 +659,8 @@ def markdown(report: dict[str, Any], command: Optional[str] = None) -> str:
               f"({report['other']['version']}), `{cfg['other_bot']}`: {game_class(cfg['game']).title}"
               f"{' with ' + opts if opts else ''}, {cfg['players']} players, "
               f"{(str(cfg['iterations']) + ' iterations') if cfg['iterations'] else str(cfg['time']) + ' s'} a move "
-              f"for both; seeds derived from {cfg['seed']}; each deal played twice with the seats swapped.", "",
+              f"for both; seeds derived from {cfg['seed']}; each deal played twice with the seats swapped"
+              f"{'; ' + str(cfg.get('jobs', 1)) + ' pairs at a time' if cfg.get('jobs', 1) > 1 else ''}.", "",
               "| games | wins | draws | losses | score | 95% Wilson | Elo | Elo 95% (pairs) | LLR | bounds | verdict |",
               "|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|",
               f"| {s['games']} | {s['wins']} | {s['draws']} | {s['losses']} | {s['score']:.1%} | "
@@ -619,6 +691,9 @@ def add_arguments(p, bench: bool = False) -> None:
         p.add_argument("--out", default=None, metavar="FILE.json", help="the JSON result file")
         p.add_argument("--markdown", default=None, metavar="FILE.md", help="the Markdown summary (also printed)")
         p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+        p.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="pairs of games at a time, each with its own server of the other build (default 1; "
+                            "0: one per CPU); more than the CPUs makes a time budget buy fewer iterations")
         g = p
     else:
         g = p.add_argument_group("versus (with --versus OTHER; --games N is then the number of games, "
@@ -664,9 +739,10 @@ def settings_from(args) -> VersusSettings:
         raise ValueError("name the other build: its metro-ai executable or its python")
     given = {k: getattr(args, k) for k in DEFAULTS}
     given = {k: DEFAULTS[k] if v is None else v for k, v in given.items()}
+    jobs = getattr(args, "jobs", None)
     return VersusSettings(other=str(other), game=args.game, options=parse_options(args.option),
                           other_bot=args.other_bot, time=args.time, iterations=args.iterations, games=games,
-                          seed=args.seed, **given)
+                          seed=args.seed, jobs=1 if jobs is None else jobs, **given)
 
 
 def execute(args, command: Optional[str] = None) -> int:

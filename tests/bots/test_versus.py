@@ -134,6 +134,46 @@ def test_fixed_mode_plays_the_number_asked():
         run_pairs(_stream(0, 1), sprt)
 
 
+def _slow_stream(elo, seed):
+    """As `_stream`, but each pair's scores depend on its index alone and pairs take uneven
+    times, so that pairs played at a time finish out of order."""
+    import time
+
+    def pair(i):
+        rng = random.Random(seed * 100_003 + i)
+        time.sleep(rng.random() * 0.004)
+        s = score_from_elo(elo)
+        return tuple(1.0 if rng.random() < s else 0.0 for _ in range(2))
+    return pair
+
+
+@pytest.mark.parametrize("elo", [200, 0])
+def test_pairs_at_a_time_read_in_order_stop_where_one_at_a_time_stops(elo):
+    """jobs > 1 plays pairs side by side but the SPRT reads them in pair order: the same scores,
+    the same reports and the same stopping pair as one at a time."""
+    results = {}
+    for jobs in (1, 4):
+        sprt, seen = Sprt(0, 50), []
+        scores = run_pairs(_slow_stream(elo, 7), sprt, max_pairs=150, jobs=jobs,
+                           report=lambda i, sc: seen.append((i, len(sc))))
+        results[jobs] = (scores, seen, sprt.verdict(), sprt.llr)
+    assert results[1] == results[4]
+    assert results[1][1] == [(i, 2 * i) for i in range(1, len(results[1][0]) // 2 + 1)]
+    if elo:
+        assert results[4][2] == "H1" and len(results[4][0]) < 300       # stopped early, at the same pair
+    fixed = run_pairs(_slow_stream(elo, 7), Sprt(0, 50), pairs=9, jobs=3)
+    assert fixed == run_pairs(_slow_stream(elo, 7), Sprt(0, 50), pairs=9) and len(fixed) == 18
+
+
+def test_a_failing_pair_stops_a_run_at_a_time():
+    def pair(i):
+        if i == 3:
+            raise VersusError("pair 3 failed")
+        return 1.0, 0.0
+    with pytest.raises(VersusError, match="pair 3"):
+        run_pairs(pair, Sprt(0, 50), pairs=10, jobs=3)
+
+
 def test_bad_settings_are_refused():
     me = sys.executable
     with pytest.raises(ValueError, match="not both"):
@@ -146,6 +186,11 @@ def test_bad_settings_are_refused():
         VersusSettings(me, options={"players": 3})
     with pytest.raises(ValueError):
         VersusSettings(me, bot="no-such-bot")
+    with pytest.raises(ValueError, match="--jobs"):
+        VersusSettings(me, jobs=-1)
+    with pytest.raises(ValueError, match="--jobs"):
+        VersusSettings(me, jobs=versus.MAX_JOBS + 1)
+    assert VersusSettings(me, jobs=0).jobs >= 1                          # 0: one per CPU
     with pytest.raises(ValueError, match="no such file"):
         versus.serve_command("/no/such/metro-ai")
     assert versus.serve_command(me)[1:] == ["-m", "metro_ai", "serve"]
@@ -192,6 +237,24 @@ def test_a_short_match_against_this_build_through_serve(tmp_path, capsys):
     assert report["summary"]["score"] == pytest.approx(sum(g["score"] for g in games) / 4)
     assert "| games |" in md.read_text() and "metro-ai bench --versus" in md.read_text()
     assert "pair 2:" in capsys.readouterr().err
+
+
+def test_pairs_at_a_time_play_the_same_games_with_an_iteration_budget(tmp_path, capsys):
+    """Each pair on its own server of the other build: with an iteration budget the games are the
+    ones a run of one pair at a time plays, in the same order; `metro-ai bench --jobs` sets it."""
+    def run(jobs):
+        out = tmp_path / f"v{jobs}.json"
+        assert cli_main(["bench", "--versus", sys.executable, "--game", "leduc", "--bot", "ismcts",
+                         "--iterations", "40", "--games", "6", "--seed", "3", "--jobs", str(jobs),
+                         "--quiet", "--out", str(out), "--markdown", str(tmp_path / f"v{jobs}.md")]) == 0
+        return json.loads(out.read_text())
+    one, three = run(1), run(3)
+    keep = ("deal", "seed", "swapped", "actions", "by", "returns", "score")
+    assert [{k: g[k] for k in keep} for g in three["games"]] == [{k: g[k] for k in keep} for g in one["games"]]
+    assert three["settings"]["jobs"] == 3 and one["settings"]["jobs"] == 1
+    assert three["summary"] == one["summary"]
+    assert "3 pairs at a time" in (tmp_path / "v3.md").read_text()
+    assert "at a time" not in (tmp_path / "v1.md").read_text()
 
 
 FAKE_SERVER = """\
