@@ -12,12 +12,14 @@ differs.
 
 Each deal is played twice with the seats swapped (same seed; the builds exchange seats); with
 more than two players this build takes the even seats in the first game of a pair and the odd
-seats in the second. With ``jobs`` above 1 that many pairs are played at a time, each on its own
-server of the other build; the SPRT still reads the pairs in deal order, so a run stops where
-the same run one pair at a time would (pairs under way beyond that are left out), and with an
-iteration budget it gives the same games. A game's score for this build is the mean, over every (this build's seat,
+seats in the second. A game's score for this build is the mean, over every (this build's seat,
 the other build's seat) pair, of 1 if its return is higher, 1/2 if equal, 0 if lower: win 1, draw
 1/2, loss 0 with two players; by rank among the two builds' seats with more.
+
+With ``jobs`` above 1 that many pairs are played at a time, each on its own server of the other
+build; the SPRT still reads the pairs in deal order, so a run stops where the same run one pair
+at a time would (pairs under way beyond that are left out), and with an iteration budget it
+gives the same games.
 
 Statistics (fishtest's, for game pairs):
 
@@ -627,8 +629,6 @@ def run_versus(cfg: VersusSettings, progress: bool = True) -> dict[str, Any]:
 
 def _start_servers(other: str, jobs: int, stack: contextlib.ExitStack) -> list[OtherBuild]:
     """`jobs` servers of the other build, started side by side, each closed with `stack`."""
-    if jobs == 1:
-        return [stack.enter_context(OtherBuild(other))]
     with ThreadPoolExecutor(max_workers=min(jobs, 16)) as pool:
         started = [pool.submit(OtherBuild, other) for _ in range(jobs)]
     servers, failed = [], None
