@@ -96,8 +96,9 @@ def play(game, bot, iterations, seed):
             last[player] = (core.tree_nodes(), [])
         else:
             action = legal[0]
+        step = (state.clone(), action, player)          # one copy, shared by every player's path
         for _nodes, path in last.values():
-            path.append((state.clone(), action, player))
+            path.append(step)
         state.apply(action)
     return out
 
