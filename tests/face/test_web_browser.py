@@ -24,7 +24,7 @@ import pytest
 
 import metro_ai
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed (pip install -e '.[web]')")
+webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed (pip install -e '.[test]')")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
