@@ -62,7 +62,7 @@ CHECKS = os.environ.get("METRO_AI_CHECKS", "") == "1"
 DIRECTIVES = {"language_level": 3, "cdivision": True, "boundscheck": CHECKS, "wraparound": CHECKS,
               "initializedcheck": CHECKS}
 # METRO_AI_SANITIZE=address,undefined builds with those sanitizers (-O1 -g instead of -O3); run it
-# with the sanitizer runtimes preloaded (README, "Sanitizer builds").
+# with the sanitizer runtimes preloaded (docs/dev/testing.md, "Memory safety").
 SANITIZE = [s.strip() for s in os.environ.get("METRO_AI_SANITIZE", "").split(",") if s.strip()]
 
 

@@ -63,8 +63,7 @@ BOTS = {
 # Difficulty presets for people embedding opponents: an ISMCTS budget in iterations (so strength
 # does not depend on the machine), a choice temperature (visits^(1/T); 0 = always the best) and,
 # for the weak ones, a margin: they sample only among the moves the search found within 0.03 of
-# its best (by mean value), so they play worse moves, not blunders (issue #17; README, "Difficulty
-# in Elo").
+# its best (by mean value), so they play worse moves, not blunders (issue #17; docs/guide/difficulty.md).
 PRESETS: dict[str, tuple[dict[str, Any], Limit, str]] = {
     "easy": (dict(temperature=1.0, margin=0.03), Limit(iterations=150),
              "ismcts, 150 iterations, temperature 1 among the moves within 0.03 of the best"),

@@ -48,7 +48,7 @@ MO-ISMCTS makes the same choices as SO-ISMCTS, at n times the memory.
 
 A child is keyed by (action, player who took it, chance key), not by the action alone (the chance
 key with ``chance_keys=True`` only; off, it is 0 everywhere: it has measured weaker in play so
-far, see README): after the
+far, see docs/guide/bots.md): after the
 same path of actions the player to move may differ between worlds (Metro 2033: chance and hidden
 cards decide who acts next), and the players share action ids, so a key by action would mix one
 player's statistics into another's. The chance key (the game's ``c_chance_key(observer)``, 16

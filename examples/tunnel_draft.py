@@ -1,5 +1,5 @@
 """Tunnel Draft: a small card game written in plain Python, to show how a game joins metro-ai
-without Cython (``metro_ai.engine.python_game``; README, "Adding a game").
+without Cython (``metro_ai.engine.python_game``; docs/dev/adding-a-game.md).
 
 Rules (written for this project; ``T1``..``T6`` name them):
 
@@ -24,7 +24,7 @@ players as "bury", one action for every card: ``_observed_action``).
 Use it with ``metro_ai.register_game("examples/tunnel_draft.py:TunnelDraftGame")`` or, on the
 command line, ``metro-ai --game-module examples/tunnel_draft.py:TunnelDraftGame match --game
 tunnel-draft --bots ismcts random``. ISMCTS searches it at about 15,000 iterations a second, 10 to
-200 times slower than on the Cython games (README, "Adding a game", says when to move a game to
+200 times slower than on the Cython games (docs/dev/adding-a-game.md says when to move a game to
 Cython).
 """
 from __future__ import annotations

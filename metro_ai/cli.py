@@ -328,7 +328,7 @@ READINGS_HEADING = "readings (this project's decisions, not the printed rules; d
 
 
 def _games_markdown(info):
-    """Every game's options as Markdown tables (the README's option tables)."""
+    """Every game's options as Markdown tables (the option tables of docs/guide/games.md)."""
     out = []
     for name, g in info.items():
         out += [f"**{name}**: {g['title']}, {g['players']['min']}-{g['players']['max']} players", "",

@@ -1,4 +1,4 @@
-"""Games of the user's own, registered beside the built-in ones (README, "Adding a game").
+"""Games of the user's own, registered beside the built-in ones (docs/dev/adding-a-game.md).
 
 A game is named by a spec: ``"package.module:Class"`` (an importable module) or
 ``"path/to/file.py:Class"`` (a file, loaded as a module of its own). ``metro_ai.register_game``

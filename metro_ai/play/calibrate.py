@@ -25,7 +25,7 @@ moves by ``visits ** (1 / T)`` among only those whose mean value the search foun
 ``margin`` (0.03) of its best move's, so they play worse moves, but not moves their search has
 seen lose. (Below a game's weakest plausible level, which in Metro already beats random nearly
 always, the rungs that reach down to random are weak by noise: too few iterations to tell the
-moves apart. The README's tables say which.)
+moves apart. The tables of docs/guide/difficulty.md say which.)
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``metro-ai bench``: settings and errors, the report files, and each section on a tiny budget.
 
 These check that the benchmarks run and report what they measured; they assert nothing about
-speed (figures come from full runs on a quiet machine, see the README).
+speed (figures come from full runs on a quiet machine, see docs/guide/benchmarks.md).
 """
 import json
 

@@ -420,17 +420,18 @@ def test_a_shipped_ladder_is_whole_and_consistent(path):
         assert min(a["temperature"], b["temperature"]) <= bot.temperature <= max(a["temperature"], b["temperature"])
 
 
-def test_the_readme_shows_the_shipped_ladders():
-    readme = (lad.DATA.parent.parent / "README.md").read_text()
+def test_the_docs_show_the_shipped_ladders():
+    page = (lad.DATA.parent.parent / "docs" / "guide" / "difficulty.md").read_text(encoding="utf-8")
     for path in SHIPPED:
         ladder = json.loads(path.read_text())
         table = lad.format_ladder(ladder)
-        assert table in readme, f"README's table for {path.name} is not the file's: regenerate it"
+        assert table in page, f"docs/guide/difficulty.md's table for {path.name} is not the file's: " \
+                              "run python docs/generate.py"
 
 
 @pytest.mark.parametrize("path", [p for p in SHIPPED if p.name.startswith("ladder-metro-")], ids=lambda p: p.name)
 def test_metros_weak_levels_blunder_less_than_random_in_the_shipped_ladders(path):
-    """What the README says of the weak levels, as the shipped measurements have it: easy plays
+    """What the docs say of the weak levels, as the shipped measurements have it: easy plays
     the strongest level's move more often than random and blunders less, as medium does."""
     rows = {a["level"]: a for a in json.loads(path.read_text())["agreement"]}
     for level in ("easy", "medium"):

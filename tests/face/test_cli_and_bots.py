@@ -188,18 +188,3 @@ def test_a_rating_is_checked_when_the_bot_meets_the_game_and_a_budget_replaces_i
     # a rating the ladder reaches still plays the ladder's level
     fine = metro_ai.make_bot("ismcts", seed=3, elo=700)
     assert fine.choose(state) in state.legal_actions() and fine.level["elo"] == 700
-
-
-def test_the_readmes_first_example_rates_its_bot_on_its_games_ladder():
-    """The README's first example seats a rated bot at its game: the rating lies on that game's
-    ladder, so ``rated.choose(state)`` plays."""
-    import re
-    from pathlib import Path
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    block = readme.split("## A taste of the API", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    found = re.search(r'load_game\("(\w+)", players=(\d+)\)', block)
-    rating = re.search(r'make_bot\("ismcts", elo=(\d+)\)', block)
-    assert found and rating and "rated.choose(state)" in block
-    game = metro_ai.load_game(found.group(1), players=int(found.group(2)))
-    bot = metro_ai.make_bot("ismcts", elo=int(rating.group(1)), game=game)
-    assert bot.level["elo"] == int(rating.group(1))

@@ -119,7 +119,7 @@ def _deals(pattern, deals=30):
 
 
 def test_sweeps_give_one_sided_or_no_intervals_not_points():
-    # the README's first tournament: a beats b and c in every game, b beats c in every game, so
+    # the first tournament of the README's set-up command: a beats b and c in every game, b beats c in every game, so
     # every bootstrap resample is the same and a percentile interval would be a point
     games = _deals([(0, 1), (0, 2), (1, 2)])
     out = ratings.elo(games, ["a", "b", "c"], bootstrap=100, seed=1)

@@ -380,7 +380,7 @@ def test_reports_table_csv_json_and_plots(tmp_path):
 
 
 def test_report_says_when_an_interval_cannot_be_estimated(tmp_path):
-    # what the README's first command gives: the first bot wins every pairing, the second beats the
+    # what the README's first set-up command gives: the first bot wins every pairing, the second beats the
     # third every time (the stored results of such a run; playing it takes half a minute)
     from metro_ai.play.tournament import TournamentResult
     cfg = config(bots=["ismcts", "greedy", "random"], deals=30)

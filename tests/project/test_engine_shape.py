@@ -1,4 +1,4 @@
-"""One shape for every game package (README, "Adding a game"; issue #25): the C data and mechanics
+"""One shape for every game package (docs/dev/adding-a-game.md; issue #25): the C data and mechanics
 in ``rules.pxd``/``rules.pyx``, the registered ``Game`` and its ``GameState`` in
 ``state.pxd``/``state.pyx`` over them, each compiled module with a ``.pyi`` stub. A game that is
 a module of another game's package (``metro-solo``, the solo module of Metro) keeps its classes

@@ -6,8 +6,8 @@ import deferred into a function to dodge a circle is still a circle); only ``if 
 blocks, which never run, are left out. An edge to a package is an edge to its ``__init__``:
 ``import metro_ai`` from inside the package is an edge to the facade, which imports everything.
 
-The modules sit on floors, each importing only from its own floor or those below (README,
-"Layout"): the engine; the bots (the catalogue, specs, presets and Elo ladder reading included);
+The modules sit on floors, each importing only from its own floor or those below
+(docs/dev/layout.md): the engine; the bots (the catalogue, specs, presets and Elo ladder reading included);
 the game registry and the option parser; playing (matches, tournaments, ratings, calibration) and
 the interop bridges; the benchmarks and the protocol; the web page and the command line; last the
 facade ``metro_ai`` that users import.

@@ -1,0 +1,93 @@
+"""The README is a front page whose examples run, and the documentation's generated parts are the
+code's own (issue #28).
+
+- The README's Python examples (its ``pycon`` blocks) run in order in one namespace, as doctests:
+  every output shown is the output the library gives.
+- The README stays a front page: the two set-up commands first, at most 300 lines, and every
+  link into the repository leads to a file that exists.
+- The option tables of the games' page are ``metro-ai games --markdown`` (``docs/generate.py``
+  writes them).
+"""
+import doctest
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from metro_ai.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+GAMES_PAGE = ROOT / "docs" / "guide" / "games.md"
+
+
+def readme_examples():
+    """The README's ``pycon`` blocks, in order, each as (first line number, text)."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    blocks, start = [], None
+    for i, line in enumerate(lines):
+        if start is None and line.strip() == "```pycon":
+            start = i + 1
+        elif start is not None and line.strip() == "```":
+            blocks.append((start + 1, "\n".join(lines[start:i]) + "\n"))
+            start = None
+    assert start is None, "a pycon block of the README is not closed"
+    return blocks
+
+
+def test_the_readmes_examples_run_in_order(tmp_path, monkeypatch):
+    blocks = readme_examples()
+    assert len(blocks) >= 3, "the README lost its Python examples"
+    monkeypatch.chdir(tmp_path)                      # an example that writes a file writes it here
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    namespace: dict = {}
+    for line, text in blocks:
+        test = parser.get_doctest(text, namespace, f"README.md:{line}", str(README), line - 1)
+        assert test.examples, f"README.md line {line}: a pycon block without >>> examples"
+        runner.run(test, clear_globs=False)
+        namespace = test.globs
+    failed, attempted = runner.summarize(verbose=False)
+    assert attempted >= 15
+    assert failed == 0, f"{failed} of the README's {attempted} examples failed (their output is above)"
+
+
+def test_the_readme_is_a_front_page():
+    text = README.read_text(encoding="utf-8")
+    head = text.splitlines()[:12]
+    assert sum("python3 -m venv" in line for line in head) == 2, "the two set-up commands come first"
+    assert "python -m pytest" in "\n".join(head)
+    assert len(text.splitlines()) <= 300, "the README is a front page: move the detail into docs/"
+
+
+DOCS_RESULTS = ROOT / "docs" / "results"   # a copy of benches/results/ made by the site's build
+PAGES = [README, ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md", *sorted(p for p in (ROOT / "docs").rglob("*.md")
+                         if "_build" not in p.parts and DOCS_RESULTS not in p.parents)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_lead_to_files(page):
+    """Links to the repository's own files, from the README and every page under docs/, lead to
+    files that exist (Sphinx checks the links between pages; this also covers the README and the
+    links a Markdown viewer follows; a link into docs/results/ is one into benches/results/)."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    missing = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        path = Path(os.path.normpath(page.parent / target.split("#", 1)[0]))
+        if DOCS_RESULTS in path.parents:
+            path = ROOT / "benches" / "results" / path.relative_to(DOCS_RESULTS)
+        if not path.exists():
+            missing.append(target)
+    assert not missing, f"{page.relative_to(ROOT)} links to missing files: {missing}"
+
+
+def test_the_option_tables_match_the_game_classes(capsys):
+    text = GAMES_PAGE.read_text(encoding="utf-8")
+    found = re.search(r"<!-- games:begin -->\n(.*?)\n<!-- games:end -->", text, re.S)
+    assert found, "docs/guide/games.md lost its games:begin/games:end markers"
+    assert main(["games", "--markdown"]) == 0
+    assert found.group(1) == capsys.readouterr().out.rstrip("\n"), \
+        "docs/guide/games.md's option tables are stale: run python docs/generate.py"
