@@ -308,6 +308,7 @@ def serve_command(other: str) -> list[str]:
         path = Path(found)
     if not os.access(path, os.X_OK):
         raise ValueError(f"--versus {other}: not an executable file")
+    path = path.absolute()     # the servers start in a folder of their own: a relative path would not lead there
     if re.fullmatch(r"python[0-9.]*(\.exe)?", path.name):
         return [str(path), "-m", "metro_ai", "serve"]
     return [str(path), "serve"]

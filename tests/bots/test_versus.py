@@ -196,6 +196,18 @@ def test_bad_settings_are_refused():
     assert versus.serve_command(me)[1:] == ["-m", "metro_ai", "serve"]
 
 
+def test_a_relative_path_to_the_other_build_still_leads_there_from_the_servers_folder(tmp_path, monkeypatch):
+    """The servers start in the temporary folder, so a path given relative to where the user
+    stands (``--versus ../last/.venv/bin/metro-ai``, as the docs write it) is made absolute,
+    symbolic links kept (a venv's python is a link whose target is outside the venv)."""
+    link = tmp_path / "venv" / "bin" / "python3"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(sys.executable)
+    monkeypatch.chdir(tmp_path / "venv")
+    command = versus.serve_command("bin/python3")
+    assert command == [str(link), "-m", "metro_ai", "serve"]
+
+
 # ---- against this build's own metro-ai serve
 
 def test_bench_versus_with_out_writes_only_the_files_named(tmp_path, monkeypatch, capsys):
