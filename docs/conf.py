@@ -40,10 +40,10 @@ source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 
-# Markdown: headings down to ### get anchors (the pages link to sections), ``{directive}`` fences,
-# definition lists, $math$, and `name <target>` style substitutions where needed.
+# Markdown: headings down to #### get anchors (the pages link to sections), ``{directive}`` and
+# ``:::`` fences, definition lists (no $math$: a price in dollars stays text).
 myst_heading_anchors = 4
-myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "attrs_inline"]
+myst_enable_extensions = ["colon_fence", "deflist"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
