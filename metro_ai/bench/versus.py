@@ -65,7 +65,7 @@ from metro_ai.version import __version__
 
 __all__ = ["OtherBuild", "Sprt", "VersusError", "VersusSettings", "add_arguments", "compact_moves", "elo_from_score",
            "elo_interval", "execute", "game_score", "llr", "markdown", "pair_grid", "play_game", "report_json",
-           "run_pairs", "run_versus", "score_from_elo", "seats_of", "serve_command", "settings_from", "sprt_bounds",
+           "Interrupted", "run_pairs", "run_versus", "score_from_elo", "seats_of", "serve_command", "settings_from", "sprt_bounds",
            "summarise", "versus_only_given"]
 
 DEFAULT_TIME = 0.05
@@ -233,6 +233,14 @@ def summarise(scores: list[float], sprt: Sprt) -> dict[str, Any]:
             "alpha": sprt.alpha, "beta": sprt.beta, "verdict": sprt.verdict()}
 
 
+class Interrupted(Exception):
+    """A run stopped by the user (Ctrl-C): `scores` are those of the pairs read before it."""
+
+    def __init__(self, scores: list[float]):
+        super().__init__(f"interrupted after {len(scores)} games")
+        self.scores = scores
+
+
 def run_pairs(play_pair: Callable[[int], tuple[float, float]], sprt: Sprt, pairs: Optional[int] = None,
               max_pairs: Optional[int] = None, report: Optional[Callable[[int, list[float]], None]] = None,
               jobs: int = 1) -> list[float]:
@@ -241,7 +249,8 @@ def run_pairs(play_pair: Callable[[int], tuple[float, float]], sprt: Sprt, pairs
     scores in order. ``report(i, scores)`` after each pair. With `jobs` above 1, that many pairs
     are played at a time in threads, and their scores are read in pair order all the same: the
     SPRT stops at the pair it would stop at one at a time, and pairs under way past it are
-    waited for and left out. A pair's error is raised when its turn comes."""
+    waited for and left out. A pair's error is raised when its turn comes. Ctrl-C raises
+    `Interrupted` with the scores read so far; pairs under way are abandoned, not waited for."""
     if (pairs is None) == (max_pairs is None):
         raise ValueError("give pairs (a fixed number) or max_pairs (an SPRT's cap), one of them")
     scores: list[float] = []
@@ -258,30 +267,38 @@ def run_pairs(play_pair: Callable[[int], tuple[float, float]], sprt: Sprt, pairs
         return pairs is None and sprt.verdict() is not None
 
     if jobs <= 1:
-        for i in range(most):
-            if take(play_pair(i)):
-                break
+        try:
+            for i in range(most):
+                if take(play_pair(i)):
+                    break
+        except KeyboardInterrupt:
+            raise Interrupted(scores) from None
         return scores
     futures: dict[int, Future] = {}
-    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="versus-pair") as pool:
-        try:
-            done = queued = 0
-            while done < most:
-                # keep `jobs` pairs running, and never run far ahead of the next pair to read
-                while queued < most and queued < done + 4 * jobs and \
-                        sum(not f.done() for f in futures.values()) < jobs:
-                    futures[queued] = pool.submit(play_pair, queued)
-                    queued += 1
-                if not futures[done].done():
-                    wait([f for f in futures.values() if not f.done()], return_when=FIRST_COMPLETED)
-                    continue
-                over = take(futures.pop(done).result())
-                done += 1
-                if over:
-                    break
-        finally:
-            for f in futures.values():
-                f.cancel()
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="versus-pair")
+    try:
+        done = queued = 0
+        while done < most:
+            # keep `jobs` pairs running, and never run far ahead of the next pair to read
+            while queued < most and queued < done + 4 * jobs and \
+                    sum(not f.done() for f in futures.values()) < jobs:
+                futures[queued] = pool.submit(play_pair, queued)
+                queued += 1
+            if not futures[done].done():
+                wait([f for f in futures.values() if not f.done()], return_when=FIRST_COMPLETED)
+                continue
+            over = take(futures.pop(done).result())
+            done += 1
+            if over:
+                break
+    except KeyboardInterrupt:
+        # the pairs under way end when their servers close (the caller's); not waited for here
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise Interrupted(scores) from None
+    finally:
+        for f in futures.values():
+            f.cancel()
+    pool.shutdown(wait=True)
     return scores
 
 
@@ -611,15 +628,24 @@ def run_versus(cfg: VersusSettings, progress: bool = True) -> dict[str, Any]:
                            f"[{s['wilson_low']:.1%}, {s['wilson_high']:.1%}], Elo {s['elo']:+.0f} "
                            f"[{s['elo_low']:+.0f}, {s['elo_high']:+.0f}], LLR {s['llr']:.2f} [{lo:.2f}, {hi:.2f}], "
                            f"{time.perf_counter() - t0:.0f} s")
-        if cfg.games:
-            scores = run_pairs(play_pair, sprt, pairs=(cfg.games + 1) // 2, report=report, jobs=cfg.jobs)
-        else:
-            scores = run_pairs(play_pair, sprt, max_pairs=(cfg.max_games + 1) // 2, report=report, jobs=cfg.jobs)
+        interrupted = False
+        try:
+            if cfg.games:
+                scores = run_pairs(play_pair, sprt, pairs=(cfg.games + 1) // 2, report=report, jobs=cfg.jobs)
+            else:
+                scores = run_pairs(play_pair, sprt, max_pairs=(cfg.max_games + 1) // 2, report=report,
+                                   jobs=cfg.jobs)
+        except Interrupted as stop:
+            scores, interrupted = stop.scores, True
+            _say(progress, f"versus: interrupted after {len(scores)} games: the report holds them")
         other_version = other.hello.get("version")
         other_command = other.command
     records = [game for i in range(len(scores) // 2) for game in by_pair[i]]
     summary = summarise(scores, sprt)
-    if cfg.games is None and summary["verdict"] is None:
+    if interrupted:
+        summary["verdict"] = summary["verdict"] or "interrupted"
+        summary["interrupted"] = True
+    elif cfg.games is None and summary["verdict"] is None:
         summary["verdict"] = "inconclusive"
     return {"format": "metro-ai-versus", "machine": machine(), "settings": asdict(cfg),
             "this": {"version": __version__, "python": sys.executable},
@@ -748,7 +774,8 @@ def settings_from(args) -> VersusSettings:
 
 def execute(args, command: Optional[str] = None) -> int:
     """Run from parsed arguments (``benches/versus.py`` or ``metro-ai bench --versus``): print the
-    Markdown, write the files; 0 (1 if the builds could not be compared)."""
+    Markdown, write the files; 0 (1 if the builds could not be compared, or if the run was
+    interrupted: the files then hold the games played)."""
     cfg = settings_from(args)
     out = getattr(args, "out", None)
     md = getattr(args, "markdown", None)
@@ -769,4 +796,4 @@ def execute(args, command: Optional[str] = None) -> int:
     if md:
         Path(md).write_text(text)
     print(text)
-    return 0
+    return 1 if report["summary"].get("interrupted") else 0

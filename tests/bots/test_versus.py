@@ -223,6 +223,54 @@ def test_bench_versus_with_out_writes_only_the_files_named(tmp_path, monkeypatch
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["v.json"]
 
 
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_ctrl_c_keeps_the_pairs_read_so_far(jobs):
+    """Ctrl-C (KeyboardInterrupt in a pair, as the main thread sees it one at a time, or while
+    waiting on pairs played at a time) ends the run with the scores of the pairs read before it."""
+    import threading
+    import time
+    stop = threading.Event()
+
+    def pair(i):
+        if i == 4:
+            stop.set()
+            if jobs == 1:
+                raise KeyboardInterrupt
+            time.sleep(8)                # still under way when Ctrl-C comes: abandoned, not waited for
+        return 1.0, 0.5
+
+    seen = []
+    if jobs > 1:                         # Ctrl-C reaches the main thread, which waits on the pairs
+        import os
+        import signal
+        threading.Thread(target=lambda: (stop.wait(10), time.sleep(0.2), os.kill(os.getpid(), signal.SIGINT)),
+                         daemon=True).start()
+    t0 = time.perf_counter()
+    with pytest.raises(versus.Interrupted) as stopped:
+        run_pairs(pair, Sprt(0, 50), pairs=50, jobs=jobs, report=lambda i, sc: seen.append(i))
+    assert time.perf_counter() - t0 < 6
+    assert stopped.value.scores == [1.0, 0.5] * 4 and seen == [1, 2, 3, 4]
+
+
+def test_an_interrupted_match_writes_the_games_played_and_exits_1(tmp_path, capsys, monkeypatch):
+    played = versus.play_game
+
+    def play_game(cfg, other, deal, swapped):
+        if deal == 2:
+            raise KeyboardInterrupt
+        return played(cfg, other, deal, swapped)
+    monkeypatch.setattr(versus, "play_game", play_game)
+    out, md = tmp_path / "v.json", tmp_path / "v.md"
+    code = cli_main(["bench", "--versus", sys.executable, "--game", "leduc", "--bot", "random", "--games", "10",
+                     "--seed", "5", "--out", str(out), "--markdown", str(md)])
+    assert code == 1
+    report = json.loads(out.read_text())
+    assert report["summary"]["games"] == len(report["games"]) == 4
+    assert report["summary"]["interrupted"] is True and report["summary"]["verdict"] == "interrupted"
+    assert "| interrupted |" in md.read_text()
+    assert "interrupted after 4 games" in capsys.readouterr().err
+
+
 def test_a_short_match_against_this_build_through_serve(tmp_path, capsys):
     out, md = tmp_path / "v.json", tmp_path / "v.md"
     code = cli_main(["bench", "--versus", sys.executable, "--game", "leduc", "--bot", "random", "--games", "4",
