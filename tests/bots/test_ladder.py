@@ -4,6 +4,7 @@ ISMCTS at an Elo rating through make_bot, bot specs, matches, tournaments and th
 agreement table, the shipped ladders, and clear errors."""
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -232,7 +233,6 @@ def test_elo_errors_are_clear(ladder_file):
 def test_the_protocol_plays_at_a_rating(ladder_file):
     """A ladder file over the protocol: named inside the server's --data-dir (docs/security.md)."""
     from metro_ai.protocol.limits import Server
-    from pathlib import Path
 
     async def main():
         c = Client(server=Server(data_dir=Path(ladder_file).parent))
