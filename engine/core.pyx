@@ -461,6 +461,10 @@ cdef class GameState:
         self.c_apply(action)
 
     def _describe(self, action):
+        """What `action` reads as, for an error message; an id outside the game's actions says so."""
+        n = self.game.num_distinct_actions
+        if not 0 <= action < n:
+            return f"no action of {self.game.name} has this id: they are 0 to {n - 1}"
         try:
             return self.action_to_string(action)
         except Exception:

@@ -20,6 +20,7 @@ from metro_ai.bots.limit import Limit
 from metro_ai.engine.errors import DataError, IllegalActionError, MetroAIError, StateFormatError
 from metro_ai.bots.catalogue import BotSpec, BotSpecError, describe_bots, list_bots, make_bot, parse_specs
 from metro_ai.play.match import RecordError, load_state, play_match, replay
+from metro_ai.play.report import format_report
 from metro_ai.play.tournament import (Tournament, TournamentConfig, TournamentError, TournamentResult,
                                       load_tournament, run_tournament)
 from metro_ai.registry import list_games, load_game, register_game
@@ -40,6 +41,6 @@ def svg(state, player=None, lastmove=None, labels=False) -> str:
 __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "Progress",
     "RecordError", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
-    "describe_bots", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
+    "describe_bots", "format_report", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
     "parse_specs", "play_match", "register_game", "replay", "run_tournament", "svg",
 ]

@@ -498,7 +498,7 @@ def _cmd_tournament(args):
     finally:
         if progress is not None:
             progress.close()
-    report = rep.build_report(result, bootstrap=args.bootstrap, seed=result.config.seed, anchor=args.anchor)
+    report = rep.build_report(result, bootstrap=args.bootstrap, anchor=args.anchor)
     if args.csv:
         rep.write_csv(report, args.csv)
     if args.games_csv:

@@ -13,8 +13,10 @@
 // person. Exit code 0 when the game was played to its end.
 "use strict";
 
-const { spawn } = require("child_process");
 const readline = require("readline");
+// The protocol client (JSON-RPC over the server's stdin and stdout, one message a line, progress
+// notifications handed to a callback) and the seeded generator of the repository's sample client.
+const { Client, random } = require("../../examples/node/play.js");
 
 function parseArgs(argv) {
   const out = { serve: "metro-ai serve", game: "leduc", players: 2, bot: "ismcts", time: 3, seed: 1,
@@ -27,47 +29,6 @@ function parseArgs(argv) {
   for (const key of ["players", "time", "seed"]) out[key] = Number(out[key]);
   if (out["move-now-after"] !== null) out["move-now-after"] = Number(out["move-now-after"]);
   return out;
-}
-
-// A JSON-RPC client over the server's stdin and stdout, one message a line (as
-// examples/node/play.js's), which hands the progress notifications to `onProgress`.
-class Client {
-  constructor(command, onProgress) {
-    this.child = spawn(command[0], command.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
-    this.onProgress = onProgress;
-    this.nextId = 1;
-    this.pending = new Map();
-    this.child.on("error", (err) => this.failAll(err));
-    this.child.on("exit", (code) => this.failAll(new Error(`the server exited (code ${code})`)));
-    readline.createInterface({ input: this.child.stdout }).on("line", (line) => this.receive(line));
-  }
-
-  receive(line) {
-    const message = JSON.parse(line);
-    if (message.method === "progress") return this.onProgress(message.params);
-    const waiter = this.pending.get(message.id);
-    if (!waiter) return;
-    this.pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(`${message.error.message} (code ${message.error.code})`));
-    else waiter.resolve(message.result);
-  }
-
-  failAll(err) {
-    for (const waiter of this.pending.values()) waiter.reject(err);
-    this.pending.clear();
-  }
-
-  call(method, params = {}) {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    });
-  }
-
-  close() {
-    this.child.stdin.end();                 // end of input: the server exits
-  }
 }
 
 // The lines a person types: `next()` waits for one (null once the input has ended); `pressed()`
@@ -94,18 +55,6 @@ class Keyboard {
     }
     return false;
   }
-}
-
-// A seeded generator (mulberry32, as in examples/node/play.js): the same --seed, the same moves.
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // The person's move: an action id, or a text for the server to read; null to quit.

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 
 import metro_ai
-from metro_ai.play.report import format_report        # the table metro-ai tournament prints
 
 
 def main() -> None:
@@ -51,10 +50,10 @@ def main() -> None:
     print(f"resumed: {len(result.games)} of {result.total} games stored, complete: {result.complete}")
 
     # 4. The report: a JSON-ready dict; format_report makes the table of metro-ai tournament. The
-    #    intervals come from a bootstrap, seeded here as the command line seeds it.
-    report = result.report(seed=result.config.seed)
+    #    intervals come from a bootstrap seeded with the tournament's seed, as on the command line.
+    report = result.report()
     print()
-    print(format_report(report))
+    print(metro_ai.format_report(report))
     print()
     top = report["standings"][0]
     print(f"the strongest here: {top['bot']}, Elo {top['rating']:.0f}, mean return {top['mean_return']:.3f}, "

@@ -37,10 +37,12 @@ function defaultServe() {
   return fs.existsSync(venv) ? [venv, "serve"] : ["python3", "-m", "metro_ai", "serve"];
 }
 
-// A JSON-RPC client over a child process: one message per line each way.
+// A JSON-RPC client over a child process: one message per line each way. The server's progress
+// notifications go to `onProgress` (ignored by default); docs/tutorials/embed.js shows them.
 class Client {
-  constructor(command) {
+  constructor(command, onProgress = () => {}) {
     this.child = spawn(command[0], command.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
+    this.onProgress = onProgress;
     this.nextId = 1;
     this.pending = new Map();
     this.child.on("error", (err) => this.failAll(err));
@@ -50,7 +52,7 @@ class Client {
 
   receive(line) {
     const message = JSON.parse(line);
-    if (message.method === "progress") return;          // notifications: not shown here
+    if (message.method === "progress") return this.onProgress(message.params);
     const waiter = this.pending.get(message.id);
     if (!waiter) return;
     this.pending.delete(message.id);
@@ -160,4 +162,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { places, verdict };
+module.exports = { Client, random, places, verdict };

@@ -190,12 +190,15 @@ class Sprt:
 
 
 def elo_interval(pair_scores: list[float], z: float = 1.96) -> tuple[float, float, float]:
-    """(Elo, low, high): the Elo of the mean pair score and of its normal-approximation interval."""
+    """(Elo, low, high): the Elo of the mean pair score and of its normal-approximation interval.
+    One pair shows no spread, so its interval is unbounded (as no pair's is)."""
     n = len(pair_scores)
     if n == 0:
         return 0.0, -math.inf, math.inf
     mean = sum(pair_scores) / n
-    sd = statistics.pstdev(pair_scores) if n > 1 else 0.0
+    if n == 1:
+        return elo_from_score(mean), -math.inf, math.inf
+    sd = statistics.pstdev(pair_scores)
     half = z * sd / math.sqrt(n)
     return elo_from_score(mean), elo_from_score(mean - half), elo_from_score(mean + half)
 

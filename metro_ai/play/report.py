@@ -41,9 +41,16 @@ def _first_shares(returns):
     return [(1.0 / k if r == top else 0.0) for r in returns]
 
 
-def build_report(result, bootstrap=1000, seed=0, anchor=None):
-    """A JSON-ready report of a :class:`~metro_ai.play.tournament.TournamentResult`."""
+def build_report(result, bootstrap=1000, seed=None, anchor=None):
+    """A JSON-ready report of a :class:`~metro_ai.play.tournament.TournamentResult`: standings,
+    ratings with `bootstrap` resamples for their 95% intervals (0: none), the win-rate and
+    first-place matrices and the seats' statistics. The bootstrap is seeded with `seed`, by default
+    the tournament's own seed, so the same file gives the same figures here and from
+    ``metro-ai tournament``. `anchor`: the label of the bot rated 1500, the others measured from it
+    (by default the ratings' mean is 1500)."""
     config = result.config
+    if seed is None:
+        seed = config.seed
     labels = config.labels
     n = len(labels)
     games = result.games
@@ -147,7 +154,9 @@ def _f(x, fmt):
 
 
 def format_report(report, matrices=True):
-    """The report as a terminal table."""
+    """A report of :func:`build_report` (or :meth:`TournamentResult.report
+    <metro_ai.TournamentResult.report>`) as the table ``metro-ai tournament`` prints: the
+    standings, the rating's method, and with `matrices` the win-rate and first-place matrices."""
     lines = [report["description"],
              f"games played: {report['games_played']}/{report['games_total']}"
              + (f", {report['games_failed']} failed" if report["games_failed"] else "")

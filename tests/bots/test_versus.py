@@ -93,6 +93,8 @@ def test_elo_interval_of_pairs():
     assert elo == 0.0 and lo == pytest.approx(-hi)
     half = 1.96 * 0.25 / 2                                   # sd 0.25, 4 pairs
     assert hi == pytest.approx(elo_from_score(0.5 + half))
+    assert elo_interval([0.75]) == (elo_from_score(0.75), -math.inf, math.inf)   # one pair: no spread yet
+    assert elo_interval([]) == (0.0, -math.inf, math.inf)
 
 
 # ---- the SPRT on fake game-pair streams (seeded)

@@ -338,6 +338,8 @@ def test_illegal_actions_are_refused_and_change_nothing(name, index):
             assert isinstance(info.value, ValueError)
             assert str(action) in str(info.value) or repr(action) in str(info.value)
             assert s.to_json() == before, f"refused action {action!r} changed the state"
+            if action in (-1, nda, nda + 1):           # an id no action has: the message says which are
+                assert f"they are 0 to {nda - 1}" in str(info.value) and "unreadable" not in str(info.value)
 
 
 @pytest.mark.parametrize("name, index", ALL_SETS)

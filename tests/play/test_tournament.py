@@ -433,6 +433,22 @@ def test_cli_tournament(tmp_path, capsys):
     assert "different tournament" in capsys.readouterr().err
 
 
+def test_python_report_and_cli_agree_on_one_file(tmp_path, capsys):
+    """The bootstrap behind the intervals is seeded with the tournament's seed in both, so the same
+    file gives the same figures from TournamentResult.report() and from metro-ai tournament."""
+    db = str(tmp_path / "t.sqlite")
+    assert main(["tournament", "--players", "2", "--bots", "greedy,random,ismcts:iterations=10", "--deals", "6",
+                 "--seed", "11", "--db", db, "--jobs", "1", "--quiet", "--bootstrap", "40"]) == 0
+    capsys.readouterr()
+    assert main(["tournament", "--resume", "--db", db, "--json", "--quiet", "--bootstrap", "40"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    ours = metro_ai.load_tournament(db).report(bootstrap=40)
+    assert ours["standings"] == cli["standings"] and ours["rating"] == cli["rating"]
+    other = metro_ai.load_tournament(db).report(bootstrap=40, seed=0)         # another seed, other draws
+    assert [r["rating_low"] for r in other["standings"]] != [r["rating_low"] for r in ours["standings"]]
+    assert metro_ai.format_report(ours).splitlines()[0] == cli["description"]
+
+
 @pytest.mark.parametrize("argv,err", [
     (["--bots", "greedy,oracle"], "unknown bot 'oracle'"),
     (["--bots", "greedy:time=1,random"], "does not search"),

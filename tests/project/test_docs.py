@@ -7,6 +7,7 @@ code's own (issue #28).
   link into the repository leads to a file that exists.
 - The option tables of the games' page are ``metro-ai games --markdown`` (``docs/generate.py``
   writes them).
+- Every name ``metro_ai`` exports is on the API reference page.
 """
 import doctest
 import os
@@ -91,3 +92,11 @@ def test_the_option_tables_match_the_game_classes(capsys):
     assert main(["games", "--markdown"]) == 0
     assert found.group(1) == capsys.readouterr().out.rstrip("\n"), \
         "docs/guide/games.md's option tables are stale: run python docs/generate.py"
+
+
+def test_every_public_name_is_in_the_api_reference():
+    """What ``metro_ai`` exports has an autodoc entry on the API reference page."""
+    import metro_ai
+    page = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    missing = [name for name in metro_ai.__all__ if not re.search(rf"\bmetro_ai\.{name}\b", page)]
+    assert not missing, f"docs/reference/api.md has no entry for metro_ai.{', metro_ai.'.join(missing)}"
