@@ -61,6 +61,12 @@ def packages():
 CHECKS = os.environ.get("METRO_AI_CHECKS", "") == "1"
 DIRECTIVES = {"language_level": 3, "cdivision": True, "boundscheck": CHECKS, "wraparound": CHECKS,
               "initializedcheck": CHECKS}
+# METRO_AI_BUILD_JOBS=N translates the .pyx files to C in N processes (the C compiles in parallel
+# with setuptools' own ``[build_ext] parallel = N``); unset, one at a time.
+try:
+    BUILD_JOBS = int(os.environ.get("METRO_AI_BUILD_JOBS", "0") or 0)
+except ValueError:
+    raise SystemExit(f"METRO_AI_BUILD_JOBS must be a whole number, got {os.environ['METRO_AI_BUILD_JOBS']!r}")
 # METRO_AI_SANITIZE=address,undefined builds with those sanitizers (-O1 -g instead of -O3); run it
 # with the sanitizer runtimes preloaded (docs/dev/testing.md, "Memory safety").
 SANITIZE = [s.strip() for s in os.environ.get("METRO_AI_SANITIZE", "").split(",") if s.strip()]
@@ -99,5 +105,6 @@ setup(
         # A changed build switch must rebuild every module, not reuse C generated without it.
         force=CHECKS or bool(SANITIZE),
         quiet=True,
+        nthreads=BUILD_JOBS,
     ),
 )

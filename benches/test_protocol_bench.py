@@ -1,7 +1,7 @@
 """pytest-benchmark suite for the protocol: a round trip (legal_actions + apply) through the
 `Session` in process, and a short run of benches/protocol_latency.py's side-by-side figures
-(stdio and WebSocket next to the Python API). The figures of docs/guide/server.md come from
-``python benches/protocol_latency.py``."""
+(stdio and WebSocket next to the Python API). The latency figures of benches/results/games_notes.md
+(and the headline of docs/guide/server.md) come from ``python benches/protocol_latency.py``."""
 import asyncio
 import json
 

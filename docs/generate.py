@@ -3,11 +3,12 @@
 - ``docs/guide/games.md``: the option tables between ``<!-- games:begin -->`` and
   ``<!-- games:end -->`` (``metro-ai games --markdown``);
 - ``docs/guide/difficulty.md``: each ``<!-- ladder:GAME-Np -->`` block, the table of the shipped
-  ladder ``bots/data/ladder-GAME-Np.json``.
+  ladder ``bots/data/ladder-GAME-Np.json``, and the ``<!-- ladders:summary -->`` block, one row a
+  shipped ladder: the ratings ``elo=`` accepts and the presets' ratings.
 
 Run it from anywhere after changing a game's options or recalibrating a ladder:
-``python docs/generate.py`` (``--check`` only says whether the pages are current; the tests
-``tests/project/test_docs.py`` and ``tests/bots/test_ladder.py`` check the same).
+``python docs/generate.py`` (``--check`` only says whether the pages are current;
+``tests/project/test_docs.py`` runs it so).
 """
 import argparse
 import io
@@ -37,13 +38,27 @@ def games_page(text: str) -> str:
     return replace_block(text, "<!-- games:begin -->", "<!-- games:end -->", out.getvalue().rstrip("\n"), GAMES)
 
 
+def ladders_summary() -> str:
+    """One row a shipped ladder: the ratings ``elo=`` accepts there and the presets' ratings."""
+    from metro_ai.bots.catalogue import bot_catalogue
+    rows = ["| game | players | `elo=` accepts | easy | medium | hard |", "|---|---|---|---:|---:|---:|"]
+    for lad in bot_catalogue()["ladders"].values():
+        span = (f"{lad['elo']['min']:,.0f} – {lad['elo']['max']:,.0f}" if lad["elo"]
+                else "none (its levels cannot be told apart)")
+        presets = " | ".join(f"{lad['levels'][p]:,.0f}" if p in lad["levels"] else "–"
+                             for p in ("easy", "medium", "hard"))
+        rows.append(f"| `{lad['game']}` | {lad['players']} | {span} | {presets} |")
+    return "\n".join(rows)
+
+
 def difficulty_page(text: str) -> str:
     from metro_ai.play.calibrate import format_ladder
     for path in sorted(LADDERS.glob("ladder-*.json")):
         tag = path.stem[len("ladder-"):]
         text = replace_block(text, f"<!-- ladder:{tag} -->", f"<!-- /ladder:{tag} -->",
                              format_ladder(json.loads(path.read_text(encoding="utf-8"))), DIFFICULTY)
-    return text
+    return replace_block(text, "<!-- ladders:summary -->", "<!-- /ladders:summary -->", ladders_summary(),
+                         DIFFICULTY)
 
 
 def main(argv=None) -> int:

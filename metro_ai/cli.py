@@ -701,6 +701,11 @@ _LIMIT_HELP = {
 }
 
 
+def _plain_number(x):
+    """A default as a person reads it: 1,048,576 rather than 1.04858e+06, 60 rather than 60.0."""
+    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
+
+
 def _add_server_args(parser):
     """The options of a protocol server (serve, web): limits, data directory, access."""
     from metro_ai.protocol.limits import Limits
@@ -710,7 +715,7 @@ def _add_server_args(parser):
         default = getattr(defaults, key)
         lim.add_argument("--" + key.replace("_", "-"), type=float if isinstance(default, float) else int,
                          default=None, metavar="S" if isinstance(default, float) else "N",
-                         help=f"{words} (default: {default:g})")
+                         help=f"{words} (default: {_plain_number(default)})")
     acc = parser.add_argument_group("files and access (docs/security.md)")
     acc.add_argument("--data-dir", metavar="DIR", default=None,
                      help="the folder whose files clients may name in file options (company_chart, cards, "

@@ -96,6 +96,15 @@ def test_cli_option_given_twice_and_help(capsys):
     assert "a value with commas is a list" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("command", ["serve", "web"])
+def test_server_limits_help_prints_plain_numbers(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())          # argparse wraps lines
+    assert "(default: 1,048,576)" in out and "(default: 5,000,000)" in out and "(default: 60)" in out
+    assert "e+0" not in out
+
+
 @pytest.mark.parametrize("argv,code,err", [
     (["match", "--players", "9"], 2, "option 'players' must be an int in [2, 6] (M1), got 9"),
     (["match", "--bots", "oracle"], 2, "unknown bot"),

@@ -100,3 +100,13 @@ def test_every_public_name_is_in_the_api_reference():
     page = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
     missing = [name for name in metro_ai.__all__ if not re.search(rf"\bmetro_ai\.{name}\b", page)]
     assert not missing, f"docs/reference/api.md has no entry for metro_ai.{', metro_ai.'.join(missing)}"
+
+
+def test_every_generated_block_of_the_docs_is_current(capsys):
+    """docs/generate.py --check: the option tables, each shipped ladder's table and the ladders'
+    summary (the ratings elo= accepts) are what the code and the shipped files give now."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("docs_generate", ROOT / "docs" / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    assert generate.main(["--check"]) == 0, capsys.readouterr().out
