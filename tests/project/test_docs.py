@@ -7,7 +7,9 @@ code's own (issue #28).
   link into the repository leads to a file that exists.
 - The option tables of the games' page are ``metro-ai games --markdown`` (``docs/generate.py``
   writes them).
-- Every name ``metro_ai`` exports is on the API reference page.
+- Every name ``metro_ai`` exports is on the API reference page; every generated block of the
+  docs is current (``docs/generate.py --check``); each figure of the README's table is on the page
+  its row links to.
 """
 import doctest
 import os
@@ -110,3 +112,20 @@ def test_every_generated_block_of_the_docs_is_current(capsys):
     generate = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generate)
     assert generate.main(["--check"]) == 0, capsys.readouterr().out
+
+
+def test_the_readmes_figures_are_on_the_pages_it_links():
+    """Each number of the README's table of figures is on the page its row links to (commas
+    aside), so a figure the docs no longer give cannot stay on the front page."""
+    section = README.read_text(encoding="utf-8").split("\n## Figures", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| what")]
+    assert len(rows) >= 5, "the README's table of figures is gone"
+    for row in rows:
+        _, figure, where = (cell.strip() for cell in row.strip("|").split("|"))
+        link = re.search(r"\]\(([^)#]+)", where)
+        assert link, f"the README's figure row {row!r} links to no page"
+        page = (ROOT / link.group(1)).read_text(encoding="utf-8").replace(",", "")
+        for number in re.findall(r"\d[\d,]*(?:\.\d+)?", figure):
+            number = number.rstrip(",").replace(",", "")
+            assert re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", page), \
+                f"{link.group(1)} does not give the README's figure {number} ({row!r})"
