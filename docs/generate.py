@@ -7,8 +7,8 @@
   shipped ladder: the ratings ``elo=`` accepts and the presets' ratings.
 
 Run it from anywhere after changing a game's options or recalibrating a ladder:
-``python docs/generate.py`` (``--check`` only says whether the pages are current;
-``tests/project/test_docs.py`` runs it so).
+``python docs/generate.py`` (``--check`` only says whether the pages are current; the tests
+``tests/project/test_docs.py`` and ``tests/bots/test_ladder.py`` check each block).
 """
 import argparse
 import io

@@ -438,9 +438,7 @@ def test_python_report_and_cli_agree_on_one_file(tmp_path, capsys):
     file gives the same figures from TournamentResult.report() and from metro-ai tournament."""
     db = str(tmp_path / "t.sqlite")
     assert main(["tournament", "--players", "2", "--bots", "greedy,random,ismcts:iterations=10", "--deals", "6",
-                 "--seed", "11", "--db", db, "--jobs", "1", "--quiet", "--bootstrap", "40"]) == 0
-    capsys.readouterr()
-    assert main(["tournament", "--resume", "--db", db, "--json", "--quiet", "--bootstrap", "40"]) == 0
+                 "--seed", "11", "--db", db, "--jobs", "1", "--quiet", "--json", "--bootstrap", "40"]) == 0
     cli = json.loads(capsys.readouterr().out)
     ours = metro_ai.load_tournament(db).report(bootstrap=40)
     assert ours["standings"] == cli["standings"] and ours["rating"] == cli["rating"]
