@@ -24,10 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import ctypes
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Generator, Optional
+
+from metro_ai.engine.errors import PythonGameError
+from metro_ai.engine.python_game import HOOKS, PythonGame
 
 from .limit import Limit
 from .remote import close_cores
@@ -37,6 +42,35 @@ from .remote import close_cores
 CHUNK_SECONDS = 0.02
 FIRST_CHUNK = 8                 # iterations per core in the first chunk (then sized by the clock)
 MAX_CHUNK = 1 << 16
+#: Seconds a search may run on after it was told to stop (``stop``, ``request_stop``, the end of
+#: its time budget) before it is abandoned: its handle fails with an error saying which of the
+#: game's methods did not return, and a game written in Python is marked broken
+#: (``PythonGame.mark_broken``) and its code interrupted. A compiled game's search stops within
+#: a chunk; a Python game's within one call of its code.
+ABANDON_AFTER = 2.0
+
+
+class _Abandoned(BaseException):
+    """Raised in a search thread stuck in a Python game's code, once its search is abandoned (a
+    BaseException, so that the game's own ``except Exception`` does not swallow it)."""
+
+
+def _interrupt(ident: int) -> None:
+    """Raise `_Abandoned` in the thread `ident` at its next Python instruction."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Abandoned))
+
+
+def _stuck_in(idents: set) -> Optional[str]:
+    """The game method (one of `HOOKS`) the first of the threads `idents` is running, innermost
+    first, as ``name()``; None if none is in one."""
+    frames = sys._current_frames()
+    for ident in idents:
+        frame = frames.get(ident)
+        while frame is not None:
+            if frame.f_code.co_name in HOOKS:
+                return frame.f_code.co_name + "()"
+            frame = frame.f_back
+    return None
 
 
 def merge(summaries: list) -> dict[int, list[float]]:
@@ -86,6 +120,12 @@ class SearchHandle:
         self._analysis: Any = None
         self._summaries: list = []
         self._thread: Optional[threading.Thread] = None
+        self._t0 = time.perf_counter()
+        self._game: Any = None              # the searched game (marked broken if the search is abandoned)
+        self._cores: list = []              # the search's cores, once made (told at once to stop)
+        self._running: set = set()          # threads now running the game's code for this search
+        self._watchdog: Optional[threading.Timer] = None
+        self._abandon_at = float("inf")     # when the watchdog abandons the search
 
     # -- makers --
     @classmethod
@@ -100,21 +140,25 @@ class SearchHandle:
     def calling(cls, choose: Callable[[Any, Any], int], state: Any, limit: Optional[Limit]) -> "SearchHandle":
         """A handle running ``choose(state, limit)`` in a thread (bots that do not search)."""
         h = cls()
-        t0 = time.perf_counter()
+        h._game = state.game
+        t0 = h._t0
 
         def run() -> None:
             try:
-                action = choose(state, limit)
-                text = state.action_to_string(action)
+                with h._in_game_code():
+                    action = choose(state, limit)
+                    text = state.action_to_string(action)
             except BaseException as exc:       # noqa: BLE001 - handed to whoever waits
                 h._fail(exc, t0)
                 return
             with h._lock:
                 h._progress = Progress(seconds=time.perf_counter() - t0, best=action, best_text=text, share=1.0,
                                        done=True)
-            h._future.set_result(action)
+            h._settle(action)
 
         h._launch(run)
+        if limit is not None and limit.time is not None:
+            h._arm(limit.time + ABANDON_AFTER, "its time budget ran out")
         return h
 
     @classmethod
@@ -131,7 +175,10 @@ class SearchHandle:
         if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
             raise ValueError(f"chunk must be a positive number of iterations, got {chunk!r}")
         h = cls()
+        h._game = root.game
         h._launch(lambda: h._search(root, cores, budgets, limit, finish, workers, chunk, pick))
+        if limit.time is not None:
+            h._arm(limit.time + ABANDON_AFTER, "its time budget ran out")
         return h
 
     # -- the search thread --
@@ -140,16 +187,81 @@ class SearchHandle:
         self._thread.start()
 
     def _fail(self, exc: BaseException, t0: float) -> None:
+        if isinstance(exc, (SystemExit, KeyboardInterrupt, _Abandoned)):
+            # a search thread is never ended on purpose: the game's (or a bot's) code did it
+            wrapped = (PythonGameError if isinstance(self._game, PythonGame) else RuntimeError)(
+                f"the search ended with {type(exc).__name__} raised in its thread")
+            wrapped.__cause__ = exc
+            exc = wrapped
         with self._lock:
+            if self._future.done():
+                return
             self._progress = Progress(iterations=self._progress.iterations, seconds=time.perf_counter() - t0,
                                       done=True)
-        self._future.set_exception(exc)
+        self._settle(error=exc)
+
+    def _settle(self, result: Any = None, error: Optional[BaseException] = None) -> None:
+        """Give the handle its action or error, unless it has one already (an abandoned search's
+        thread may end later: what it brings is dropped)."""
+        try:
+            if error is not None:
+                self._future.set_exception(error)
+            else:
+                self._future.set_result(result)
+        except concurrent.futures.InvalidStateError:
+            pass
+        timer = self._watchdog
+        if timer is not None:
+            timer.cancel()
+
+    # -- the watchdog: a search that does not stop when told is abandoned --
+    def _arm(self, delay: float, why: str) -> None:
+        """Abandon the search `delay` seconds from now unless it has ended (or an earlier
+        abandonment is due)."""
+        with self._lock:
+            at = time.perf_counter() + delay
+            if at >= self._abandon_at or (self._thread is not None and not self._thread.is_alive()):
+                return
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+            self._abandon_at = at
+            self._watchdog = threading.Timer(delay, self._abandon, args=(why,))
+            self._watchdog.daemon = True
+            self._watchdog.start()
+
+    def _abandon(self, why: str) -> None:
+        """The search did not end `ABANDON_AFTER` seconds after it had to (`why`): fail the
+        handle now, so that its caller and its slot are free; mark a Python game broken and
+        interrupt its code (the thread then ends at the game's next step). Whether the handle's
+        future is still waited for does not matter (an event loop's cancelled wait cancels it):
+        a thread still running now is stuck."""
+        if self._thread is None or not self._thread.is_alive():
+            return
+        game = self._game
+        stuck = _stuck_in(set(self._running))
+        name = getattr(game, "name", "the game")
+        what = f"{stuck} did not return" if stuck else "the search did not end"
+        message = (f"{name}: {what} within {ABANDON_AFTER:g} s after the search had to stop ({why}); "
+                   "the search was abandoned")
+        if isinstance(game, PythonGame):
+            game.mark_broken(message + ", and the game marked broken: load it again to play on")
+            for ident in list(self._running):
+                _interrupt(ident)
+        self._fail((PythonGameError(message + "; the game is marked broken") if isinstance(game, PythonGame)
+                    else RuntimeError(message)), self._t0)
+        for core in list(self._cores):
+            abandon = getattr(core, "abandon", None)
+            if abandon is not None:
+                abandon()
+
+    def _in_game_code(self) -> "_Running":
+        return _Running(self._running)
 
     def _search(self, root, make_cores, budgets, limit, finish, workers, chunk, pick) -> None:
         """The search driver, the one place where cores run: every core takes a chunk of
         iterations in turn (`workers` at a time), until its budget, the deadline or ``stop``;
         all workers search until the deadline."""
-        t0 = time.perf_counter()
+        t0 = self._t0
         deadline = None if limit.time is None else t0 + limit.time
         indices = [i for i, it in enumerate(budgets) if it != 0]
         left = [budgets[i] for i in indices]            # iterations still to run per core (None: no cap)
@@ -157,7 +269,12 @@ class SearchHandle:
         pool = None
         cores: list = []
         try:
-            cores = make_cores(indices)
+            with self._in_game_code():
+                cores = make_cores(indices)
+            self._cores = cores
+            if self._stop.is_set():
+                for core in cores:
+                    core.request_stop()
             if workers > 1 and len(cores) > 1:
                 pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(cores)))
             first = True
@@ -170,7 +287,8 @@ class SearchHandle:
                 steps = [(i, size if left[i] is None else min(size, left[i])) for i in active]
 
                 def run(step, seconds=seconds):
-                    return cores[step[0]].run(iterations=step[1], seconds=seconds)
+                    with self._in_game_code():
+                        return cores[step[0]].run(iterations=step[1], seconds=seconds)
 
                 c0 = time.perf_counter()
                 done = list(pool.map(run, steps)) if pool is not None else [run(s) for s in steps]
@@ -182,9 +300,11 @@ class SearchHandle:
                 if chunk is None:                       # aim at CHUNK_SECONDS per chunk
                     per = took / max(max(done), 1)
                     size = int(min(MAX_CHUNK, max(1, CHUNK_SECONDS / per if per > 0 else MAX_CHUNK)))
-                self._publish([c.summary() for c in cores], root, pick, t0)
+                with self._in_game_code():
+                    self._publish([c.summary() for c in cores], root, pick, t0)
             summaries = [c.summary() for c in cores]
-            analysis = finish(summaries, time.perf_counter() - t0)
+            with self._in_game_code():
+                analysis = finish(summaries, time.perf_counter() - t0)
         except BaseException as exc:                    # noqa: BLE001 - handed to whoever waits
             self._fail(exc, t0)
             return
@@ -196,9 +316,11 @@ class SearchHandle:
         share = next((a.share for a in analysis.actions if a.action == analysis.chosen), 0.0)
         mean = next((a.mean for a in analysis.actions if a.action == analysis.chosen), 0.0)
         with self._lock:
+            if self._future.done():             # abandoned meanwhile: its error stands
+                return
             self._progress = Progress(analysis.iterations, analysis.seconds, analysis.chosen, analysis.chosen_text,
                                       share, mean, done=True)
-        self._future.set_result(analysis.chosen)
+        self._settle(analysis.chosen)
 
     def _publish(self, summaries, root, pick, t0) -> None:
         """The progress after a chunk: the best action as the final choice would pick it now."""
@@ -215,15 +337,21 @@ class SearchHandle:
 
     # -- the caller's side --
     def stop(self, timeout: Optional[float] = None) -> int:
-        """End the search now (after the chunk under way) and return the action: the best so
-        far, chosen as the full search would choose it. Waits for a bot that does not search."""
-        self._stop.set()
+        """End the search now (after the iteration under way) and return the action: the best
+        so far, chosen as the full search would choose it. Waits for a bot that does not search.
+        A search still running `ABANDON_AFTER` seconds later is abandoned: this raises an error
+        naming the game's method that did not return."""
+        self.request_stop()
         return self.result(timeout)
 
     def request_stop(self) -> None:
-        """Ask the search to end after the chunk under way, without waiting (then ``result()``
-        or ``await handle`` gives the action)."""
+        """Ask the search to end after the iteration under way, without waiting (then
+        ``result()`` or ``await handle`` gives the action, or the error of an abandoned search:
+        see `stop`)."""
         self._stop.set()
+        for core in list(self._cores):
+            core.request_stop()
+        self._arm(ABANDON_AFTER, "it was told to stop")
 
     def stopping(self) -> bool:
         """Whether ``stop`` was asked for."""
@@ -270,3 +398,17 @@ class SearchHandle:
         p = self.progress()
         return (f"<SearchHandle {'done' if p.done else 'searching'}: {p.iterations} iterations, "
                 f"best {p.best_text!r}>")
+
+
+class _Running:
+    """While inside: the current thread counts among those running the game's code for a search
+    (the watchdog interrupts them if the search is abandoned)."""
+
+    def __init__(self, running: set) -> None:
+        self.running = running
+
+    def __enter__(self) -> None:
+        self.running.add(threading.get_ident())
+
+    def __exit__(self, *exc: Any) -> None:
+        self.running.discard(threading.get_ident())

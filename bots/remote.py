@@ -142,6 +142,10 @@ class WorkerProcess:
                 return
         self.close()
 
+    def kill(self) -> None:
+        """End the process at once, whatever it is doing (`close` waits for its pipe)."""
+        self._process.kill()
+
     def close(self) -> None:
         with self._lock:
             try:
@@ -166,6 +170,14 @@ class RemoteCore:
     def run(self, iterations: Optional[int] = None, seconds: Optional[float] = None) -> int:
         done, self._summary = self.worker.run(self.index, iterations, seconds)
         return done
+
+    def request_stop(self) -> None:
+        """Nothing: a remote core's run ends after its chunk (about 20 ms)."""
+
+    def abandon(self) -> None:
+        """The search was abandoned: end the worker process now (the pipe breaks, so the search
+        thread waiting on it ends too)."""
+        self.worker.kill()
 
     def summary(self) -> dict:
         if self._summary is None:

@@ -83,6 +83,12 @@ cdef class SearchCore:
     cdef double mm_weight               # selection's weight on it: (1 - w) * mean + w * minimax value
     cdef double* mm_eval                # scratch: per player, the evaluation of a new leaf
     cdef rng_t rng                      # every random choice of the search, play-outs included
+    cdef bint slow                      # the game is written in Python: a step may take long, so the
+                                        # deadline and a stop are checked at every play-out step too,
+                                        # and its faults end the run
+    cdef volatile int halt              # set from another thread by request_stop: the run ends
+    cdef double deadline                # of the run under way (a time budget), else -1
+    cdef object before                  # the root's snapshot (games written in Python), or None
     cdef readonly long iterations       # iterations run
     cdef readonly long worlds           # determinisations used
     # The tree's shape, counted per iteration (read by summary(); nothing in the search reads them):

@@ -77,12 +77,13 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from metro_ai.engine.core cimport GameState, rank_return
 from metro_ai.engine.rng cimport rng_t, rng_next, rng_bounded, rng_uniform
-from metro_ai.engine.core import as_seed
+from metro_ai.engine.core import as_seed, check_unchanged
+from metro_ai.engine.python_game import PythonState
 
 cdef enum:
     SEL_UCB = 0
     SEL_UNIFORM = 1
-    TIME_CHECK_EVERY = 16       # iterations between clock reads under a time budget
+    CLOCK_EVERY_MAX = 1024      # the most iterations between clock reads under a time budget
 
 
 cdef inline double _now() noexcept nogil:
@@ -348,8 +349,10 @@ cdef class SearchCore:
                  tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
                  bint multi_observer=False, bint chance_keys=False, double widen=0.0, double widen_power=0.5,
                  double minimax=0.0):
-        if root.c_is_terminal():
+        if root.c_is_terminal():      # (the mover as last read: a Python game's is read once per step)
+            root._raise_failure()     # a fault of a Python game's code, if that is why
             raise ValueError("cannot search a finished game")
+        root._raise_failure()
         if not 0 <= player < root.c_num_players():
             raise ValueError(f"player {player} out of range")
         if selection not in ("ucb", "uniform"):
@@ -373,6 +376,10 @@ cdef class SearchCore:
                              f"{root.game.options}), got {type(fixed_world).__name__} of {fixed_world.game!r}")
         self.fixed = fixed_world
         self.use_fixed = fixed_world is not None
+        self.slow = isinstance(root, PythonState)
+        self.before = root._snapshot()
+        self.halt = 0
+        self.deadline = -1.0
         self.worlds = 1 if self.use_fixed else 0      # determinisations this search has used
         self.world = root.c_new_blank()
         self.probe = root.c_new_blank()
@@ -692,6 +699,8 @@ cdef class SearchCore:
         world into ``ret``."""
         cdef int n, a, steps = 0, depth = self.playout.depth
         while not self.world.c_is_terminal() and (depth < 0 or steps < depth):
+            if self.slow and (self.halt or (self.deadline >= 0 and _now() >= self.deadline)):
+                break                 # a slow game: the deadline or a stop ends the play-out here
             n = self.world.c_legal_actions(self.legal)
             if n == 0:              # a dead end (never reached from a loadable state): stop here
                 break
@@ -817,27 +826,51 @@ cdef class SearchCore:
 
     def run(self, iterations=None, seconds=None):
         """Search until `iterations` more iterations or `seconds` elapse (whichever first; at
-        least one must be given). Releases the GIL. Returns the iterations done in this call."""
+        least one must be given), or `request_stop`. Releases the GIL. Returns the iterations
+        done in this call. The clock is read at most every CLOCK_EVERY_MAX iterations and at
+        least every millisecond or so (every iteration where iterations are slow; every
+        play-out step too for a game written in Python), so the deadline holds whatever an
+        iteration costs. A fault of a Python game's code ends the run and is raised here
+        (`PythonGameError`), as is a search that changed its root (see ``check_unchanged``)."""
         if iterations is None and seconds is None:
             raise ValueError("give iterations, seconds or both")
         self._own()                                   # ValueError if __init__ never ran
         cdef long todo = -1 if iterations is None else int(iterations)
         cdef double limit = -1.0 if seconds is None else float(seconds)
-        cdef long done = 0
-        cdef double deadline
+        cdef long done = 0, every = 1, since = 0
+        cdef double now, last
         with nogil:
-            deadline = _now() + limit
+            last = _now()
+            self.deadline = last + limit if limit >= 0 else -1.0
             while todo < 0 or done < todo:
                 self._iterate()
                 done += 1
-                if limit >= 0 and done % TIME_CHECK_EVERY == 0 and _now() >= deadline:
+                if self.halt:
                     break
-        # A game written in Python (engine/python_game.pyx) records an error of its own code
-        # here, where the C loop cannot raise it; Cython games have no such method.
-        raise_pending = getattr(self.world.game, "raise_pending_error", None)
-        if raise_pending is not None:
-            raise_pending()
+                if self.slow and (self.world.c_failed() or self.probe.c_failed()):
+                    break
+                if limit >= 0:
+                    since += 1
+                    if since >= every:        # read the clock about once a millisecond
+                        since = 0
+                        now = _now()
+                        if now >= self.deadline:
+                            break
+                        if now - last < 1e-3 and every < CLOCK_EVERY_MAX:
+                            every *= 2
+                        last = now
+            self.deadline = -1.0
+        # A game written in Python (engine/python_game.pyx) leaves a fault of its own code in
+        # the state it failed in, where the C loop cannot raise it; compiled games have none.
+        self.world._raise_failure()
+        self.probe._raise_failure()
+        check_unchanged(self.root, self.before, "the search")
         return done
+
+    def request_stop(self):
+        """End the run under way (from another thread) after the iteration under way, or for a
+        game written in Python after its play-out step; later runs end after one iteration."""
+        self.halt = 1
 
     cdef Node* _own(self) except NULL:
         if self.trees == NULL or self.ntrees == 0:

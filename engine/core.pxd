@@ -48,6 +48,9 @@ cdef class GameState:
     # class and game). Depends only on what `player` sees in `source` and on `seed`.
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil
     cdef GameState c_new_blank(self)                     # an uninitialised state of the same game
+    # True once the game's own code failed in this state (games written in Python): it reads as
+    # over, and a loop over it stops and raises the fault (``_raise_failure``). False by default.
+    cdef bint c_failed(self) noexcept nogil
 
 
 cdef double rank_return(int me, int n, const double* scores) noexcept nogil

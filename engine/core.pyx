@@ -21,7 +21,7 @@ from cpython.exc cimport PyErr_CheckSignals
 
 import json
 
-from .errors import IllegalActionError, StateFormatError, brief
+from .errors import IllegalActionError, PythonGameError, StateFormatError, brief
 from .options import Option, check_options
 
 from .rng cimport rng_t, rng_bounded
@@ -415,6 +415,20 @@ cdef class GameState:
     cdef GameState c_new_blank(self):
         raise NotImplementedError
 
+    cdef bint c_failed(self) noexcept nogil:
+        return False
+
+    # ---- faults of a game's own code (games written in Python, engine/python_game.pyx) ----
+    def _raise_failure(self, search=True):
+        """Raise the fault the game's code left in this state at the C level, if any (a search
+        or a C play-out calls it on its own states when it returns). Compiled games have none."""
+
+    def _snapshot(self):
+        """The state as text to compare before and after a search, where a search could change
+        it through the game's own code (games written in Python); None for compiled games, whose
+        copies share nothing."""
+        return None
+
     # ---- hooks for error messages (Python level) ----
     def _reason(self, int code):
         return f"reason code {code}"
@@ -613,6 +627,8 @@ def random_playouts(GameState state, long games, seed):
     """
     if games < 0:
         raise ValueError("games must be >= 0")
+    state.current_player                 # a fault of a game written in Python is raised here, first
+    before = state._snapshot()
     cdef rng_t rng = as_seed(seed)
     cdef GameState work = state.c_new_blank()
     cdef int n = state.c_num_players()
@@ -638,16 +654,25 @@ def random_playouts(GameState state, long games, seed):
                 work.c_returns(ret)
                 for i in range(n):
                     total[i] += ret[i]
+            if work.c_failed():         # the game's code failed (games written in Python)
+                break
             if (g & 1023) == 1023:
                 PyErr_CheckSignals()
     finally:
         free(buf)
-    # A game written in Python (engine/python_game.pyx) raises here an error its code raised in
-    # the loop; Cython games have no such method.
-    raise_pending = getattr(state.game, "raise_pending_error", None)
-    if raise_pending is not None:
-        raise_pending()
+    work._raise_failure()
+    check_unchanged(state, before, "random_playouts")
     return [total[i] for i in range(n)]
+
+
+def check_unchanged(GameState state, before, who):
+    """PythonGameError if `state` no longer reads as `before` (its ``_snapshot()`` taken before
+    `who` worked on copies of it): the game's ``_copy_from`` shared mutable objects between the
+    copies and the original, so the copies wrote into it. Compiled games (no snapshot): nothing."""
+    if before is not None and state._snapshot() != before:
+        raise PythonGameError(f"{state.game.name}: {who} changed the state it was given by playing on copies "
+                              "of it: _copy_from() must copy the state's mutable attributes (lists, dicts, "
+                              "objects), not share them (the state may have been changed)")
 
 
 cdef extern from *:

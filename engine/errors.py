@@ -33,3 +33,12 @@ def brief(value) -> str:
     except ValueError:                  # an int too long for repr: say so, without the digits
         return "a number too long to print"
     return text if len(text) <= BRIEF else text[:BRIEF - 3] + "..."
+
+
+class PythonGameError(MetroAIError, RuntimeError):
+    """A game written in plain Python (``metro_ai.engine.python_game``) broke the contract: one of
+    its methods raised inside a search or a play-out (the original exception is the
+    ``__cause__``), gave a value of the wrong kind (an action outside the action space, a score
+    that is not a finite number, a return outside [0, 1], a mover that is not a seat...), did not
+    end within its ``max_game_length``, or did not return when its search had to stop. The
+    message names the game and the method."""

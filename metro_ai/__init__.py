@@ -17,7 +17,7 @@ the floors below.
 """
 from metro_ai.bots.background import Progress, SearchHandle
 from metro_ai.bots.limit import Limit
-from metro_ai.engine.errors import DataError, IllegalActionError, MetroAIError, StateFormatError
+from metro_ai.engine.errors import DataError, IllegalActionError, MetroAIError, PythonGameError, StateFormatError
 from metro_ai.bots.catalogue import BotSpec, BotSpecError, describe_bots, list_bots, make_bot, parse_specs
 from metro_ai.play.match import RecordError, load_state, play_match, replay
 from metro_ai.play.report import format_report
@@ -40,7 +40,7 @@ def svg(state, player=None, lastmove=None, labels=False) -> str:
 
 __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "Progress",
-    "RecordError", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
+    "PythonGameError", "RecordError", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
     "describe_bots", "format_report", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
     "parse_specs", "play_match", "register_game", "replay", "run_tournament", "svg",
 ]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from metro_ai import bench
 from metro_ai.bots.limit import Limit
+from metro_ai.engine.errors import PythonGameError
 # option_value: still importable from here, where it was defined before metro_ai.optionspec
 from metro_ai.optionspec import OPTION_VALUES_HELP, option_value, parse_options  # noqa: F401
 from metro_ai.bots.catalogue import (BOTS, PRESETS, BotSpec, BotSpecError, bot_catalogue, describe_bots,
@@ -792,6 +793,9 @@ def main(argv=None):
         for spec in args.game_module:            # the operator's games (never a client's: serve, web)
             register_game(spec)
         return COMMANDS[args.command](args)
+    except PythonGameError as exc:     # a game written in Python broke the contract: its author's to fix
+        print(f"metro-ai: error in the game's code: {exc}", file=sys.stderr)
+        return 1
     except ValueError as exc:   # bad options, bot specs, states, settings: a usage error
         print(f"metro-ai: error: {exc}", file=sys.stderr)
         return 2

@@ -42,14 +42,10 @@ import collections
 import copy
 import hashlib
 import json
-import os
 import random
-import select
-import signal
 import sys
 import tempfile
 import time
-import traceback
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -59,6 +55,7 @@ import metro_ai
 from metro_ai.engine.breakthrough.cards import DEFAULT_PATH as CARDS_PATH
 from metro_ai.engine.errors import StateFormatError
 
+from forked import describe, run_forked
 from json_paths import get, paths, put
 
 COUNTS: collections.Counter = collections.Counter()
@@ -279,71 +276,32 @@ def check_playable(game, s, rng):
 
 
 _CODES = {10: "accepted", 11: "refused", 12: "wrong exception", 13: "unsafe"}
-_ERR = tempfile.TemporaryFile()      # the child's stderr (a sanitizer's report), read on a crash
 
 
 def run_in_child(game, text, seed, timeout):
     """(outcome, detail): load `text` in a forked child and play on if accepted."""
-    read, write = os.pipe()
-    _ERR.seek(0)
-    _ERR.truncate()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
+    def work():
+        # An exception inside nogil code (Cython's bounds checks in the METRO_AI_CHECKS build)
+        # cannot propagate: it is reported as unraisable, and is a finding here.
+        unraisable = []
+        sys.unraisablehook = lambda u: unraisable.append(f"{u.exc_type.__name__}: {u.exc_value}")
         code, detail = 13, ""
         try:
-            os.close(read)
-            os.dup2(_ERR.fileno(), 2)
-            # An exception inside nogil code (Cython's bounds checks in the METRO_AI_CHECKS
-            # build) cannot propagate: it is reported as unraisable, and is a finding here.
-            unraisable = []
-            sys.unraisablehook = lambda u: unraisable.append(f"{u.exc_type.__name__}: {u.exc_value}")
+            s = game.state_from_json(text)
+        except StateFormatError:
+            code = 11
+        except BaseException as exc:                      # noqa: BLE001 -- a finding
+            code, detail = 12, describe(exc)
+        else:
             try:
-                s = game.state_from_json(text)
-            except StateFormatError:
-                code = 11
-            except BaseException as exc:                      # noqa: BLE001 -- a finding
-                code, detail = 12, f"{type(exc).__name__}: {exc}"[:300] + "\n" + traceback.format_exc()[-1500:]
-            else:
-                try:
-                    check_playable(game, s, random.Random(seed))
-                    code = 10
-                except BaseException as exc:                  # noqa: BLE001 -- a finding
-                    code, detail = 13, f"{type(exc).__name__}: {exc}"[:300] + "\n" + traceback.format_exc()[-1500:]
-            if unraisable:
-                code, detail = (12 if code in (11, 12) else 13), "unraisable exception: " + "; ".join(unraisable)[:1000]
-            os.write(write, detail.encode("utf-8", "replace"))
-        finally:
-            os._exit(code)
-    os.close(write)
-    chunks, deadline = [], time.monotonic() + timeout
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([read], [], [], left)[0]:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return "hung", f"no answer in {timeout} s"
-            chunk = os.read(read, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read)
-    _, status = os.waitpid(pid, 0)
-    detail = b"".join(chunks).decode("utf-8", "replace")
-    if os.WIFSIGNALED(status):
-        return "crashed", f"signal {signal.Signals(os.WTERMSIG(status)).name}\n{_stderr_tail()}"
-    code = os.WEXITSTATUS(status)
-    if code not in _CODES:             # a sanitizer's exit (ASan, UBSan halt_on_error), os.abort caught...
-        return "crashed", f"exit status {code}\n{_stderr_tail()}"
-    return _CODES[code], detail
-
-
-def _stderr_tail():
-    _ERR.seek(0)
-    return _ERR.read()[-4000:].decode("utf-8", "replace")
+                check_playable(game, s, random.Random(seed))
+                code = 10
+            except BaseException as exc:                  # noqa: BLE001 -- a finding
+                code, detail = 13, describe(exc)
+        if unraisable:
+            code, detail = (12 if code in (11, 12) else 13), "unraisable exception: " + "; ".join(unraisable)[:1000]
+        return code, detail
+    return run_forked(work, _CODES, timeout)
 
 
 # ---- the states target ----

@@ -21,7 +21,7 @@ from metro_ai.bots.background import SearchHandle
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.seeding import derive
-from metro_ai.engine.errors import IllegalActionError
+from metro_ai.engine.errors import IllegalActionError, PythonGameError
 from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue
 from metro_ai.play.match import match_record
 from metro_ai.registry import game_class, list_games
@@ -55,6 +55,7 @@ FILE_REFUSED = -32009
 OVER_LIMIT = -32010
 TOO_MANY_SEARCHES = -32011
 TOO_MANY_CONNECTIONS = -32012
+GAME_CODE_FAILED = -32014
 
 ERROR_NAMES = {
     PARSE_ERROR: "parse error", INVALID_REQUEST: "invalid request", METHOD_NOT_FOUND: "method not found",
@@ -63,6 +64,7 @@ ERROR_NAMES = {
     MESSAGE_TOO_LONG: "message too long", GAME_OVER: "game over", NO_HISTORY: "no history",
     TOO_MANY_GAMES: "too many games", FILE_REFUSED: "file refused", OVER_LIMIT: "over a limit",
     TOO_MANY_SEARCHES: "too many searches", TOO_MANY_CONNECTIONS: "too many connections",
+    GAME_CODE_FAILED: "game code failed",
 }
 
 Send = Callable[[str], Awaitable[None]]
@@ -288,7 +290,7 @@ class Session:
             if not notification:
                 await self.send(_error_response(request_id, exc))
             return
-        except Exception as exc:                            # noqa: BLE001 - never crash the session
+        except (Exception, SystemExit) as exc:              # noqa: BLE001 - never crash the session
             if not notification:
                 await self.send(_error_response(request_id, _internal(exc)))
             return
@@ -303,7 +305,7 @@ class Session:
             error: Optional[ProtocolError] = None
             try:
                 result = await result
-            except Exception as exc:                        # noqa: BLE001 - a ProtocolError, or a bug
+            except (Exception, SystemExit) as exc:          # noqa: BLE001 - a ProtocolError, or a bug
                 error = _internal(exc)
             if not notification:
                 await self.send(_error_response(request_id, error) if error is not None else
@@ -319,7 +321,7 @@ class Session:
             answer = _error_response(request_id, exc)
         except asyncio.CancelledError:
             return
-        except Exception as exc:                            # noqa: BLE001
+        except (Exception, SystemExit) as exc:              # noqa: BLE001
             answer = _error_response(request_id, _internal(exc))
         else:
             answer = {"jsonrpc": "2.0", "id": request_id, "result": result}
@@ -364,13 +366,15 @@ class Session:
             raise ProtocolError(TOO_MANY_GAMES, f"too many open games ({self.max_games}): close some first",
                                 {"limit": "max_games", "max": self.max_games})
 
-    def _open(self, game: Any, state: Any, seed: Optional[int], names: Optional[dict] = None) -> _Game:
+    def _open(self, game: Any, state: Any, seed: Optional[int], names: Optional[dict] = None) -> dict[str, Any]:
+        """Open a game at `state` and return its summary; a state that cannot be summed up (a
+        game written in Python whose code fails) is not opened."""
         self._room()
-        game_id = f"g{self._next_game}"
+        entry = _Game(f"g{self._next_game}", game, seed, [state], names=dict(names or {}))
+        summary = self._summary(entry)
         self._next_game += 1
-        entry = _Game(game_id, game, seed, [state], names=dict(names or {}))
-        self.games[game_id] = entry
-        return entry
+        self.games[entry.id] = entry
+        return summary
 
     @staticmethod
     def _summary(entry: _Game) -> dict[str, Any]:
@@ -426,7 +430,7 @@ class Session:
 
         async def build() -> dict[str, Any]:
             game, state = await self._reading(make, names, resolved, INVALID_PARAMS, "new_game")
-            return self._summary(self._open(game, state, seed, names))
+            return self._open(game, state, seed, names)
         return build()
 
     def _files(self, cls: Any, options: dict[str, Any], method: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -490,7 +494,7 @@ class Session:
 
         async def build() -> dict[str, Any]:
             game, state = await self._reading(make, names, resolved, BAD_STATE, "load_state")
-            return self._summary(self._open(game, state, None, names))
+            return self._open(game, state, None, names)
         return build()
 
     def _state(self, p: _Params) -> dict[str, Any]:
@@ -854,4 +858,7 @@ def _error_response(request_id: Id, error: ProtocolError) -> dict[str, Any]:
 def _internal(exc: BaseException) -> ProtocolError:
     if isinstance(exc, ProtocolError):
         return exc
+    if isinstance(exc, (PythonGameError, SystemExit)):  # a game written in Python failed (or exited)
+        text = str(exc) if isinstance(exc, PythonGameError) else f"the game's code raised SystemExit({exc})"
+        return ProtocolError(GAME_CODE_FAILED, f"game code failed: {text}")
     return ProtocolError(INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}")

@@ -166,6 +166,9 @@ class _Faulty(PythonState):
     def _scores(self):
         return [self.n]
 
+    def _returns(self):
+        return [self.n / 6 if self.n >= 6 else 0.0]          # one player: a return in [0, 1]
+
     def _state_fields(self):
         return {"n": self.n}
 
@@ -190,16 +193,16 @@ def test_an_error_in_the_games_code_is_raised_not_swallowed():
     s = game.new_state()
     with pytest.raises(KeyError, match="boom"):          # a Python call: the error itself
         s.apply(2)
-    assert s.n == 0 and not game.failed
+    assert s.n == 0 and s.legal_actions() == [0, 1, 2]   # raised once, then the state plays on
     # inside a search or a C play-out: recorded, the search winds down, PythonGameError from it
-    with pytest.raises(PythonGameError, match="_apply_action.*KeyError.*boom") as info:
+    with pytest.raises(PythonGameError, match="faulty-zz: _apply_action.*KeyError.*boom") as info:
         metro_ai.make_bot("ismcts", seed=1).choose(s, Limit(iterations=50))
     assert isinstance(info.value.__cause__, KeyError)
-    assert not game.failed                              # raised once, then the game plays again
+    assert s.legal_actions() == [0, 1, 2]               # the error was the search's, not the state's
     with pytest.raises(PythonGameError, match="boom"):
         random_playouts(s, 20, 3)
     game.fail = False
-    assert random_playouts(s, 2, 3) == [12.0] and s.n == 0
+    assert random_playouts(s, 2, 3) == [2.0] and s.n == 0
     assert s.returns() == [0.0]
 
 
@@ -207,15 +210,15 @@ def test_values_of_the_wrong_kind_from_the_games_code_are_errors():
     game = _FaultyGame()
     s = game.new_state()
     s._legal_actions = lambda: [2, 1]                     # not sorted
-    with pytest.raises(ValueError, match="sorted"):
+    with pytest.raises(PythonGameError, match=r"faulty-zz: _legal_actions\(\) must give sorted"):
         s.legal_actions()
     s._legal_actions = lambda: [0, 1, 2, 3]               # more than max_actions (3)
-    with pytest.raises(ValueError, match="more than max_actions"):
+    with pytest.raises(PythonGameError, match="more than max_actions"):
         s.legal_actions()
     s._current_player = lambda: 5
-    with pytest.raises(ValueError, match="_current_player"):
+    with pytest.raises(PythonGameError, match="_current_player"):
         s.is_terminal()
-    with pytest.raises(PythonGameError, match="_current_player"):     # in a search: wrapped
+    with pytest.raises(PythonGameError, match="_current_player"):     # in a search: the same
         random_playouts(s, 1, 1)
 
 

@@ -1,5 +1,6 @@
 """A short fuzzing run in CI (tests/fuzz_inputs.py): the saved states of every registered game and
-option set, card-set files and bot specs, mutated by Hypothesis. The script is a child process and
+option set, card-set files and bot specs, mutated by Hypothesis; and (tests/fuzz_user_games.py)
+plain-Python games with faulty methods through every entry point. Each script is a child process and
 runs each state input in a child of its own, so a crash (a signal, or a sanitizer's abort under
 the ASan/UBSan build of ``.ci/run``, whose LD_PRELOAD and options the children inherit) is a
 reported outcome with its input, and fails this test, instead of killing the test run.
@@ -15,12 +16,13 @@ import pytest
 import metro_ai
 
 SCRIPT = Path(__file__).resolve().parents[1] / "fuzz_inputs.py"
+USER_GAMES = SCRIPT.parent / "fuzz_user_games.py"
 # Examples per option set: a short run over every game stays well under two minutes in all.
 STATE_EXAMPLES = 10
 
 
-def _run(*args, timeout=900):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+def _run(*args, timeout=900, script=SCRIPT):
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
                           timeout=timeout, cwd=tempfile.gettempdir(), env=os.environ.copy())
 
 
@@ -60,3 +62,15 @@ def test_a_crashing_input_is_reported_not_fatal(tmp_path):
                          cwd=tempfile.gettempdir())
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["crashed", "crashed", "refused"], run.stdout
+
+
+def test_user_games_with_faulty_methods_are_refused_cleanly_at_every_entry_point():
+    """tests/fuzz_user_games.py: plain-Python games with faulty methods (exceptions, values of the
+    wrong kind, impure methods, shared copies, sys.exit, games that never end, bad limits) through
+    every bot, a match, random_playouts, a timed search, stop() and the protocol: each ends in a
+    result or a clear error, never a crash, a hang or a raw exception. Long runs: ``python
+    tests/fuzz_user_games.py --seconds 3600 --seed S``."""
+    run = _run("--examples", "200", "--timeout", "120", script=USER_GAMES)
+    assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout[-6000:]}\n{run.stderr[-3000:]}"
+    counts = run.stdout.strip().splitlines()[-1]
+    assert counts.startswith("fuzz: ") and "refused" in counts and "played" in counts, counts
