@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from metro_ai.engine.datafile import read_json, with_path
+from metro_ai.engine.datafile import envelope_problem, read_json, with_path
 from metro_ai.engine.errors import MetroAIError
 
 from .limit import Limit
@@ -61,10 +61,9 @@ def check_ladder(obj: Any, source: str | None = "file") -> dict:
     with the field)."""
     if not isinstance(obj, dict):
         _fail(source, f"expected a JSON object, got {type(obj).__name__}")
-    if obj.get("format") != LADDER_FORMAT:
-        _fail(source, f"format must be {LADDER_FORMAT!r}", ("format",))
-    if obj.get("version") != LADDER_VERSION:
-        _fail(source, f"version must be {LADDER_VERSION}", ("version",))
+    problem = envelope_problem(obj, LADDER_FORMAT, (LADDER_VERSION,))
+    if problem is not None:
+        _fail(source, *problem)
     for key, kind in (("game", str), ("players", int), ("options", dict), ("levels", list)):
         if not isinstance(obj.get(key), kind) or isinstance(obj.get(key), bool):
             _fail(source, f"field {key!r} must be a {kind.__name__}, got {_kind_of(obj.get(key))}", (key,))
