@@ -3,6 +3,7 @@ ladder=FILE, a match record, a saved state) is read by one reader, metro_ai.engi
 regular file, at most 4 MiB, UTF-8, and every error names the file, the line and the column or
 field and never quotes the file's contents (DESIGN.md, "Trust at the edges")."""
 import json
+import math
 import os
 import threading
 from pathlib import Path
@@ -204,6 +205,41 @@ def test_a_state_or_record_of_another_version_is_refused_everywhere_it_enters(tm
     assert main(["analyse", str(path), "--bot", "random"]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and "its format version is 2" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name, option, shipped", [("breakthrough", "card_set", bt_cards.DEFAULT_PATH),
+                                                   ("metro2033", "cards", m2033_cards.DEFAULT_PATH)])
+def test_games_of_the_same_card_file_share_the_card_set_built_from_it(tmp_path, name, option, shipped):
+    """A card set is tens of KB of Python objects: every game of the same file contents holds one
+    copy (a protocol client's 256 open games included); the file is still read each time, so
+    other contents give another set and a bad file fails every time."""
+    a, b = metro_ai.load_game(name, players=2), metro_ai.load_game(name, players=3)
+    assert a.card_set is b.card_set
+    copy = tmp_path / "cards.json"
+    copy.write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    assert metro_ai.load_game(name, **{option: str(copy)}).card_set is a.card_set
+    doc = json.loads(shipped.read_text(encoding="utf-8"))
+    doc["name"] = "another set"
+    _write(copy, doc)
+    other = metro_ai.load_game(name, **{option: str(copy)})
+    assert other.card_set is not a.card_set and other.card_set.name == "another set"
+    doc["cards"] = SECRET
+    _write(copy, doc)
+    for _ in range(2):
+        assert SECRET not in _refused(lambda p: metro_ai.load_game(name, **{option: str(p)}), copy)
+
+
+def test_json_metro_ai_writes_is_strict():
+    """``datafile.dumps`` is how metro-ai writes JSON: a float that is not finite becomes null, at
+    any depth, and what strict readers accept comes out as ``json.dumps`` writes it."""
+    obj = {"elo": math.inf, "low": -math.inf, "mean": math.nan, "rows": [(1, math.nan), {"x": 0.5}], "n": 3}
+    text = datafile.dumps(obj, sort_keys=True)
+    assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {
+        "elo": None, "low": None, "mean": None, "rows": [[1, None], {"x": 0.5}], "n": 3}
+    plain = {"a": [1, 2.5, "x", None, True], "b": {"c": -0.0}}
+    assert datafile.dumps(plain) == json.dumps(plain)
+    assert datafile.dumps(plain, compact=True) == json.dumps(plain, separators=(",", ":"))
+    assert datafile.dumps(plain, indent=1) == json.dumps(plain, indent=1)
 
 
 def _write(path, doc):
