@@ -221,6 +221,16 @@ def test_undo_keeps_max_undo_positions_and_says_so_past_them():
     run(main())
 
 
+def test_max_undo_is_the_operators_on_the_command_line():
+    import subprocess
+    import sys
+    from metro_ai.cli import main
+    assert main(["serve", "--max-undo", "0"]) == 2                       # at least 1, as every limit
+    proc = subprocess.run([sys.executable, "-m", "metro_ai", "serve", "--max-undo", "2"], capture_output=True,
+                          input='{"jsonrpc":"2.0","id":1,"method":"hello"}\n', text=True, timeout=120)
+    assert json.loads(proc.stdout)["result"]["limits"]["max_undo"] == 2
+
+
 def test_save_builds_its_answer_off_the_event_loop(monkeypatch):
     """A long game's record is large: ``save`` makes and encodes it in a thread, so that the event
     loop (every other session of the server) is not held while it does."""
