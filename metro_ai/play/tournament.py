@@ -980,5 +980,5 @@ def _execute(key, todo, jobs, client):
             delayed(play_scheduled)(key, g) for g in todo)
 
 
-__all__ = ["BotSpecError", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
-           "dask_client", "load_tournament", "play_scheduled", "run_tournament"]
+__all__ = ["MAX_GAMES", "BotSpecError", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError",
+           "TournamentFileError", "TournamentResult", "dask_client", "load_tournament", "play_scheduled", "run_tournament"]
