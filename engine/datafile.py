@@ -166,7 +166,7 @@ def envelope_problem(obj: dict, fmt: str, versions: Sequence[int]) -> Optional[t
     which names the file (the one check of a file's envelope: saved states, match records,
     ladders)."""
     if obj.get("format") != fmt:
-        return f"field 'format' must be {fmt!r} (this is not a {fmt} file)", ("format",)
+        return f"field 'format' must be {fmt!r}", ("format",)
     problem = version_problem(obj.get("version"), versions, missing="version" not in obj)
     return None if problem is None else (problem, ("version",))
 
