@@ -41,8 +41,8 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from metro_ai.engine.errors import DataError
 
 __all__ = ["MAX_BYTES", "read_bytes", "read_text", "read_json", "read_csv", "parse_json", "JsonFile",
-           "CsvFile", "locate", "with_path", "envelope_problem", "version_problem", "finite_or_null", "dumps",
-           "shared"]
+           "CsvFile", "locate", "with_path", "envelope_problem", "version_problem", "kind_of", "finite_or_null",
+           "dumps", "shared"]
 
 #: The default cap on a data file's size: the largest shipped file is a few kilobytes.
 MAX_BYTES = 4 * 1024 * 1024
@@ -136,8 +136,8 @@ def parse_json(text: str | bytes, bad) -> Any:
     raise AssertionError("bad() must raise")
 
 
-def _kind(value: Any) -> str:
-    """What a JSON value is, in words, without quoting it."""
+def kind_of(value: Any) -> str:
+    """What a JSON value is, in words, without quoting it (for errors about files)."""
     return {bool: "true or false", type(None): "null", int: "an integer", float: "a number", str: "text",
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
@@ -152,7 +152,7 @@ def version_problem(found: Any, versions: Sequence[int], missing: bool = False,
     if missing:
         return f"it has no format version ({field}); {reads}"
     if isinstance(found, bool) or not isinstance(found, int):
-        return f"its format version ({field}) is {_kind(found)}, not an integer; {reads}"
+        return f"its format version ({field}) is {kind_of(found)}, not an integer; {reads}"
     if found in versions:
         return None
     shown = str(found) if abs(found) < 10 ** 9 else "a number out of range"
