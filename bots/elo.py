@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from metro_ai.engine.datafile import read_json, with_path
+from metro_ai.engine.datafile import envelope_problem, kind_of, read_json, with_path
 from metro_ai.engine.errors import MetroAIError
 
 from .limit import Limit
@@ -49,25 +49,18 @@ def _fail(source, what, at=()):
     raise with_path(LadderError(what if source is None else f"ladder {source}: {what}"), at)
 
 
-def _kind_of(v) -> str:
-    """What a value is, without quoting it (errors about a file never quote it)."""
-    return {bool: "true or false", type(None): "null", int: "an integer", float: "a number", str: "text",
-            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
-
-
 def check_ladder(obj: Any, source: str | None = "file") -> dict:
     """`obj` if it is a well-formed ladder; LadderError naming the field (and carrying its JSON path,
     ``at``) otherwise, never quoting a value. `source` names the ladder (None: the message starts
     with the field)."""
     if not isinstance(obj, dict):
         _fail(source, f"expected a JSON object, got {type(obj).__name__}")
-    if obj.get("format") != LADDER_FORMAT:
-        _fail(source, f"format must be {LADDER_FORMAT!r}", ("format",))
-    if obj.get("version") != LADDER_VERSION:
-        _fail(source, f"version must be {LADDER_VERSION}", ("version",))
+    problem = envelope_problem(obj, LADDER_FORMAT, (LADDER_VERSION,))
+    if problem is not None:
+        _fail(source, *problem)
     for key, kind in (("game", str), ("players", int), ("options", dict), ("levels", list)):
         if not isinstance(obj.get(key), kind) or isinstance(obj.get(key), bool):
-            _fail(source, f"field {key!r} must be a {kind.__name__}, got {_kind_of(obj.get(key))}", (key,))
+            _fail(source, f"field {key!r} must be a {kind.__name__}, got {kind_of(obj.get(key))}", (key,))
     if len(obj["levels"]) < 2:
         _fail(source, "a ladder needs at least two levels", ("levels",))
     for i, level in enumerate(obj["levels"]):

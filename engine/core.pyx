@@ -21,6 +21,7 @@ from cpython.exc cimport PyErr_CheckSignals
 
 import json
 
+from .datafile import envelope_problem
 from .errors import IllegalActionError, PythonGameError, StateFormatError, brief
 from .options import Option, check_options
 
@@ -61,7 +62,9 @@ def parse_state_json(text, game_name, options, required, also=None):
     """Parse a serialised state (JSON text, bytes or an already-parsed dict) of game `game_name`
     played with `options` (or with `also`, another spelling of the same options: the full dict
     where `options` leaves out added options at their defaults, see ``Game.added_options``), and
-    check the top-level fields in `required` are there. Raises StateFormatError saying what is
+    check its envelope (format ``STATE_FORMAT``, version ``STATE_VERSION``: a state of another
+    version is refused, ``datafile.envelope_problem``) and that the top-level fields in `required`
+    are there. Raises StateFormatError saying what is
     wrong; returns the dict."""
     def bad(msg):
         raise StateFormatError(f"{game_name} state: {msg}")
@@ -83,6 +86,9 @@ def parse_state_json(text, game_name, options, required, also=None):
         kind = obj["game"]
         named = isinstance(kind, str) and 0 < len(kind) <= 40 and all(c.isalnum() or c in "-_" for c in kind)
         bad(f"this is a {kind if named else brief(kind)} state, not {game_name}")
+    problem = envelope_problem(obj, STATE_FORMAT, (STATE_VERSION,))     # a file of another version: refused
+    if problem is not None:
+        bad(problem[0])
     for key in required:
         if key not in obj:
             bad(f"missing field {key!r}")

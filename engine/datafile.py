@@ -16,20 +16,33 @@ Every error is a :class:`~metro_ai.engine.errors.DataError` (or the subclass the
 quotes the file's contents: no line text, no values, no key names read from the file. Validators
 follow the same rule; a JSON validator attaches the path of the offending value (``at``, a tuple
 of keys and indices) and :meth:`JsonFile.error` turns it into a line and column.
+
+A file metro-ai writes says what it is and which version of its format (``"format"`` and
+``"version"``: saved states, match records, ladders); :func:`envelope_problem` is the one check of
+the two, which every reader of such a file makes, so that a file of another version is refused
+with the version found and the versions read. Every JSON text metro-ai writes (files, reports,
+protocol messages) is strict JSON, written by :func:`dumps`. What a game makes of a data file (a
+card set: tens of KB of Python objects) is made once per text and shared by every game that reads
+the same text (:func:`shared`), so that a thousand open games hold one copy.
 """
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import math
 import os
 import stat
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from metro_ai.engine.errors import DataError
 
 __all__ = ["MAX_BYTES", "read_bytes", "read_text", "read_json", "read_csv", "parse_json", "JsonFile",
-           "CsvFile", "locate", "with_path"]
+           "CsvFile", "locate", "with_path", "envelope_problem", "version_problem", "kind_of", "finite_or_null",
+           "dumps", "shared"]
 
 #: The default cap on a data file's size: the largest shipped file is a few kilobytes.
 MAX_BYTES = 4 * 1024 * 1024
@@ -123,6 +136,62 @@ def parse_json(text: str | bytes, bad) -> Any:
     raise AssertionError("bad() must raise")
 
 
+def kind_of(value: Any) -> str:
+    """What a JSON value is, in words, without quoting it (for errors about files)."""
+    return {bool: "true or false", type(None): "null", int: "an integer", float: "a number", str: "text",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def version_problem(found: Any, versions: Sequence[int], missing: bool = False,
+                    field: str = "field 'version'") -> Optional[str]:
+    """None when `found` (a file's format version, held in `field`; `missing`: the file has
+    none) is one of `versions`; else what is wrong, for an error message that names the file: the
+    version found (told only when it is a plain integer of a sensible size, never other contents)
+    and the versions this metro-ai reads."""
+    reads = f"this metro-ai reads version {' or '.join(str(v) for v in versions)}"
+    if missing:
+        return f"it has no format version ({field}); {reads}"
+    if isinstance(found, bool) or not isinstance(found, int):
+        return f"its format version ({field}) is {kind_of(found)}, not an integer; {reads}"
+    if found in versions:
+        return None
+    shown = str(found) if abs(found) < 10 ** 9 else "a number out of range"
+    return f"its format version is {shown}; {reads}"
+
+
+def envelope_problem(obj: dict, fmt: str, versions: Sequence[int]) -> Optional[tuple]:
+    """None when the JSON object `obj` says it is a file of format `fmt` (field ``"format"``) in
+    one of `versions` (field ``"version"``); else ``(message, at)``: what is wrong (see
+    :func:`version_problem`) and the JSON path of the field at fault, for the caller's error,
+    which names the file (the one check of a file's envelope: saved states, match records,
+    ladders)."""
+    if obj.get("format") != fmt:
+        return f"field 'format' must be {fmt!r}", ("format",)
+    problem = version_problem(obj.get("version"), versions, missing="version" not in obj)
+    return None if problem is None else (problem, ("version",))
+
+
+def finite_or_null(obj: Any) -> Any:
+    """`obj` (JSON-ready: dicts, lists, tuples, numbers, text) with every float that is not finite
+    (NaN, ±infinity) replaced by None: strict JSON has no such numbers, and metro-ai writes
+    ``null`` for them (an unbounded Elo interval, a rating or a mean of no games)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite_or_null(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite_or_null(v) for v in obj]
+    return obj
+
+
+def dumps(obj: Any, *, indent: Optional[int] = None, sort_keys: bool = False, compact: bool = False) -> str:
+    """`obj` as strict JSON text (RFC 8259: no NaN or Infinity, which many readers refuse), the one
+    way metro-ai writes JSON: a float that is not finite is written as ``null``
+    (:func:`finite_or_null`). `compact`: no spaces after separators (one line a message)."""
+    return json.dumps(finite_or_null(obj), indent=indent, sort_keys=sort_keys, allow_nan=False,
+                      separators=(",", ":") if compact else None)
+
+
 def with_path(exc: BaseException, at: Sequence) -> BaseException:
     """`exc` carrying the JSON path (keys and indices) of the value it is about, for
     :meth:`JsonFile.error`; returns `exc` so that a validator can ``raise with_path(Err(...), at)``."""
@@ -202,6 +271,35 @@ def locate(text: str, at: Iterable) -> tuple:
         pass
     line = text.count("\n", 0, found) + 1
     return line, found - (text.rfind("\n", 0, found) + 1) + 1
+
+
+# ---- what is made of a file, shared ----
+
+#: How many things made from files :func:`shared` keeps (the least recently used is let go).
+SHARED_MAX = 32
+_shared: OrderedDict = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def shared(key: tuple, text: str, build: Callable[[], Any]) -> Any:
+    """``build()``, or what it gave before for a file of the same `text` (its whole contents) and
+    the same `key` (what is built and how: the parser and its settings, hashable): what a game
+    builds from a data file (a card set) is built once and shared by every game that reads the
+    same contents, wherever the file lies and however often it is read (the file is still read
+    and checked each time; only what is built from it is shared). Errors are not kept: a bad file
+    fails every time. The value is shared, so it must never be changed. At most
+    :data:`SHARED_MAX` values are kept (one that open games use stays alive with them)."""
+    full = (*key, hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+    with _shared_lock:
+        if full in _shared:
+            _shared.move_to_end(full)
+            return _shared[full]
+    value = build()
+    with _shared_lock:
+        _shared[full] = value
+        while len(_shared) > SHARED_MAX:
+            _shared.popitem(last=False)
+    return value
 
 
 # ---- CSV ----

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
 import secrets
 import shlex
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from metro_ai import bench
 from metro_ai.bots.limit import Limit
+from metro_ai.engine.datafile import dumps
 from metro_ai.engine.errors import PythonGameError
 # option_value: still importable from here, where it was defined before metro_ai.optionspec
 from metro_ai.optionspec import OPTION_VALUES_HELP, option_value, parse_options  # noqa: F401
@@ -114,7 +114,8 @@ def _parser():
             With iteration budgets the same --seed gives the same results anywhere; time budgets
             are not reproducible."""),
         epilog=BOT_SPEC_HELP + "\n\n" + OPTION_VALUES_HELP
-        + "\n\nexit codes: 0 done, 1 interrupted or games failed, 2 bad usage (also: --db in use by another run)")
+        + "\n\nexit codes: 0 done, 1 interrupted, games failed or a damaged --db file, 2 bad usage (also: --db in use "
+        "by another run, or a symbolic link: a tournament is never written through a link)")
     _add_game_args(t, 2)
     t.add_argument("--bots", nargs="+", default=None, metavar="SPEC",
                    help="the bots (default: ismcts,greedy,random)")
@@ -301,7 +302,7 @@ def _catalogue():
 def _cmd_games(args):
     info = {name: game_class(name).describe() for name in list_games()}
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(dumps(info, indent=2))
         return 0
     if args.markdown:
         print(_games_markdown(info))
@@ -348,7 +349,7 @@ def _cmd_bots(args):
     if args.json:
         out = dict(describe_bots())          # name -> description (kept for scripts)
         out.update({"bots": cat["bots"], "presets": cat["presets"], "ladders": cat["ladders"]})
-        print(json.dumps(out, indent=2))
+        print(dumps(out, indent=2))
         return 0
     print("bots:")
     for name, b in cat["bots"].items():
@@ -418,11 +419,11 @@ def _cmd_match(args):
     if args.save:
         try:
             with open(args.save, "w") as fh:
-                json.dump(record, fh)
+                fh.write(dumps(record))
         except OSError as exc:
             raise _output_error("--save", args.save, exc) from None
     if args.json:
-        print(json.dumps(record))
+        print(dumps(record))
         return 0
     if not args.quiet and final:
         print(final[0].render())
@@ -506,7 +507,7 @@ def _cmd_tournament(args):
         rep.write_games_csv(result, args.games_csv)
     plots = rep.plot(report, args.plot) if args.plot else []
     if args.json:
-        print(json.dumps({**report, "interrupted": interrupted, "plots": plots}, indent=2))
+        print(dumps({**report, "interrupted": interrupted, "plots": plots}, indent=2))
     else:
         print(rep.format_report(report))
         for path in plots:
@@ -581,10 +582,10 @@ def _cmd_calibrate(args):
     finally:
         if progress is not None:
             progress.close()
-    out.write_text(json.dumps(ladder, indent=1) + "\n", encoding="utf-8")
+    out.write_text(dumps(ladder, indent=1) + "\n", encoding="utf-8")
     plot = lad.plot_ladder(ladder, args.plot) if args.plot else None
     if args.json:
-        print(json.dumps(ladder, indent=2))
+        print(dumps(ladder, indent=2))
     else:
         print(lad.format_ladder(ladder))
         print(f"wrote {out}" + (f" and {plot}" if plot else ""))
@@ -605,7 +606,7 @@ def _analysis_position(args):
     except StateFormatError:
         data = None                      # load_state says what is wrong, naming the file
     if is_record(data):
-        return record_position(data, args.move)
+        return record_position(Path(args.state), args.move)      # read as a file: its errors name it
     if args.move is not None:
         raise ValueError(f"--move picks a position of a match record, but {args.state!r} is a saved state")
     return load_state(args.state), None
@@ -635,7 +636,7 @@ def _cmd_analyse(args):
         out["forced"] = len(legal) == 1
         if move is not None:
             out["move"] = move
-        print(json.dumps(out, indent=2))
+        print(dumps(out, indent=2))
     else:
         if move is not None:
             print(f"the position before action {move} of the record:")
@@ -699,6 +700,7 @@ _LIMIT_HELP = {
     "max_nodes": "the bot option max_nodes (tree nodes of one search, ~40 bytes each)",
     "max_search_seconds": "seconds of one search: a longer time limit is refused, a longer search stops",
     "max_file_bytes": "the largest data file read from --data-dir",
+    "max_undo": "positions kept for undo in one game (older moves cannot be undone)",
 }
 
 
@@ -798,7 +800,7 @@ def main(argv=None):
         return 1
     except ValueError as exc:   # bad options, bot specs, states, settings: a usage error
         print(f"metro-ai: error: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_status", 2)             # 1: a damaged file (a tournament's)
     except BrokenPipeError:                  # output piped into head & co.: stop quietly
         try:
             sys.stdout = open(os.devnull, "w")

@@ -7,6 +7,7 @@ the rest of the deck shuffled from `seed`), loaded into the Cython engine throug
 checked on the way in."""
 from metro_ai import StateFormatError
 from metro_ai.engine.breakthrough import reference as ref
+from metro_ai.engine.core import STATE_FORMAT, STATE_VERSION
 
 
 def ref_to_dict(s):
@@ -42,7 +43,8 @@ def setup(game, hands, **kw):
     above, below, market, deck_top, discard, active, seed, turn: as the reference's ``setup``)
     on the Cython engine; ValueError if it is not a legal position."""
     slow = game.reference_game().setup(hands, **kw)
-    obj = {"game": game.name, "options": game.options, **ref_to_dict(slow)}
+    obj = {"format": STATE_FORMAT, "version": STATE_VERSION, "game": game.name, "options": game.options,
+           **ref_to_dict(slow)}
     try:
         return game.state_from_json(obj)
     except StateFormatError as exc:

@@ -2,6 +2,7 @@
 import json
 
 import metro_ai
+from metro_ai.engine.core import STATE_FORMAT, STATE_VERSION
 
 _GAMES = {}
 
@@ -41,7 +42,8 @@ def position(game, board=None, hands=None, current=None, drawn=None, supply=None
         rest += [info.id] * left
     if current is None:
         current = len(board) % n
-    obj = {"game": "metro", "options": game.options, "current_player": current,
+    obj = {"format": STATE_FORMAT, "version": STATE_VERSION, "game": "metro", "options": game.options,
+           "current_player": current,
            "phase": "place_drawn" if drawn else "turn", "board": cells, "hands": hands,
            "supply": list(supply or []) + rest, "drawn": drawn}
     return game.state_from_json(json.dumps(obj))

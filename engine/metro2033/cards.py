@@ -346,9 +346,10 @@ def parse_card_set(doc: Any, strict_counts: bool = True) -> CardSet:
 
 def load_card_set(path: str | Path | None = None, strict_counts: bool = True) -> CardSet:
     """Read and validate a card file (default: the shipped, reconstructed set)."""
-    from metro_ai.engine.datafile import read_json     # here: this module also loads on its own
+    from metro_ai.engine.datafile import read_json, shared     # here: this module also loads on its own
     f = read_json(Path(path) if path is not None else DEFAULT_PATH, what="card set", error=CardSetError)
     try:
-        return parse_card_set(f.data, strict_counts=strict_counts)
+        return shared((__name__, "card set", strict_counts), f.text,      # one copy for every game of this text
+                      lambda: parse_card_set(f.data, strict_counts=strict_counts))
     except CardSetError as exc:
         raise f.error(str(exc).removeprefix("card set: "), getattr(exc, "at", None)) from None

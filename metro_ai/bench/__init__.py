@@ -20,6 +20,9 @@ Sections (``--sections``, default all):
 ``memory``
     bytes per tree node, and the peak resident memory of a 1,000,000-iteration search in a fresh
     process.
+``server-memory``
+    what a protocol client's open games hold (256 games of each game in one session, in a fresh
+    process): bytes per open game, per move kept for ``undo``, and per move past ``max_undo``.
 ``openspiel``
     our ``ismcts`` against OpenSpiel's ISMCTS on the same game, position and iteration budget
     (iterations per second); OpenSpiel's C++ bot if it runs on the bridged game (probed in a
@@ -38,13 +41,15 @@ Sections (``--sections``, default all):
     (``versus``; also ``benches/versus.py``).
 
 Every game-specific fact (players, positions, reference engine, action space) comes from the game
-classes in the registry; ``--games`` limits the per-game sections (engine, growth, memory) and
+classes in the registry; ``--games`` limits the per-game sections (engine, growth, memory,
+server-memory) and
 ``--game`` picks the game of the others (parallel, openspiel, strength).
 
 The package has one module per section (``engine``, ``options``, ``growth``, ``parallel``,
-``memory``, ``openspiel`` with ``shared``, ``strength``, ``versus``), their common settings and helpers
-(``common``), the run and its report (``runner``), and the child programs the memory and
-openspiel sections start (``peak``, ``cpp_probe``: ``python -m metro_ai.bench.peak ...``).
+``memory`` with server-memory, ``openspiel`` with ``shared``, ``strength``, ``versus``), their common
+settings and helpers (``common``), the run and its report (``runner``), and the child programs the
+memory, server-memory and openspiel sections start (``peak``, ``gamemem``, ``cpp_probe``:
+``python -m metro_ai.bench.peak ...``).
 ``python -m metro_ai.bench [options]`` is ``metro-ai bench [options]``.
 
 Writes a Markdown report and a JSON file (with the machine's description); ``--quick`` runs every
@@ -61,7 +66,7 @@ from .common import (DEAL, DEFAULT_PAIRS, OPENSPIEL, SAME_PLAYOUTS, SECTIONS, UC
                      two_counts)
 from .engine import engine_section, random_game_rates, reference_of
 from .growth import MO_ITERATIONS, growth_section
-from .memory import memory_section, peak_memory
+from .memory import game_memory, memory_section, peak_memory, server_memory_section
 from .openspiel import openspiel_cpp_accepts, openspiel_section
 from .options import option_rates, options_section
 from .parallel import parallel_section, time_margin
@@ -71,7 +76,7 @@ from .strength import parse_pairs, strength_game, strength_section
 
 __all__ = ["DEAL", "DEFAULT_PAIRS", "MO_ITERATIONS", "NODE_BYTES", "OPENSPIEL", "RUNNERS", "SAME_PLAYOUTS", "SECTIONS",
            "STAGES", "UCT_C", "Settings", "Skipped", "add_arguments", "check_sections", "engine_section", "execute",
-           "games_per_second", "growth_section", "machine", "markdown", "memory_section", "openspiel_cpp_accepts",
+           "game_memory", "games_per_second", "growth_section", "machine", "markdown", "memory_section", "openspiel_cpp_accepts",
            "openspiel_section", "option_rates", "options_section", "parallel_section", "parse_pairs", "peak_memory",
            "playouts_per_second", "position", "random_game_rates", "reference_of", "run", "search_rate", "searcher",
            "settings_from", "shared_section", "strength_game", "strength_section", "time_margin", "two_counts"]

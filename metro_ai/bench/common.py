@@ -18,7 +18,7 @@ from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game
 from metro_ai.version import __version__
 
 
-SECTIONS = ("engine", "options", "growth", "parallel", "memory", "openspiel", "strength")
+SECTIONS = ("engine", "options", "growth", "parallel", "memory", "server-memory", "openspiel", "strength")
 DEAL = 11                                           # the deal of every fixed position
 UCT_C = 0.7                                         # our default; returns are in [0, 1] for both
 SAME_PLAYOUTS = {"rollout": "random", "rollout_depth": -1, "cutoff_scale": 0}   # random to the end
@@ -42,6 +42,7 @@ class Settings:
     games: tuple = ()                     # the games of the engine, growth, memory sections (): all
     growth_players: dict | None = None    # game -> player counts for growth (None: every count)
     memory_iterations: int = 1_000_000
+    server_games: int = 256               # open protocol games of the server-memory section (a session's max_games)
     openspiel_iterations: int = 1000
     openspiel_repeats: int = 3
     strength_games: int = 200
@@ -55,7 +56,8 @@ class Settings:
 
     @classmethod
     def quick_run(cls, **kw):
-        base: dict = dict(seconds=0.1, repeats=1, rounds=1, memory_iterations=100_000, openspiel_iterations=50,
+        base: dict = dict(seconds=0.1, repeats=1, rounds=1, memory_iterations=100_000, server_games=16,
+                          openspiel_iterations=50,
                     openspiel_repeats=1, strength_games=4, strength_time=0.01, quick=True)
         base.update(kw)
         return cls(**base)

@@ -4,11 +4,11 @@ one JSON line ``{"base_kib", "peak_kib", "nodes", "seconds"}`` (:func:`metro_ai.
 runs it)."""
 from __future__ import annotations
 
-import json
 import resource
 import sys
 
 from metro_ai.bots.limit import Limit
+from metro_ai.engine.datafile import dumps
 from metro_ai.registry import load_game
 
 from .common import DEAL, searcher
@@ -33,7 +33,7 @@ def main(argv: list[str]) -> None:
     base = status("VmRSS")
     r = bot.analyse(s, Limit(iterations=iterations))
     peak = status("VmHWM")
-    print(json.dumps({"base_kib": base, "peak_kib": peak, "nodes": r.nodes, "seconds": r.seconds}))
+    print(dumps({"base_kib": base, "peak_kib": peak, "nodes": r.nodes, "seconds": r.seconds}))
 
 
 if __name__ == "__main__":

@@ -2,19 +2,19 @@
 arguments."""
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 
+from metro_ai.engine.datafile import dumps
 from metro_ai.optionspec import parse_options
 from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game
 
 from .common import SECTIONS, Settings, Skipped, _say, machine
 from .engine import engine_section
 from .growth import growth_section
-from .memory import memory_section
+from .memory import memory_section, server_memory_section
 from .openspiel import openspiel_section
 from .options import options_section
 from .parallel import parallel_section
@@ -22,7 +22,8 @@ from .strength import parse_pairs, strength_section
 
 
 RUNNERS = {"engine": engine_section, "options": options_section, "growth": growth_section, "parallel": parallel_section,
-           "memory": memory_section, "openspiel": openspiel_section, "strength": strength_section}
+           "memory": memory_section, "server-memory": server_memory_section, "openspiel": openspiel_section,
+           "strength": strength_section}
 
 
 def check_sections(sections):
@@ -76,7 +77,8 @@ def markdown(report, command=None):
             lines.append("| " + " | ".join(h for _, h, _ in cols) + " |")
             lines.append("|" + "---|" * len(cols))
             for row in table["rows"]:
-                lines.append("| " + " | ".join(fmt.format(row[key]) for key, _, fmt in cols) + " |")
+                lines.append("| " + " | ".join("-" if row[key] is None else fmt.format(row[key])
+                                                for key, _, fmt in cols) + " |")
             lines += ["", table["note"]]
     return "\n".join(lines) + "\n"
 
@@ -120,7 +122,7 @@ def add_arguments(p):
     p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
                    help=f"the game of the parallel, openspiel and strength sections (default: {DEFAULT_GAME})")
     p.add_argument("--games", default=None, metavar="LIST",
-                   help="comma-separated games of the engine, growth and memory sections (default: all): "
+                   help="comma-separated games of the engine, growth, memory and server-memory sections (default: all): "
                         + ", ".join(list_games()))
     p.add_argument("--markdown", default=None, metavar="FILE", help="Markdown report (default bench.md; with "
                    "--versus and --out, none unless named)")
@@ -183,7 +185,7 @@ def execute(args, command=None):
     report = run(cfg, progress=not args.quiet)
     text = markdown(report, command)
     Path(args.markdown).write_text(text)
-    Path(args.json).write_text(json.dumps(_json_ready(report), indent=2) + "\n")
+    Path(args.json).write_text(dumps(_json_ready(report), indent=2) + "\n")
     print(text)
     print(f"wrote {args.markdown} and {args.json}", file=sys.stderr)
     skipped = [n for n, s in report["sections"].items() if "skipped" in s]

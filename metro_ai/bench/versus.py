@@ -59,6 +59,7 @@ from metro_ai.bots.catalogue import BotSpec, BotSpecError
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.seeding import derive
+from metro_ai.engine.datafile import dumps
 from metro_ai.play.ratings import wilson
 from metro_ai.registry import DEFAULT_GAME, game_class, load_game
 from metro_ai.version import __version__
@@ -370,7 +371,7 @@ class OtherBuild:
         request = {"jsonrpc": "2.0", "id": self._next, "method": method, "params": params}
         try:
             assert self.proc.stdin is not None
-            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.write((dumps(request, compact=True) + "\n").encode())
             self.proc.stdin.flush()
         except OSError as exc:
             raise VersusError(f"the other build ({' '.join(self.command)}) stopped: {exc}\n{self._stderr_tail()}") from None
@@ -580,9 +581,10 @@ def compact_moves(moves: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def report_json(report: dict[str, Any]) -> str:
-    """The report as JSON text: indented, one line a game."""
-    head = json.dumps({k: v for k, v in report.items() if k != "games"}, indent=1)
-    games = ",\n".join("  " + json.dumps(g, separators=(",", ":")) for g in report["games"])
+    """The report as strict JSON text: indented, one line a game; an Elo bound that is unbounded
+    (±infinity: one pair played, or every pair won or lost) is written as null."""
+    head = dumps({k: v for k, v in report.items() if k != "games"}, indent=1)
+    games = ",\n".join("  " + dumps(g, compact=True) for g in report["games"])
     return head[:-2] + ',\n "games": [\n' + games + "\n ]\n}\n"
 
 

@@ -9,7 +9,7 @@ import time
 
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
-from metro_ai.engine.datafile import describe, parse_json, read_json, read_text, with_path
+from metro_ai.engine.datafile import describe, envelope_problem, parse_json, read_json, read_text, with_path
 from metro_ai.engine.errors import MetroAIError, StateFormatError
 from metro_ai.bots.catalogue import BotSpec
 from metro_ai.play.loop import play_game
@@ -176,8 +176,9 @@ def replay(record):
     states. `record` is a record dict (from :func:`play_match`), its JSON text, or the path of a
     record file (a ``pathlib.Path`` or other ``os.PathLike``; read by :func:`read_record`).
 
-    Checks that each recorded action was the recorded player's to make and legal there, that its
-    text matches, and that the replay ends in the recorded scores and returns; raises
+    Checks that the record is of a version this metro-ai reads (``format`` "metro-ai-match",
+    ``version`` 1), that each recorded action was the recorded player's to make and legal there,
+    that its text matches, and that the replay ends in the recorded scores and returns; raises
     :class:`RecordError` saying where a corrupt record goes wrong.
     """
     if isinstance(record, os.PathLike):
@@ -190,6 +191,7 @@ def replay(record):
         record = parse_json(record, lambda msg: _raise(RecordError(f"a match record must be JSON: {msg}")))
     if not isinstance(record, dict):
         raise RecordError(f"a match record must be a JSON object, got {type(record).__name__}")
+    _check_envelope(record)
     missing = [k for k in ("game", "options", "seed", "actions") if k not in record]
     if missing:
         raise RecordError(f"match record lacks {', '.join(missing)}")
@@ -232,10 +234,19 @@ def _raise(exc):
     raise exc
 
 
+def _check_envelope(record):
+    """RecordError (carrying the field's JSON path) unless `record` is a match record of a version
+    this metro-ai reads (``RECORD_FORMAT``, ``RECORD_VERSION``)."""
+    problem = envelope_problem(record, RECORD_FORMAT, (RECORD_VERSION,))
+    if problem is not None:
+        raise with_path(RecordError(f"match record: {problem[0]}"), problem[1])
+
+
 def read_record(path):
     """The match record in the file `path` (a dict, not yet replayed), read by
-    :mod:`metro_ai.engine.datafile` (a regular file of at most 4 MiB, UTF-8 JSON). RecordError
-    names the file and the line and column, never quoting the file."""
+    :mod:`metro_ai.engine.datafile` (a regular file of at most 4 MiB, UTF-8 JSON) and refused
+    unless it is a match record of a version this metro-ai reads. RecordError names the file and
+    the line and column, never quoting the file."""
     return _record_file(path).data
 
 
@@ -243,6 +254,10 @@ def _record_file(path):
     f = read_json(path, what="match record", error=RecordError)
     if not isinstance(f.data, dict):
         raise f.error("a match record must be a JSON object", ())
+    try:
+        _check_envelope(f.data)
+    except RecordError as exc:
+        raise f.error(exc) from None
     return f
 
 

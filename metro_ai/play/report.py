@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from metro_ai.engine.datafile import finite_or_null
 from metro_ai.play import ratings as _ratings
 
 
@@ -110,7 +111,7 @@ def build_report(result, bootstrap=1000, seed=None, anchor=None):
         return [[(c[0] / c[1] if c[1] else None) if i != j else None for j, c in enumerate(line)]
                 for i, line in enumerate(cells)]
 
-    return _clean({
+    return finite_or_null({                # strict JSON: no games, no rating: null
         "tournament": config.to_dict(),
         "description": config.describe(),
         "path": result.path,
@@ -136,17 +137,6 @@ def build_report(result, bootstrap=1000, seed=None, anchor=None):
 
 def _nz(x):
     return 0.0 if x is None or (isinstance(x, float) and math.isnan(x)) else x
-
-
-def _clean(obj):
-    """NaN -> None so the report is strict JSON."""
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
 
 
 def _f(x, fmt):

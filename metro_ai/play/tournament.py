@@ -25,6 +25,7 @@ import errno
 import functools
 import itertools
 import json
+import math
 import os
 import sqlite3
 import stat
@@ -35,6 +36,7 @@ from pathlib import Path
 
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
+from metro_ai.engine.datafile import dumps, parse_json, version_problem
 from metro_ai.engine.errors import MetroAIError
 from metro_ai.bots.catalogue import BotSpec, BotSpecError, parse_specs
 from metro_ai.play.match import limit_from_dict, limit_to_dict, play_match
@@ -45,10 +47,26 @@ MODES = ("round-robin", "gauntlet", "ladder")
 LADDER_REACH = 2          # in a ladder, each bot meets the next LADDER_REACH bots of the list
 SEATINGS = ("rotate", "all")
 SCHEMA_VERSION = 1
+#: The most games one tournament may schedule (its settings, or a file that says more, are refused).
+MAX_GAMES = 1_000_000
 
 
 class TournamentError(MetroAIError, ValueError):
     """A tournament that cannot be set up or continued; the message says what is wrong."""
+
+
+class TournamentFileError(TournamentError):
+    """A metro-ai tournament file that cannot be used: of another schema version, or damaged or
+    altered (a value of the wrong type, a row that is not its schedule's, a return that is not a
+    finite number in [0, 1]). The message names the file and what is wrong, and never quotes what
+    it holds; ``metro-ai tournament`` and ``calibrate`` exit with status 1 on it (``exit_status``;
+    a file that is no tournament at all, or a link, is a usage error, status 2)."""
+
+    exit_status = 1
+
+
+class _TooManyGames(TournamentError):
+    """Settings that schedule more than :data:`MAX_GAMES` games."""
 
 
 @dataclass
@@ -78,21 +96,49 @@ class TournamentConfig:
             raise TournamentError(f"seed must be an int, got {self.seed!r}")
         if len(self.bots) < 2:
             raise TournamentError(f"a tournament needs at least 2 bots, got {len(self.bots)}")
+        self._total = self._count_games()
         for b in self.bots:
             if "elo" in b.options and b.limit is None:      # its game's ladder, now rather than in every game
                 try:
                     b.make(0).calibrate_for(self._game)
                 except ValueError as exc:
                     raise TournamentError(f"bot {b.display!r}: {exc}") from None
-        labels = [b.display for b in self.bots]
-        for lab in labels:
-            if labels.count(lab) > 1:
+        seen: set = set()
+        for lab in (b.display for b in self.bots):
+            if lab in seen:
                 raise TournamentError(f"bot {lab!r} is given twice; tell them apart with a label, "
                                       f"e.g. '{lab}{',' if ':' in lab else ':'}label={lab}-2'")
+            seen.add(lab)
+
+    def _count_games(self):
+        """The number of games of the schedule, counted without making it; TournamentError when it
+        is over :data:`MAX_GAMES` (counted no further than that)."""
+        k, n = len(self.bots), self.players
+        if self.mode == "gauntlet":
+            tables = k - 1
+        elif self.mode == "ladder":
+            tables = sum(min(LADDER_REACH, k - 1 - i) for i in range(k)) * (2 if n > 2 else 1)
+        else:
+            tables = math.comb(k, n) if k >= n else math.comb(n - 1, k - 1)
+        total = 0
+        if tables * self.deals <= MAX_GAMES:            # each table has one seating at least
+            for table in self.tables():
+                total += len(self.seatings_of(table)) * self.deals
+                if total > MAX_GAMES:
+                    break
+        if tables * self.deals > MAX_GAMES or total > MAX_GAMES:
+            raise _TooManyGames(f"this tournament would have more than {MAX_GAMES:,} games ({self.deals:,} deals x "
+                                  f"{tables:,} tables x their seatings): play fewer deals or bots")
+        return total
 
     @property
     def players(self):
         return self._game.num_players
+
+    @property
+    def total(self):
+        """The number of games of the schedule (at most :data:`MAX_GAMES`)."""
+        return self._total
 
     @property
     def labels(self):
@@ -109,7 +155,7 @@ class TournamentConfig:
                    d["seatings"], d["seed"], limit_from_dict(d.get("limit")))
 
     def key(self):
-        return json.dumps(self.to_dict(), sort_keys=True)
+        return dumps(self.to_dict(), sort_keys=True)
 
     def __eq__(self, other):
         return isinstance(other, TournamentConfig) and self.key() == other.key()
@@ -193,12 +239,27 @@ CREATE INDEX IF NOT EXISTS games_status ON games (status);
 """
 
 
+_COLUMNS = {"meta": ("key", "value"),
+            "games": ("id", "deal", "table_no", "seating", "seats", "seed", "bot_seeds", "status", "scores", "returns",
+                      "seconds", "record", "error", "finished")}
+_CONFIG_KEYS = {"game": str, "options": dict, "bots": list, "mode": str, "deals": int, "seatings": str, "seed": int,
+                "limit": (dict, type(None))}
+
+
 class TournamentDB:
     """A tournament in an SQLite file: table ``meta`` (schema version, the config as JSON,
     creation time) and table ``games``, one row per scheduled game, written up front with status
     ``pending`` and updated to ``done`` (scores, returns, seconds, full match record) or
     ``failed`` (error) in its own transaction as each game finishes. A game is stored once: the
     update only applies to a row that is not done. ``path=None`` keeps it in memory.
+
+    An existing file is checked when its tournament is first read (:meth:`config`): its tables
+    and columns, its schema version, its settings (their types, and a schedule of at most
+    :data:`MAX_GAMES` games), one row per scheduled game that matches the schedule (deal, table,
+    seating, seats, seeds), and the results of the games done (one score and one return a seat,
+    finite, returns in [0, 1]); anything else is a :class:`TournamentFileError` naming the file,
+    the game and the column. Nothing is written to a file until a tournament is created in it
+    (:meth:`create`) or a result stored, and never through a symbolic link.
 
     ``readonly=True`` opens an existing file for reading only, creating and writing nothing (no
     schema, no journal mode, no ``-shm`` file where the folder cannot take one), so that a
@@ -207,8 +268,10 @@ class TournamentDB:
     def __init__(self, path=None, readonly=False):
         self.path = None if path is None or str(path) == ":memory:" else Path(path)
         self.readonly = readonly and self.path is not None
+        self._config = None
         if self.path is not None:
             _check_folder(self.path)
+            _check_file(self.path, write=not self.readonly)
         if self.readonly:
             self.conn = _connect_readonly(self.path)
             return
@@ -217,10 +280,8 @@ class TournamentDB:
         except sqlite3.Error as exc:
             raise TournamentError(f"cannot open the tournament file {str(self.path)!r}: {exc}") from None
         try:
-            if self.path is not None:
-                self.conn.execute("PRAGMA journal_mode=WAL")
-                self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.executescript(_SCHEMA)
+            self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()    # an SQLite file, or none yet
+            self.conn.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise TournamentError(f"{str(self.path)!r} is not a metro-ai tournament file "
@@ -235,34 +296,132 @@ class TournamentDB:
     def __exit__(self, *exc):
         self.close()
 
+    def _damaged(self, what):
+        return TournamentFileError(f"tournament file {str(self.path) if self.path else ':memory:'!r} is damaged or "
+                                   f"altered: {what}; it cannot be read or continued (play the tournament afresh with "
+                                   "--overwrite, or choose another --db)")
+
     def _meta(self, key):
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
     def has_tournament(self):
-        return self._meta("config") is not None
+        return self._tables() and self._meta("config") is not None
+
+    def _tables(self):
+        """True when the file has the tables of a tournament, False when it has no table at all
+        (an empty file); TournamentFileError when its tables are not a tournament's, TournamentError
+        for another program's database."""
+        names = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not names & set(_COLUMNS):
+            if names:                   # another program's database: never written into
+                raise TournamentError(f"{str(self.path)!r} is not a metro-ai tournament file (an SQLite file with "
+                                      "other tables)")
+            return False
+        for table, columns in _COLUMNS.items():
+            have = tuple(r[1] for r in self.conn.execute(f"PRAGMA table_info({table})"))
+            if have != columns:
+                raise self._damaged(f"its table {table!r} is not that of a metro-ai tournament")
+        return True
 
     def config(self):
-        text = self._meta("config")
-        if text is None:
-            return None
-        version = int(self._meta("schema") or 0)
-        if version != SCHEMA_VERSION:
-            raise TournamentError(f"{self.path}: schema version {version}, this metro-ai reads {SCHEMA_VERSION}")
-        return TournamentConfig.from_dict(json.loads(text))
+        """The stored :class:`TournamentConfig` (None when the file holds no tournament), once the
+        whole file is checked (see the class docstring)."""
+        if self._config is None and self._tables() and self._meta("config") is not None:
+            self._config = self._check()
+        return self._config
+
+    def _check(self):
+        """The stored config, after checking every stored value; TournamentFileError otherwise."""
+        schema = self._meta("schema")
+        found = int(schema) if isinstance(schema, str) and schema.isdigit() and len(schema) < 10 else schema
+        problem = version_problem(found, (SCHEMA_VERSION,), missing=schema is None, field="meta 'schema'")
+        if problem is not None:
+            raise TournamentFileError(f"tournament file {str(self.path)!r}: {problem}")
+        config = self._stored_config()
+        n = config.players
+        count = self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        if count != config.total:
+            raise self._damaged(f"it has {count:,} games where its settings schedule {config.total:,}")
+        schedule = config.schedule()
+        rows = self.conn.execute("SELECT id, deal, table_no, seating, seats, seed, bot_seeds, status, scores, returns, "
+                                 "seconds, record FROM games ORDER BY id")
+        for want, row in zip(schedule, rows):
+            gid, deal, table_no, seating, seats, seed, bot_seeds, status, scores, returns, seconds, record = row
+            if gid != want["id"]:
+                raise self._damaged(f"its games are not numbered 0 to {len(schedule) - 1:,}")
+            where = f"game {gid}"
+            stored = {"deal": deal, "table_no": table_no, "seating": seating, "seats": self._json(seats, where, "seats"),
+                      "seed": seed, "bot_seeds": self._json(bot_seeds, where, "bot_seeds")}
+            expect = {"deal": want["deal"], "table_no": want["table"], "seating": want["seating"],
+                      "seats": want["seats"], "seed": str(want["seed"]), "bot_seeds": [str(x) for x in want["bot_seeds"]]}
+            for column in expect:
+                if dumps(stored[column]) != dumps(expect[column]):      # strictly: 1.0 or true is not 1
+                    raise self._damaged(f"{where}, column {column!r}, is not its schedule's")
+            if status not in ("pending", "done", "failed"):
+                raise self._damaged(f"{where}, column 'status', is not pending, done or failed")
+            if status != "done":
+                continue
+            for column, text, low, high in (("scores", scores, -math.inf, math.inf), ("returns", returns, 0.0, 1.0)):
+                values = self._json(text, where, column)
+                if not isinstance(values, list) or len(values) != n or not all(
+                        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and low <= v <= high
+                        for v in values):
+                    bounds = "finite numbers" if column == "scores" else "finite numbers in [0, 1]"
+                    raise self._damaged(f"{where}, column {column!r}, is not {n} {bounds}")
+            if seconds is not None and (not isinstance(seconds, (int, float)) or not 0 <= seconds < math.inf):
+                raise self._damaged(f"{where}, column 'seconds', is not a number of seconds")
+            if not isinstance(record, str):
+                raise self._damaged(f"{where}, column 'record', holds no match record")
+        return config
+
+    def _stored_config(self):
+        """The settings in meta 'config', checked field by field, as a TournamentConfig."""
+        obj = self._json(self._meta("config"), "meta 'config'", None)
+        if not isinstance(obj, dict) or set(obj) != set(_CONFIG_KEYS):
+            raise self._damaged("its settings (meta 'config') are not those of a tournament")
+        for key, kind in _CONFIG_KEYS.items():
+            if not isinstance(obj[key], kind) or isinstance(obj[key], bool):
+                raise self._damaged(f"its settings (meta 'config'), field {key!r}, are of the wrong type")
+        if not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in obj["bots"]):
+            raise self._damaged("its settings (meta 'config'), field 'bots', are not bot specs")
+        from metro_ai.registry import list_games
+        if obj["game"] not in list_games():
+            raise self._damaged("its game (meta 'config', field 'game') is not one this metro-ai knows (a game of "
+                                "a --game-module must be registered to read its tournament)")
+        try:
+            return TournamentConfig.from_dict(obj)
+        except _TooManyGames:
+            raise self._damaged(f"its settings schedule more than {MAX_GAMES:,} games") from None
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError):   # BotSpecError too
+            raise self._damaged("its settings (meta 'config') are not a tournament this metro-ai can play") from None
+
+    def _json(self, text, where, column):
+        """The JSON value of a stored text (a column of a row, or a meta value)."""
+        name = where if column is None else f"{where}, column {column!r},"
+        if not isinstance(text, str):
+            raise self._damaged(f"{name} is not JSON text")
+
+        def bad(message):
+            raise self._damaged(f"{name} is {message}")
+        return parse_json(text, bad)
 
     def create(self, config):
         games = config.schedule()
+        if self.path is not None:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.executescript(_SCHEMA)
         with self.conn:
             self.conn.execute("DELETE FROM games")
             self.conn.execute("DELETE FROM meta")
             self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
-                ("schema", str(SCHEMA_VERSION)), ("config", json.dumps(config.to_dict(), sort_keys=True)),
+                ("schema", str(SCHEMA_VERSION)), ("config", dumps(config.to_dict(), sort_keys=True)),
                 ("created", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())), ("description", config.describe())])
             self.conn.executemany(
                 "INSERT INTO games (id, deal, table_no, seating, seats, seed, bot_seeds) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(g["id"], g["deal"], g["table"], g["seating"], json.dumps(g["seats"]), str(g["seed"]),
-                  json.dumps([str(s) for s in g["bot_seeds"]])) for g in games])
+                [(g["id"], g["deal"], g["table"], g["seating"], dumps(g["seats"]), str(g["seed"]),
+                  dumps([str(s) for s in g["bot_seeds"]])) for g in games])
+        self._config = config
 
     def counts(self):
         out = {"pending": 0, "done": 0, "failed": 0}
@@ -288,8 +447,7 @@ class TournamentDB:
                 cur = self.conn.execute(
                     "UPDATE games SET status = 'done', scores = ?, returns = ?, seconds = ?, record = ?, error = NULL, "
                     "finished = ? WHERE id = ? AND status != 'done'",
-                    (json.dumps(rec["scores"]), json.dumps(rec["returns"]), rec.get("seconds"), json.dumps(rec),
-                     now, game_id))
+                    (dumps(rec["scores"]), dumps(rec["returns"]), rec.get("seconds"), dumps(rec), now, game_id))
             else:
                 cur = self.conn.execute(
                     "UPDATE games SET status = 'failed', error = ?, finished = ? WHERE id = ? AND status != 'done'",
@@ -312,7 +470,12 @@ class TournamentDB:
     def record(self, game_id):
         """The full match record of a game done (for :func:`metro_ai.replay`), or None."""
         row = self.conn.execute("SELECT record FROM games WHERE id = ? AND status = 'done'", (game_id,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        if row is None:
+            return None
+        record = self._json(row[0], f"game {game_id}", "record")
+        if not isinstance(record, dict):
+            raise self._damaged(f"game {game_id}, column 'record', is not a match record")
+        return record
 
 
 def _connect_readonly(path):
@@ -337,6 +500,27 @@ def _connect_readonly(path):
                 break                               # not an SQLite file: immutable would not help
     raise TournamentError(f"{str(path)!r} is not a metro-ai tournament file, or cannot be read "
                           f"(SQLite says: {last})")
+
+
+def _check_file(path, write):
+    """TournamentError unless `path` is a regular file or nothing yet (a FIFO or a device would
+    block or mislead SQLite), and, to be written (`write`), neither it nor the files SQLite keeps
+    beside it (``-wal``, ``-shm``, ``-journal``) is a symbolic link: a tournament is never written
+    through a link into the file it points at."""
+    if write:
+        for p in (path, *(Path(str(path) + end) for end in ("-wal", "-shm", "-journal"))):
+            if p.is_symlink():
+                raise TournamentError(f"the tournament file {str(path)!r} is not written: {str(p)!r} is a symbolic "
+                                      "link, and metro-ai never writes a tournament through a link; name the file "
+                                      "itself with --db")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise TournamentError(f"cannot use the tournament file {str(path)!r}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise TournamentError(f"cannot use the tournament file {str(path)!r}: it is not a regular file")
 
 
 def _check_folder(path):
@@ -694,6 +878,8 @@ def load_tournament(path):
 def _open(config, db, overwrite):
     """Open or create the tournament file; returns (TournamentDB, config, already-done count)."""
     path = None if db is None or str(db) == ":memory:" else Path(db)
+    if path is not None:
+        _check_file(path, write=True)           # a link is refused before anything is removed or written
     if path is not None and overwrite and path.exists():
         for p in (path, Path(str(path) + "-wal"), Path(str(path) + "-shm")):
             if p.exists():
@@ -794,5 +980,5 @@ def _execute(key, todo, jobs, client):
             delayed(play_scheduled)(key, g) for g in todo)
 
 
-__all__ = ["BotSpecError", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError", "TournamentResult",
-           "dask_client", "load_tournament", "play_scheduled", "run_tournament"]
+__all__ = ["MAX_GAMES", "BotSpecError", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError",
+           "TournamentFileError", "TournamentResult", "dask_client", "load_tournament", "play_scheduled", "run_tournament"]

@@ -16,6 +16,7 @@ from metro_ai.engine.datafile import MAX_BYTES as DATA_FILE_BYTES
 
 MAX_MESSAGE_BYTES = 1 << 20         # a message (one line) may be 1 MiB; a saved state is a few KB
 MAX_GAMES = 256                     # open games per session
+MAX_UNDO = 32                       # positions kept for undo per game (a state each: 0.1-9 KB)
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,10 @@ class Limits:
       it is refused, and any search still running then (an iteration budget, a preset's) stops
       and answers with its best move so far;
     - ``max_file_bytes``: the largest data file read from ``--data-dir`` (at most the library's
-      own cap on a data file, ``metro_ai.engine.datafile.MAX_BYTES``, 4 MiB, which the readers keep).
+      own cap on a data file, ``metro_ai.engine.datafile.MAX_BYTES``, 4 MiB, which the readers keep);
+    - ``max_undo``: the positions kept for ``undo`` in one game, besides the current one (a state
+      each: docs/guide/server.md, "Memory", gives their size); an older one is let go, and an
+      ``undo`` past the oldest kept is refused.
     """
     max_message_bytes: int = MAX_MESSAGE_BYTES
     max_games: int = MAX_GAMES
@@ -45,6 +49,7 @@ class Limits:
     max_nodes: int = 5_000_000
     max_search_seconds: float = 60.0
     max_file_bytes: int = DATA_FILE_BYTES
+    max_undo: int = MAX_UNDO
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import json
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Optional, Union
 
@@ -21,6 +22,7 @@ from metro_ai.bots.background import SearchHandle
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.seeding import derive
+from metro_ai.engine.datafile import dumps
 from metro_ai.engine.errors import IllegalActionError, PythonGameError
 from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue
 from metro_ai.play.match import match_record
@@ -55,7 +57,7 @@ FILE_REFUSED = -32009
 OVER_LIMIT = -32010
 TOO_MANY_SEARCHES = -32011
 TOO_MANY_CONNECTIONS = -32012
-GAME_CODE_FAILED = -32014
+GAME_CODE_FAILED = -32013
 
 ERROR_NAMES = {
     PARSE_ERROR: "parse error", INVALID_REQUEST: "invalid request", METHOD_NOT_FOUND: "method not found",
@@ -107,8 +109,9 @@ def parse_message(text: Union[str, bytes]) -> Any:
 
 
 def encode(message: dict[str, Any]) -> str:
-    """A message as one line of JSON (no newline inside: strings escape theirs)."""
-    return json.dumps(message, separators=(",", ":"), allow_nan=False)
+    """A message as one line of strict JSON (no newline inside: strings escape theirs; a float
+    that is not finite is written as null, ``metro_ai.engine.datafile.dumps``)."""
+    return dumps(message, compact=True)
 
 
 _REQUIRED = object()
@@ -161,12 +164,13 @@ def _brief(value: Any, n: int = 60) -> str:
 
 @dataclass
 class _Game:
-    """An open game: its states (``states[i]`` after ``i`` moves), the moves, the undone moves
-    (for ``redo``), who made each move, and the search running on it, if any."""
+    """An open game: its last states (the current one last; at most ``max_undo`` before it, an
+    older one let go), the moves (all of them, for the record), the undone moves (for ``redo``),
+    who made each move, and the search running on it, if any."""
     id: str
     game: Any
     seed: Optional[int]                   # the deal's seed; None for a loaded state
-    states: list
+    states: deque                         # bounded: deque(maxlen=max_undo + 1)
     names: dict = field(default_factory=dict)   # file options as the client named them (not the real paths)
     moves: list = field(default_factory=list)
     redo: list = field(default_factory=list)
@@ -249,7 +253,11 @@ class Session:
         if self.closed:
             return
         try:
-            text = encode(message)
+            result = message.get("result")
+            if isinstance(result, _Encoded):            # encoded already: put in as it is
+                text = encode({k: v for k, v in message.items() if k != "result"})[:-1] + ',"result":' + result + "}"
+            else:
+                text = encode(message)
         except (TypeError, ValueError) as exc:             # a value JSON cannot carry: a bug, reported
             text = encode(_error_response(message.get("id"), ProtocolError(
                 INTERNAL_ERROR, f"internal error: the answer is not JSON ({exc})")))
@@ -370,7 +378,8 @@ class Session:
         """Open a game at `state` and return its summary; a state that cannot be summed up (a
         game written in Python whose code fails) is not opened."""
         self._room()
-        entry = _Game(f"g{self._next_game}", game, seed, [state], names=dict(names or {}))
+        entry = _Game(f"g{self._next_game}", game, seed, deque([state], maxlen=self.limits.max_undo + 1),
+                      names=dict(names or {}))
         summary = self._summary(entry)
         self._next_game += 1
         self.games[entry.id] = entry
@@ -382,7 +391,7 @@ class Session:
         terminal = s.is_terminal()
         return {"game_id": entry.id, "game": entry.game.name, "options": entry.options, "ply": len(entry.moves),
                 "current_player": s.current_player, "terminal": terminal, "scores": s.scores(),
-                "returns": s.returns() if terminal else None, "can_undo": bool(entry.moves),
+                "returns": s.returns() if terminal else None, "can_undo": len(entry.states) > 1,
                 "can_redo": bool(entry.redo)}
 
     def _push(self, entry: _Game, action: int, by: str, seconds: float = 0.0) -> dict[str, Any]:
@@ -757,6 +766,12 @@ class Session:
         self._idle(entry, "undo")
         if not 1 <= count <= len(entry.moves):
             raise ProtocolError(NO_HISTORY, f"undo: {count} move(s) asked for, {len(entry.moves)} to undo")
+        kept = len(entry.states) - 1
+        if count > kept:
+            most = self.limits.max_undo
+            raise ProtocolError(NO_HISTORY, f"undo: {count} move(s) asked for; this server keeps the last {most} "
+                                f"positions of a game (max_undo), so {kept} can be undone now",
+                                {"limit": "max_undo", "max": most})
         for _ in range(count):
             entry.states.pop()
             entry.redo.append(entry.moves.pop())
@@ -774,28 +789,25 @@ class Session:
             self._push(entry, move["action"], move["by"], move["seconds"])
         return self._summary(entry)
 
-    def _save(self, p: _Params) -> dict[str, Any]:
+    def _save(self, p: _Params) -> Awaitable["_Encoded"]:
+        """The position and the record, made and encoded in a thread (a long game's record is
+        large): the event loop only takes a snapshot of the game (its current state, which is never
+        changed once made, and the list of its moves, each a dict never changed either)."""
         entry = self._entry(p)
         p.done()
-        state = json.loads(entry.state.to_json())
-        if entry.names and isinstance(state.get("options"), dict):
-            state["options"].update({k: v for k, v in entry.names.items() if k in state["options"]})
-        return {"game_id": entry.id, "state": state, "record": self._record(entry)}
+        game_id, game, seed, names, state, moves = entry.id, entry.game, entry.seed, dict(entry.names), entry.state, \
+            list(entry.moves)
 
-    @staticmethod
-    def _record(entry: _Game) -> Optional[dict[str, Any]]:
-        """The match record of a game dealt by new_game (metro_ai.replay reads it); None for a
-        loaded state, which has no deal to replay from."""
-        if entry.seed is None:
-            return None
-        n = entry.game.num_players
-        by: list[list[str]] = [[] for _ in range(n)]
-        for move in entry.moves:
-            if move["by"] not in by[move["player"]]:
-                by[move["player"]].append(move["by"])
-        labels = [" + ".join(b) or "nobody" for b in by]
-        return match_record(entry.game, entry.seed, labels, entry.moves, entry.state, names=entry.names,
-                            versions={"protocol": PROTOCOL_VERSION})
+        def build() -> _Encoded:
+            saved = json.loads(state.to_json())
+            if names and isinstance(saved.get("options"), dict):
+                saved["options"].update({k: v for k, v in names.items() if k in saved["options"]})
+            return _Encoded(encode({"game_id": game_id, "state": saved,
+                                    "record": _record(game, seed, names, moves, state)}))
+
+        async def answer() -> _Encoded:
+            return await asyncio.get_running_loop().run_in_executor(None, build)
+        return answer()
 
     def _close(self, p: _Params) -> dict[str, Any]:
         entry = self._entry(p)
@@ -804,6 +816,24 @@ class Session:
             entry.search.request_stop()         # its go still answers, with the best move so far
         del self.games[entry.id]
         return {"game_id": entry.id, "closed": True}
+
+
+class _Encoded(str):
+    """A result already encoded as JSON text (``save``'s, encoded off the event loop):
+    :meth:`Session.send` puts it in its answer as it is."""
+
+
+def _record(game: Any, seed: Optional[int], names: dict, moves: list, state: Any) -> Optional[dict[str, Any]]:
+    """The match record of a game dealt by new_game and played by `moves` to `state`
+    (metro_ai.replay reads it); None for a loaded state, which has no deal to replay from."""
+    if seed is None:
+        return None
+    by: list[list[str]] = [[] for _ in range(game.num_players)]
+    for move in moves:
+        if move["by"] not in by[move["player"]]:
+            by[move["player"]].append(move["by"])
+    labels = [" + ".join(b) or "nobody" for b in by]
+    return match_record(game, seed, labels, moves, state, names=names, versions={"protocol": PROTOCOL_VERSION})
 
 
 async def _await_handle(handle: SearchHandle) -> int:

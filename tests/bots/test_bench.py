@@ -182,6 +182,20 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
     assert data["sections"]["engine"]["columns"][:2] == ["game", "players"]
 
 
+def test_server_memory_section_measures_every_game(tmp_path):
+    from metro_ai.protocol.limits import Limits
+    cfg = tiny(sections=("server-memory",), games=("metro", "leduc"))
+    sec = bench.run(cfg, progress=False)["sections"]["server-memory"]
+    assert [r["game"] for r in sec["rows"]] == ["metro", "leduc"]
+    for r in sec["rows"]:
+        assert r["games"] == cfg.server_games == 16 and r["max_undo"] == Limits().max_undo
+        assert 0 < r["steps"] <= r["games"] * r["max_undo"] and 0 <= r["moves"] <= r["steps"]
+    metro, leduc = sec["rows"]
+    assert metro["steps"] == 16 * Limits().max_undo and metro["per_step"] is not None   # a Metro game is longer
+    assert leduc["moves"] == 0 and leduc["per_move"] is None                            # a Leduc hand is over first
+    assert "| leduc |" in bench.markdown({"machine": bench.machine(), "settings": {}, "sections": {"m": sec}})
+
+
 def test_games_without_reference_engines_skip_the_engine_section(tmp_path, monkeypatch):
     monkeypatch.setattr(bench.engine, "reference_of", lambda game: None)   # the engine section's
     md, js = tmp_path / "b.md", tmp_path / "b.json"

@@ -150,8 +150,10 @@ def test_level_parameters_read_presets_and_plain_ismcts_only():
 # ---- the ladder file ----
 
 @pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(format="x"), "format must be"),
-    (lambda d: d.update(version=9), "version must be"),
+    (lambda d: d.update(format="x"), "field 'format' must be 'metro-ai-ladder'"),
+    (lambda d: d.update(version=9), "format version is 9; this metro-ai reads version 1"),
+    (lambda d: d.update(version="1"), r"format version \(field 'version'\) is text, not an integer"),
+    (lambda d: d.pop("version"), "it has no format version"),
     (lambda d: d.pop("levels"), "'levels' must be a list"),
     (lambda d: d.update(players="2"), "'players' must be a int"),
     (lambda d: d["levels"][2].update(elo="x"), r"levels\[2\]\.elo must be a finite number"),

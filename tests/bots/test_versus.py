@@ -88,6 +88,22 @@ def test_seats_scores_and_grid():
     assert len(pair_grid(4)) == 17 and len(pair_grid(3)) == 9 and pair_grid(3)[1] == 1 / 8
 
 
+def _strict(text):
+    """`text` parsed as strict JSON: NaN and Infinity are refused, as strict readers refuse them."""
+    def refuse(constant):
+        raise AssertionError(f"{constant} in the JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_the_json_report_is_strict_with_null_for_an_unbounded_elo():
+    summary = summarise([1.0, 1.0], Sprt())                  # one pair, won: Elo +inf, interval unbounded
+    assert summary["elo"] == math.inf and summary["elo_low"] == -math.inf
+    data = _strict(versus.report_json({"summary": summary, "games": [{"score": math.nan, "actions": [1]}]}))
+    assert data["summary"]["elo"] is None and data["summary"]["elo_low"] is None
+    assert data["summary"]["elo_high"] is None and data["summary"]["games"] == 2
+    assert data["games"] == [{"score": None, "actions": [1]}]
+
+
 def test_elo_interval_of_pairs():
     elo, lo, hi = elo_interval([0.75, 0.25, 0.75, 0.25])
     assert elo == 0.0 and lo == pytest.approx(-hi)

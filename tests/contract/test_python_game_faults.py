@@ -284,7 +284,7 @@ def test_action_text_must_be_text():
 
 # ---------------------------------------------------------------- the protocol and the CLI
 
-GAME_CODE_FAILED = -32014
+GAME_CODE_FAILED = -32013
 
 
 def _registered(game):
@@ -343,7 +343,7 @@ def test_a_search_of_a_failing_game_answers_game_code_failed_and_frees_its_slot(
 
 def test_a_stuck_search_is_abandoned_at_the_servers_time_limit_and_after_the_client_left():
     """A game method that never returns: `go` still answers (at the server's max_search_seconds,
-    plus the grace of ABANDON_AFTER), its slot is freed, the game answers -32014 from then on; and a
+    plus the grace of ABANDON_AFTER), its slot is freed, the game answers -32013 from then on; and a
     session closed while such a search runs leaves no thread burning CPU."""
     from tests.protocol_client import Client, run
     game = make_game()

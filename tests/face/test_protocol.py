@@ -3,6 +3,7 @@ code, searches that run while other requests are served, and every answer checke
 shipped JSON Schema (tests/protocol_client.py)."""
 import asyncio
 import json
+import math
 
 import pytest
 
@@ -194,6 +195,66 @@ def test_undo_and_redo_walk_the_history():
     run(main())
 
 
+def test_undo_keeps_max_undo_positions_and_says_so_past_them():
+    """A game keeps the current state and ``max_undo`` before it (the memory a client can hold is
+    bounded); an undo past the oldest kept is refused with the limit named, and changes nothing."""
+    async def main():
+        c = Client(max_undo=3)
+        assert (await c.result("hello"))["limits"]["max_undo"] == 3
+        gid = (await _new(c))["game_id"]
+        saved = []
+        for _ in range(5):
+            saved.append((await c.result("save", game_id=gid))["state"])
+            legal = await c.result("legal_actions", game_id=gid)
+            await c.result("apply", game_id=gid, action=legal["actions"][0]["id"])
+        assert len(c.session.games[gid].states) == 4                        # the current one and 3 before it
+        answer = await c.call("undo", game_id=gid, count=4)
+        assert answer["error"]["code"] == S.NO_HISTORY and "max_undo" in answer["error"]["message"]
+        assert answer["error"]["data"] == {"limit": "max_undo", "max": 3}
+        assert (await c.result("state", game_id=gid))["ply"] == 5                # nothing changed
+        await c.error("undo", S.NO_HISTORY, game_id=gid, count=6)                 # more than were played
+        back = await c.result("undo", game_id=gid, count=3)
+        assert back["ply"] == 2 and not back["can_undo"] and back["can_redo"]
+        assert (await c.result("save", game_id=gid))["state"] == saved[2]
+        assert (await c.result("redo", game_id=gid, count=3))["ply"] == 5
+        assert metro_ai.replay((await c.result("save", game_id=gid))["record"])[2].to_dict() == saved[2]
+    run(main())
+
+
+def test_max_undo_is_the_operators_on_the_command_line():
+    import subprocess
+    import sys
+    from metro_ai.cli import main
+    assert main(["serve", "--max-undo", "0"]) == 2                       # at least 1, as every limit
+    proc = subprocess.run([sys.executable, "-m", "metro_ai", "serve", "--max-undo", "2"], capture_output=True,
+                          input='{"jsonrpc":"2.0","id":1,"method":"hello"}\n', text=True, timeout=120)
+    assert json.loads(proc.stdout)["result"]["limits"]["max_undo"] == 2
+
+
+def test_save_builds_its_answer_off_the_event_loop(monkeypatch):
+    """A long game's record is large: ``save`` makes and encodes it in a thread, so that the event
+    loop (every other session of the server) is not held while it does."""
+    import threading
+    where = []
+    real = S.match_record
+
+    def spy(*args, **kwargs):
+        where.append(threading.current_thread())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(S, "match_record", spy)
+
+    async def main():
+        c = Client()
+        gid = (await _new(c))["game_id"]
+        for _ in range(3):
+            legal = await c.result("legal_actions", game_id=gid)
+            await c.result("apply", game_id=gid, action=legal["actions"][-1]["id"])
+        saved = await c.result("save", game_id=gid)
+        assert len(saved["record"]["actions"]) == 3 and saved["game_id"] == gid
+        assert where and threading.main_thread() not in where
+    run(main())
+
+
 def test_games_are_isolated_and_close_ends_one():
     async def main():
         c = Client()
@@ -264,6 +325,20 @@ def test_every_error_has_its_code_and_names_the_problem():
         assert "too many" in await c.error("new_game", S.TOO_MANY_GAMES, game="metro")
         assert (await c.result("hello"))["limits"]["max_games"] == 2                  # still serving
     run(main())
+
+
+def test_every_message_is_strict_json():
+    """A value with no finite number goes out as null (strict JSON), never NaN or Infinity."""
+    sent = []
+
+    async def send(text):
+        sent.append(text)
+
+    async def main():
+        await S.Session(send).send({"jsonrpc": "2.0", "id": 1, "result": {"mean": math.nan, "elo": [-math.inf, 1.5]}})
+    run(main())
+    assert json.loads(sent[0], parse_constant=lambda c: pytest.fail(c)) == {
+        "jsonrpc": "2.0", "id": 1, "result": {"mean": None, "elo": [None, 1.5]}}
 
 
 def test_notifications_get_no_answer():

@@ -130,7 +130,7 @@ def test_replay_refuses_corrupt_records():
     with pytest.raises(RecordError):
         metro_ai.replay(bad)
     with pytest.raises(RecordError, match="lacks"):
-        metro_ai.replay({"game": "metro"})
+        metro_ai.replay({"format": "metro-ai-match", "version": 1, "game": "metro"})
     with pytest.raises(RecordError, match="must be JSON"):
         metro_ai.replay("{not json")
     with pytest.raises(RecordError, match="cannot set up"):

@@ -3,6 +3,7 @@ ladder=FILE, a match record, a saved state) is read by one reader, metro_ai.engi
 regular file, at most 4 MiB, UTF-8, and every error names the file, the line and the column or
 field and never quotes the file's contents (DESIGN.md, "Trust at the edges")."""
 import json
+import math
 import os
 import threading
 from pathlib import Path
@@ -127,9 +128,11 @@ def _secret_json(name):
         bad["actions"][1]["text"] = SECRET
         yield bad
         yield {**rec, "scores": [SECRET]}
+        yield {**rec, "version": SECRET}
     elif name == "saved_state":
         yield {"game": SECRET, "options": {}}
         yield {"game": "metro", "options": {SECRET: 1}}
+        yield {**metro_ai.load_game("metro").new_state(1).to_dict(), "version": SECRET}
 
 
 @pytest.mark.parametrize("name", READERS)
@@ -142,6 +145,106 @@ def test_a_secret_in_the_file_never_comes_back(tmp_path, name):
         path = tmp_path / f"doc{k}.json"
         path.write_text(json.dumps(doc, indent=1))
         assert SECRET not in _refused(READERS[name], path), k
+
+
+# ---- files of another version ----
+
+def _versioned_files():
+    """(reader, a well-formed file of the current version as a dict) for every file that carries a
+    format version: a saved state of each game, a match record, a ladder."""
+    for name in metro_ai.list_games():
+        yield f"{name} state", _saved_state, metro_ai.load_game(name).new_state(1).to_dict()
+    yield "record", _record, _record_doc()
+    yield "ladder", _ladder, json.loads(LADDER_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("version, found", [(0, "its format version is 0"), (2, "its format version is 2"),
+                                            (999, "its format version is 999"),
+                                            ("1", "(field 'version') is text, not an integer"),
+                                            (True, "(field 'version') is true or false, not an integer"),
+                                            (10 ** 30, "its format version is a number out of range"),
+                                            (None, "it has no format version")])
+def test_a_file_of_another_version_is_refused_naming_the_file_and_both_versions(tmp_path, version, found):
+    for what, read, doc in _versioned_files():
+        assert read(_write(tmp_path / "good.json", doc)) is not None, what       # this version: read
+        bad = {k: v for k, v in doc.items() if k != "version"} if version is None else {**doc, "version": version}
+        message = _refused(read, _write(tmp_path / f"v{version}.json", bad))
+        assert found in message and "this metro-ai reads version 1" in message, (what, message)
+        if what in ("record", "ladder") and version is not None:                  # the line of the field
+            assert ": line " in message, (what, message)
+
+
+def test_a_file_of_another_format_is_refused(tmp_path):
+    for what, read, doc in _versioned_files():
+        for fmt in ("metro-ai-other", None):
+            bad = {k: v for k, v in doc.items() if k != "format"} if fmt is None else {**doc, "format": fmt}
+            message = _refused(read, _write(tmp_path / "f.json", bad))
+            assert "field 'format' must be" in message, (what, message)
+
+
+def test_a_state_or_record_of_another_version_is_refused_everywhere_it_enters(tmp_path, capsys):
+    """Not only files: a state's JSON text or dict (``state_from_json``, the protocol's
+    ``load_state``) and a record dict (``replay``), and ``metro-ai analyse`` on a record file."""
+    from metro_ai.cli import main
+    from metro_ai.protocol import session as S
+    from tests.protocol_client import Client, run
+    game = metro_ai.load_game("metro")
+    state = {**game.new_state(1).to_dict(), "version": 2}
+    for given in (state, json.dumps(state)):
+        with pytest.raises(StateFormatError, match="metro state: its format version is 2; this metro-ai reads "
+                                                   "version 1"):
+            game.state_from_json(given)
+    with pytest.raises(RecordError, match="match record: its format version is 999"):
+        metro_ai.replay({**_record_doc(), "version": 999})
+
+    async def protocol():
+        message = await Client().error("load_state", S.BAD_STATE, state=state)
+        assert "its format version is 2; this metro-ai reads version 1" in message
+    run(protocol())
+    path = _write(tmp_path / "rec.json", {**_record_doc(), "version": 2})
+    assert main(["analyse", str(path), "--bot", "random"]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "its format version is 2" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name, option, shipped", [("breakthrough", "card_set", bt_cards.DEFAULT_PATH),
+                                                   ("metro2033", "cards", m2033_cards.DEFAULT_PATH)])
+def test_games_of_the_same_card_file_share_the_card_set_built_from_it(tmp_path, name, option, shipped):
+    """A card set is tens of KB of Python objects: every game of the same file contents holds one
+    copy (a protocol client's 256 open games included); the file is still read each time, so
+    other contents give another set and a bad file fails every time."""
+    a, b = metro_ai.load_game(name, players=2), metro_ai.load_game(name, players=3)
+    assert a.card_set is b.card_set
+    copy = tmp_path / "cards.json"
+    copy.write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    assert metro_ai.load_game(name, **{option: str(copy)}).card_set is a.card_set
+    doc = json.loads(shipped.read_text(encoding="utf-8"))
+    doc["name"] = "another set"
+    _write(copy, doc)
+    other = metro_ai.load_game(name, **{option: str(copy)})
+    assert other.card_set is not a.card_set and other.card_set.name == "another set"
+    doc["cards"] = SECRET
+    _write(copy, doc)
+    for _ in range(2):
+        assert SECRET not in _refused(lambda p: metro_ai.load_game(name, **{option: str(p)}), copy)
+
+
+def test_json_metro_ai_writes_is_strict():
+    """``datafile.dumps`` is how metro-ai writes JSON: a float that is not finite becomes null, at
+    any depth, and what strict readers accept comes out as ``json.dumps`` writes it."""
+    obj = {"elo": math.inf, "low": -math.inf, "mean": math.nan, "rows": [(1, math.nan), {"x": 0.5}], "n": 3}
+    text = datafile.dumps(obj, sort_keys=True)
+    assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {
+        "elo": None, "low": None, "mean": None, "rows": [[1, None], {"x": 0.5}], "n": 3}
+    plain = {"a": [1, 2.5, "x", None, True], "b": {"c": -0.0}}
+    assert datafile.dumps(plain) == json.dumps(plain)
+    assert datafile.dumps(plain, compact=True) == json.dumps(plain, separators=(",", ":"))
+    assert datafile.dumps(plain, indent=1) == json.dumps(plain, indent=1)
+
+
+def _write(path, doc):
+    path.write_text(json.dumps(doc, indent=1))
+    return path
 
 
 @pytest.mark.parametrize("body", [
