@@ -283,6 +283,7 @@ cdef class PythonState(GameState):
         error, where = self.fault
         self.fault = None
         self.failed = False
+        self.mover = -2                     # read afresh: the state may be anywhere after a fault
         name = type(self).__name__ if self.game is None else self.game.name
         raise as_game_error(name, error, where, search)
 
@@ -532,24 +533,21 @@ cdef class PythonState(GameState):
         s.game = self.game
         return s
 
-    # ---- the Python face: the mover read afresh, faults recorded at the C level raised at once ----
+    # ---- the Python face: faults recorded at the C level raised at once ----
     @property
     def current_player(self):
         """The player to move, or -1 once the game is over."""
-        self.mover = -2
         p = self.c_current_player()
         self._raise_failure(False)
         return p
 
     def is_terminal(self):
-        self.mover = -2
         over = self.c_is_terminal()
         self._raise_failure(False)
         return over
 
     def legal_actions(self):
         """The legal actions as a sorted list of ints (empty once terminal)."""
-        self.mover = -2
         out = GameState.legal_actions(self)
         self._raise_failure(False)
         return out
@@ -564,7 +562,6 @@ cdef class PythonState(GameState):
         """Apply a legal action. An illegal one raises IllegalActionError and changes nothing;
         one past ``max_game_length`` in a game that is not over raises `PythonGameError` and
         changes nothing."""
-        self.mover = -2
         try:
             GameState.apply(self, action)
         finally:
@@ -572,7 +569,6 @@ cdef class PythonState(GameState):
 
     def returns(self):
         """One float per player (rank-based unless the game says otherwise); zeros before the end."""
-        self.mover = -2
         out = GameState.returns(self)
         self._raise_failure(False)
         return out

@@ -126,8 +126,9 @@ def _grown(s):
 
 
 def _impure_player(s):
-    turn = RelayState._current_player(s)
-    return -1 if random.random() < 0.3 else turn
+    """Says the game is over on every third call, whatever the state (deterministic)."""
+    s.game.calls = getattr(s.game, "calls", 0) + 1
+    return -1 if s.game.calls % 3 == 0 else RelayState._current_player(s)
 
 
 def _shares(s, other):
