@@ -373,3 +373,23 @@ def test_the_bots_time_per_move(page_url, browser):
     goes = [m["params"] for m in browser.execute_script("return window.sent") if m["method"] == "go"]
     assert goes and all(g["limit"] == {"time": 0.3} for g in goes), goes
     assert not _errors(browser), _errors(browser)
+
+
+def test_the_page_connects_with_the_token_of_its_printed_address_only(page_url, browser):
+    """The address the command printed (and opens) carries the token: the page connects with it,
+    takes it out of the address bar and still connects after a reload; the page without it, or
+    with another token, does not connect and says how to."""
+    base = page_url.split("?")[0]
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    assert "token" not in browser.current_url and browser.current_url.startswith(base)
+    browser.refresh()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    browser.find_element(By.ID, "new-game").click()
+    _wait_for_turn(browser)
+    browser.execute_script("sessionStorage.clear()")          # a new tab: nothing kept
+    for address in (base, base + "?token=not-the-token-0123456789"):
+        browser.get(address)
+        WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "disconnected")
+        assert "metro-ai web printed" in browser.find_element(By.ID, "connection").text
+        assert browser.find_element(By.ID, "new-game").get_attribute("disabled")

@@ -5,14 +5,33 @@
 // to actions is per game (LAYOUTS below), and a game without a layout is played by its buttons.
 "use strict";
 
+// ---- the token ----
+// Every handshake presents the server's token (docs/security.md). metro-ai web prints and opens
+// this page's address with it (/?token=...); the page keeps it for this tab (sessionStorage, this
+// origin's only: a reload still connects) and takes it out of the address bar.
+const TOKEN_KEY = "metro-ai-token";
+
+function pageToken() {
+  const params = new URLSearchParams(location.search);
+  const given = params.get("token");
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, given);
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
+    return given;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
 // ---- the protocol ----
 const rpc = (() => {
   let socket = null, nextId = 1;
   const waiting = new Map();
   const listeners = {};
-  function connect(onOpen, onClose) {
+  function connect(token, onOpen, onClose) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    socket = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(token)}`);
     socket.onopen = onOpen;
     socket.onclose = () => {
       for (const [, w] of waiting) w.reject(new Error("the connection to the server closed"));
@@ -671,7 +690,14 @@ function guard(f) {
 }
 
 function start() {
-  rpc.connect(guard(async () => {
+  const token = pageToken();
+  if (!token) {
+    $("connection").textContent = "no token: open the address metro-ai web printed (it ends in ?token=...)";
+    $("status").textContent = "This page needs the server's token: open the address metro-ai web printed.";
+    setTurn("disconnected");
+    return;
+  }
+  rpc.connect(token, guard(async () => {
     HELLO = await rpc.call("hello", { client: "metro-ai web" });
     $("connection").textContent = `connected: ${HELLO.server} ${HELLO.version}, protocol ${HELLO.protocol_version}`;
     const select = $("game");
@@ -684,7 +710,7 @@ function start() {
     $("status").textContent = "Choose a game and press New game.";
     setTurn("setup");
   }), () => {
-    $("connection").textContent = "disconnected: restart metro-ai web and reload the page";
+    $("connection").textContent = "disconnected: open the address metro-ai web printed (restart it if it stopped)";
     setTurn("disconnected");
   });
   $("new-game").addEventListener("click", guard(startGame));
