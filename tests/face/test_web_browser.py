@@ -393,3 +393,30 @@ def test_the_page_connects_with_the_token_of_its_printed_address_only(page_url, 
         WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "disconnected")
         assert "metro-ai web printed" in browser.find_element(By.ID, "connection").text
         assert browser.find_element(By.ID, "new-game").get_attribute("disabled")
+
+
+def test_an_old_hint_row_cannot_be_played(page_url, browser):
+    """A hint belongs to the position it was asked for: once a move is made, its rows stay on
+    show marked old, their buttons disabled, and a button forced back on plays nothing (no
+    ``apply`` is sent; the page says why)."""
+    _set_up(browser, page_url, "metro")
+    turn, ply = _wait_for_turn(browser)
+    browser.execute_script("window.sent = []; const send = WebSocket.prototype.send;"
+                           "WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d)); return send.call(this, d); };")
+    browser.find_element(By.ID, "hint").click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row button.hint-play"))
+    hinted = [int(r.get_attribute("data-action")) for r in browser.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row")]
+    assert all(b.is_enabled() for b in browser.find_elements(By.CSS_SELECTOR, "#hints button.hint-play"))
+    _move(browser, random.Random(3))                            # a move of our own, not the hint's
+    turn, after = _wait_for_turn(browser, after_ply=str(ply))
+    assert turn == "human" and after > ply
+    rows = browser.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row")
+    assert [int(r.get_attribute("data-action")) for r in rows] == hinted         # still on show, as old
+    assert "earlier position" in browser.find_element(By.ID, "hints").text
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#hints button.hint-play")
+    assert buttons and not any(b.is_enabled() for b in buttons)
+    applied = len([m for m in browser.execute_script("return window.sent") if m["method"] == "apply"])
+    browser.execute_script("arguments[0].disabled = false; arguments[0].click();", buttons[0])
+    WebDriverWait(browser, WAIT).until(lambda d: "earlier position" in _errors(d))
+    assert len([m for m in browser.execute_script("return window.sent") if m["method"] == "apply"]) == applied
+    assert _body(browser, "ply") == str(after) and _body(browser, "turn") == "human"

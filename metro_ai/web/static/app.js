@@ -81,6 +81,7 @@ const G = {
   summary: null,       // the last state summary
   legal: [],           // the legal actions when a person is to move: [{id, text}]
   epoch: 0,            // bumped by undo, load and new games: a bot move of an older epoch is not followed up
+  position: 0,         // bumped each time the page reads the position: a hint belongs to the one it was asked for
   thinking: false,     // a go (a bot's move) or an analyse (a hint) is running
   search: null,        // which: "bot" or "hint" (their progress is shown apart)
 };
@@ -403,6 +404,8 @@ async function refresh() {
   const epoch = G.epoch;
   const gid = G.id;
   if (!gid) return;
+  G.position++;                                 // the position may have changed: the hints shown are old
+  retireHints();
   const s = await rpc.call("state", { game_id: gid });
   const pic = await rpc.call("svg", { game_id: gid, seat: viewSeat(s), labels: true });
   if (epoch !== G.epoch) return;
@@ -503,7 +506,7 @@ async function play(action) {
   setTurn("busy");
   try {
     const done = await rpc.call("apply", { game_id: G.id, action: action.id });
-    logMove(done.player, action.label || done.text, "");
+    logMove(done.player, done.action === action.id && action.label ? action.label : done.text, "");
   } catch (err) {
     showError(err);
   }
@@ -605,21 +608,23 @@ async function hint() {
   setTurn("hint");
   $("hints").textContent = "thinking…";
   $("hint-progress").textContent = "";
+  const position = G.position;                  // the position this hint is for
   try {
     const r = await rpc.call("analyse", { game_id: G.id, bot: $("hint-bot").value, top: 5, progress: true });
-    if (epoch !== G.epoch) return;
-    const table = el("table", {}, el("tr", {}, el("th", { text: "move" }), el("th", { text: "share" }),
-                                     el("th", { text: "expected" }), el("th", { text: "" })));
+    if (epoch !== G.epoch || position !== G.position) return;
+    const table = el("table", { "data-position": position },
+                     el("tr", {}, el("th", { text: "move" }), el("th", { text: "share" }),
+                        el("th", { text: "expected" }), el("th", { text: "" })));
     for (const a of r.analysis.actions) {
       const action = G.legal.find((x) => x.id === a.action) || { id: a.action, text: a.text };
       const row = el("tr", { class: "hint-row", "data-action": a.action });
-      row.addEventListener("mouseenter", () => highlight(action, true));
+      row.addEventListener("mouseenter", () => { if (position === G.position) highlight(action, true); });
       row.addEventListener("mouseleave", () => highlight(action, false));
       table.append(row);
       row.append(el("td", { text: action.label || a.text }), el("td", { text: `${(100 * a.share).toFixed(0)}%` }),
                       el("td", { text: a.mean.toFixed(2) }),
                  el("td", {}, el("button", { type: "button", class: "hint-play", text: "play",
-                                             onclick: () => play(action) })));
+                                             onclick: () => playHint(action.id, position) })));
     }
     $("hints").replaceChildren(el("p", { class: "help", text: `${r.bot}: ${r.iterations} iterations` }), table);
   } catch (err) {
@@ -634,6 +639,28 @@ async function hint() {
       setTurn("human");
     }
   }
+}
+
+// A hint belongs to the position it was asked for: once the page has read another one (a move,
+// undo, redo, a new game), its rows are marked old and their buttons disabled, and playHint
+// refuses them even if pressed, so a row can never play its move in another position.
+function retireHints() {
+  const table = $("hints").querySelector("table");
+  if (!table || table.classList.contains("stale")) return;
+  table.classList.add("stale");
+  table.querySelectorAll("button.hint-play").forEach((b) => { b.disabled = true; });
+  $("hints").prepend(el("p", { class: "help stale-note", text: "These hints were for an earlier position: ask again." }));
+  $("board").querySelectorAll(".hinted").forEach((n) => n.classList.remove("hinted"));
+}
+
+function playHint(id, position) {
+  // The hint's move, played only in the position it was given for, as that position's legal action.
+  const action = G.legal.find((a) => a.id === id);
+  if (position !== G.position || !action || G.thinking || !G.id) {
+    showError(new Error("That hint was for an earlier position: ask for a new hint."));
+    return undefined;
+  }
+  return play(action);
 }
 
 function highlight(action, on) {
