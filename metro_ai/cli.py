@@ -669,6 +669,7 @@ def _cmd_play(args, read=None, write=None):
     seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=seed, limit=_limit(args), game=game)
     labels = [s["bot"] for s in info]
     state = game.new_state(seed)
+    human.begin(state)
     write(f"{game.name}, {n} players; you are player {me}. "
           + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
     try:

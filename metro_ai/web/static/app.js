@@ -1,8 +1,10 @@
 // metro-ai web: plays the registered games against the bots through the metro-ai protocol
 // (docs/protocol.md), JSON-RPC 2.0 over the WebSocket at /ws of the server that served this page.
 // Everything about the games (names, options, players) and the bots (presets, bots) is read from
-// `hello`; the position is drawn by the server (`svg`). Only the way a click on the picture maps
-// to actions is per game (LAYOUTS below), and a game without a layout is played by its buttons.
+// `hello`; the position is drawn by the server (`svg`). What a person sees is their seat's own
+// (docs/guide/web.md): the picture for that seat, the scores the summary shows (none while a game
+// hides them), the bots' moves as that seat saw them (`go` with `seat`). Only the way a click on
+// the picture maps to actions is per game (LAYOUTS below); a game without one is played by buttons.
 "use strict";
 
 // ---- the token ----
@@ -360,7 +362,8 @@ async function enterGame(summary, what) {
 function statusLine(s) {
   const unit = SCORE_UNITS[G.game];           // the scores named by what they count
   const heading = unit ? unit[0].toUpperCase() + unit.slice(1) : "Scores";
-  const scores = `${heading}: ` + s.scores.map((v, p) => `P${p} ${v}`).join(" · ");
+  const scores = s.scores ? `${heading}: ` + s.scores.map((v, p) => `P${p} ${v}`).join(" · ")
+    : `${heading} hidden until the end.`;
   if (s.terminal) {
     const best = Math.max(...s.returns);
     const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
@@ -523,14 +526,14 @@ async function botMove(player, epoch) {
   $("thinking").textContent = `P${player} (${spec}) is thinking…`;
   try {
     const limit = botLimit();
-    // the bot's choices in words (Metro 2033's labels), to say what it played
-    const words = await rpc.call("legal_actions", { game_id: G.id, labels: true });
-    const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, ...(limit ? { limit } : {}) });
-    const chosen = words.actions.find((a) => a.id === r.action);
-    if (chosen && chosen.label) r.text = chosen.label;
-    $("thinking").textContent = `P${player} (${spec}) played ${r.text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
-      (r.iterations ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
-    if (r.applied) logMove(r.player, r.text, spec);
+    // the move as the person's seat saw it (in words); with nobody seated, the whole table's
+    const seat = viewSeat(G.summary);
+    const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, seat,
+                                     ...(limit ? { limit } : {}) });
+    const text = r.label || r.text;
+    $("thinking").textContent = `P${player} (${spec}) played ${text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
+      (r.iterations && r.share !== null ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
+    if (r.applied) logMove(r.player, text, spec);
   } catch (err) {
     if (epoch === G.epoch) showError(err);
   } finally {
@@ -554,9 +557,10 @@ function botLimit() {
 
 rpc.on("progress", (p) => {
   if (p.game_id !== G.id || !G.search) return;
-  const best = p.best ? p.best.text : "—";
-  $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s\nbest so far: ${best}\n` +
+  // (a bot's search seen from a person's seat: how long it thinks, not what: no best move)
+  const what = p.share === null ? "" : `\nbest so far: ${p.best ? p.best.text : "—"}\n` +
     `share ${(100 * p.share).toFixed(0)}%, expected ${p.mean.toFixed(2)}`;
+  $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s${what}`;
 });
 
 async function stopSearch() {
@@ -695,7 +699,7 @@ async function load(file) {
     const text = await file.text();
     await leaveGame();
     const summary = await rpc.call("load_state", { state: text });
-    const players = summary.scores.length;
+    const players = summary.options.players;
     if ($("game").value !== summary.game) {
       $("game").value = summary.game;
       renderOptions();
