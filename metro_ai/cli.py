@@ -671,6 +671,7 @@ def _cmd_play(args, read=None, write=None):
     seats, limits, info = make_seats(specs[:me] + [human] + specs[me:], seed=seed, limit=_limit(args), game=game)
     labels = [s["bot"] for s in info]
     state = game.new_state(seed)
+    human.begin(state)
     write(f"{game.name}, {n} players; you are player {me}. "
           + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
     try:
@@ -724,12 +725,11 @@ def _add_server_args(parser):
                      help="the folder whose files clients may name in file options (company_chart, cards, "
                           "ladder=, ...), by relative name; without it clients name no files")
     acc.add_argument("--token", default=None, metavar="TOKEN",
-                     help="the token a WebSocket client without an Origin (a program, not a page) presents as "
-                          "?token=TOKEN (default: $METRO_AI_TOKEN, else a fresh random one, printed)")
+                     help="the token every WebSocket client, the web page included, presents as ?token=TOKEN "
+                          "(default: $METRO_AI_TOKEN, else a fresh random one, printed with the address)")
     acc.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                     help="also let web pages of ORIGIN (e.g. http://localhost:3000) connect; repeatable")
-    acc.add_argument("--allow-no-origin", action="store_true",
-                     help="let any WebSocket client without an Origin connect, without the token")
+                     help="also let web pages of ORIGIN (e.g. http://localhost:3000) connect, with the token; "
+                          "repeatable")
     acc.add_argument("--allow-remote", action="store_true",
                      help="allow listening on an address other machines can reach (prints a warning)")
 
@@ -745,8 +745,7 @@ def _server(args):
 def _access(args):
     import os
     return dict(token=args.token if args.token is not None else os.environ.get("METRO_AI_TOKEN") or None,
-                allow_origins=tuple(args.allow_origin), allow_no_origin=args.allow_no_origin,
-                allow_remote=args.allow_remote)
+                allow_origins=tuple(args.allow_origin), allow_remote=args.allow_remote)
 
 
 def _port_in_use(exc, where, hint):

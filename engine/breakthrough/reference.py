@@ -1235,6 +1235,7 @@ class RefBreakthroughState:
             "below": list(self.below),
             "supply": list(self.supply),
             "tokens": self.scores(),
+            "scores": self.scores(),
             "market": list(self.market),
             "discard": list(self.discard),
             "deck_size": len(self.deck),

@@ -825,7 +825,8 @@ cdef class BreakthroughState(GameState):
         """What `player` sees, JSON-ready (the reference's format): their own hand, every
         tableau, faction card and token count, the market, the discard pile, the deck size and
         generation, the other hands' sizes, the cards known to be in them (taken from the market,
-        R20) and how many of their blind draws come from each deck generation (R21)."""
+        R20) and how many of their blind draws come from each deck generation (R21); ``scores``
+        (the tokens, public) as every observation carries the scores its player may see."""
         self._check_player(player)
         d = self.d
         n = self.t.players
@@ -861,6 +862,7 @@ cdef class BreakthroughState(GameState):
             "below": self.below(),
             "supply": self.supply(),
             "tokens": self.scores(),
+            "scores": self.scores(),        # the tokens again, as every game's observation names what it shows
             "market": self.market(),
             "discard": self.discard(),
             "deck_size": d.deck_n,

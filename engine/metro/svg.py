@@ -19,7 +19,10 @@ also names its squares on its edges (columns A-H above, rows 1-8 at both sides, 
 its last tile in its owner's colour (``class="line open"``, thinner and lighter than a scored
 line), writes each hand tile's id under it (``class="hand-id"``) and lists the players' colours
 on the root element (``data-seat-colours``, absent with companies, whose colours are the
-companies').
+companies'). With companies (M11-M18) it also draws, from the observation, what a player may know
+below the board: each company's profit and value (``class="company"``), the face-up shares
+(``class="share face-up"``) and, with ``player``, that player's own shares (``class="share
+own"``); the scores stay out until the end, as the observation leaves them out (M18).
 """
 from __future__ import annotations
 
@@ -150,6 +153,39 @@ def _city_parts(city, game, o):
     return out
 
 
+COMPANY_ROWS = 84                      # with labels and companies: the rows of profits and shares
+
+
+def _share(cls, share, x, y, colours):
+    """A share (id ``4 * company + pct index``, M15) as a chip in its company's colour."""
+    company, pct = share // 4, 10 * (share % 4 + 1)
+    return (f'<g class="share {cls}" data-share="{share}" data-company="{company}">'
+            f'<title>{pct}% of company {company}</title>'
+            f'<rect x="{x}" y="{y}" width="52" height="18" rx="3" fill="{colours[company % len(colours)]}"/>'
+            f'<text x="{x + 26}" y="{y + 13}" font-size="11" fill="white" text-anchor="middle">'
+            f'C{company} {pct}%</text></g>')
+
+
+def _company_parts(obs, player, x, y, colours):
+    """What a player may know of the companies (M14, M18), from the observation: each company's
+    profit and value, the face-up shares and, for `player`, their own shares."""
+    out = [f'<text x="{x}" y="{y + 13}" font-size="12">profit (value)</text>']
+    for k, (profit, value) in enumerate(zip(obs["profits"], obs["company_values"])):
+        cx = x + 84 + 56 * k
+        out.append(f'<g class="company" data-company="{k}" data-profit="{profit}" data-value="{value}">'
+                   f'<title>company {k}: profit {profit}, value {value}</title>'
+                   f'<rect x="{cx}" y="{y}" width="52" height="18" rx="3" fill="{colours[k % len(colours)]}"/>'
+                   f'<text x="{cx + 26}" y="{y + 13}" font-size="11" fill="white" text-anchor="middle">'
+                   f'C{k} {profit} ({value})</text></g>')
+    rows = [("your shares", "own", obs["shares"])] if player is not None else []
+    rows.append(("face up", "face-up", obs["face_up"]))
+    for title, cls, shares in rows:
+        y += 26
+        out.append(f'<text x="{x}" y="{y + 13}" font-size="12">{title}</text>')
+        out.extend(_share(cls, share, x + 84 + 56 * i, y, colours) for i, share in enumerate(shares))
+    return out
+
+
 LABEL_PAD = 18                         # with labels: room for the square names outside the stations
 
 
@@ -188,7 +224,8 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
     city = obs.get("city", {})
     row_h = 34 if city.get("name") == "london" or (city.get("name") == "berlin" and "row" in city) else 0
     # London's row under the board (C8), Berlin's with tickets (C33)
-    height = width + 24 + row_h + (CELL + 30 if player is not None else 0)
+    extra = COMPANY_ROWS if labels and "company_values" in obs else 0        # the companies part (M11)
+    height = width + 24 + row_h + (CELL + 30 if player is not None else 0) + extra
     o = MARGIN + pad
     seat_colours = f' data-seat-colours="{",".join(colours[:game.num_players])}"' if labels and not companies else ""
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
@@ -266,6 +303,8 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
             if labels:
                 parts.append(f'<text class="hand-id" x="{o + 90 + i * (CELL + 8) + CELL // 2}" y="{y + CELL + 8}" '
                              f'font-size="13" text-anchor="middle">{escape(str(t))}</text>')
+    if extra:
+        parts.extend(_company_parts(obs, player, o, height - 24 - extra, colours))
     scores = " · ".join(f"P{p} {v}" for p, v in enumerate(obs["scores"])) if "scores" in obs else ""
     parts.append(f'<text x="{o}" y="{height - 8}" font-size="14">{escape(scores)}</text>')
     parts.append("</svg>")

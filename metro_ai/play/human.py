@@ -10,6 +10,7 @@ from __future__ import annotations
 from metro_ai.bots.seeding import derive
 from metro_ai.play import terminal as term
 from metro_ai.play.loop import Stop
+from metro_ai.play.seatview import seen_move, visible_scores
 
 HELP = """{title}, seat P{player}: {phase}
 commands:
@@ -104,19 +105,25 @@ class HumanSeat:
         self._last_text = ""          # the last other seat's move, in words
 
     # ---- what the person sees
+    def begin(self, state):
+        """The game starts at `state`: the first moves of the other seats are said as this seat
+        saw them (:meth:`move_line`)."""
+        self._before = state.clone()
+
     def move_line(self, state, move, label):
-        """The line that reports `move` (just applied to `state`) by the seat called `label`: its
-        readable label (Metro 2033: ``hero defends Kievskaya (blue)``) if the state before it is
-        known, else its text."""
+        """The line that reports `move` (just applied to `state`) by the seat called `label`, as
+        this seat saw it (:func:`~metro_ai.play.seatview.seen_move`: what it cannot tell of
+        another's hidden move written ``?``), in words (Metro 2033: ``hero defends Kievskaya
+        (blue)``); where the state before it is not known, its text only if the move is this
+        seat's own."""
         before = self._before
-        text = move["text"]
-        if before is not None and not term.is_metro(state):
+        if before is not None:
             try:
-                text = term.describe(before, move["action"])
-            except Exception:  # noqa: BLE001 - a label is a courtesy; the text always works
-                text = term.readable(state, move["text"])
+                text = seen_move(before, move["action"], self.player, term.describe).label
+            except Exception:  # noqa: BLE001 - a label is a courtesy; never the hidden text instead
+                text = term.readable(state, move["text"]) if move["player"] == self.player else "a move"
         else:
-            text = term.readable(state, text)
+            text = term.readable(state, move["text"]) if move["player"] == self.player else "a move"
         self._before = state.clone()
         if move["player"] != self.player:
             self._last_text = f"P{move['player']} {text}"
@@ -141,8 +148,9 @@ class HumanSeat:
             lines = term.compact_text(lines, self.width)
         status = []
         try:
-            scores = state.scores()
-            status.append("scores: " + "  ".join(f"{self.paint(p, f'P{p}')}={v}" for p, v in enumerate(scores)))
+            scores = visible_scores(state, me)
+            status.append("scores: " + ("  ".join(f"{self.paint(p, f'P{p}')}={v}" for p, v in enumerate(scores))
+                                        if scores is not None else "hidden until the end"))
         except Exception:  # noqa: BLE001 - a game may keep no score before its end
             pass
         if not state.is_terminal():

@@ -1,17 +1,21 @@
 """Who may talk to a WebSocket server (``metro-ai serve --ws`` and ``metro-ai web``): `Access`.
 
-A web page the user visits must not drive the local server, so every request passes two checks:
+The token is the one credential: every WebSocket handshake presents it, the page of ``metro-ai
+web`` included. Two more checks stand behind it, so that a web page the user visits cannot drive
+the server even if it learnt the token:
 
+- **Token**: ``?token=TOKEN`` in the handshake's URL (a fresh random one each start, printed with
+  the address, or ``--token``). ``metro-ai web`` prints and opens its page's address with the
+  token (``http://127.0.0.1:PORT/?token=TOKEN``); the page keeps it and passes it in the URL of
+  its own handshake. The page's files (HTML, CSS, JavaScript) are served without it: they hold
+  nothing private.
 - **Host**: the ``Host`` header names the server as it listens (``127.0.0.1``, ``localhost`` or
   ``[::1]`` with the port on a loopback address; the ``--host`` it was given; the hosts of the
   ``--allow-origin`` origins). A page of another site whose name was made to resolve to 127.0.0.1
   (DNS rebinding) sends its own name, and is refused.
-- **Origin** (a WebSocket handshake): a browser always sends its page's origin, and the page
-  cannot change it. Only the server's own origin (``http://`` and one of the names above) and those
-  given with ``--allow-origin`` may connect. A handshake without ``Origin`` comes from a program,
-  not a page: it must present the server's token (``?token=TOKEN`` in its URL; a fresh random one
-  each start, printed with the address, or ``--token``), unless the server was started with
-  ``--allow-no-origin``.
+- **Origin** (a WebSocket handshake that carries one, as every browser's does): only the server's
+  own origin (``http://`` and one of the names above) and those given with ``--allow-origin``.
+  A program may send no ``Origin``; it still needs the token.
 
 Listening beyond loopback takes ``allow_remote`` (``--allow-remote``) and prints a warning.
 docs/security.md says all of it for users.
@@ -59,7 +63,7 @@ class Access:
     (``(status, text)``), or None."""
 
     def __init__(self, host: str, token: Optional[str] = None, allow_origins: Iterable[str] = (),
-                 allow_no_origin: bool = False, allow_remote: bool = False):
+                 allow_remote: bool = False):
         self.host = host.strip("[]")
         if not is_loopback(self.host) and not allow_remote:
             raise ValueError(f"listening on {host or '0.0.0.0'!r} lets other machines connect: add --allow-remote "
@@ -69,7 +73,6 @@ class Access:
             raise ValueError("--token must be at least 16 characters, printable, without spaces or &#?%+/")
         self.token = token if token is not None else secrets.token_urlsafe(24)
         self.allow_origins = {normal_origin(o) for o in allow_origins}
-        self.allow_no_origin = allow_no_origin
         self.hosts: set[str] = set()
         self.origins: set[str] = set()
 
@@ -101,20 +104,20 @@ class Access:
         hosts = headers.get_all("Host")
         if len(hosts) != 1 or hosts[0].strip().lower() not in self.hosts:
             return 421, "refused: the Host header does not name this server (see docs/security.md)\n"
-        if "websocket" not in headers.get("Upgrade", "").lower():
+        if not any("websocket" in value.lower() for value in headers.get_all("Upgrade")):
             return None                                 # a page's file: served to any origin, as files are
         origins = headers.get_all("Origin")
         if len(origins) > 1:
             return 403, "refused: more than one Origin header\n"
-        if origins:
-            if origins[0].strip().lower().rstrip("/") not in self.origins:
-                return 403, ("refused: a page of another origin may not use this server (start it with "
-                             "--allow-origin ORIGIN to allow one; see docs/security.md)\n")
-            return None
-        if self.allow_no_origin:
-            return None
-        given = parse_qs(urlsplit(request.path).query).get("token", [])
-        if len(given) == 1 and hmac.compare_digest(given[0].encode(), self.token.encode()):
-            return None
-        return 403, ("refused: a client that is not a web page must present the server's token (?token=TOKEN, "
-                     "printed when it starts), or the server must be started with --allow-no-origin\n")
+        if origins and origins[0].strip().lower().rstrip("/") not in self.origins:
+            return 403, ("refused: a page of another origin may not use this server (start it with "
+                         "--allow-origin ORIGIN to allow one; see docs/security.md)\n")
+        if not self.token_given(request.path):
+            return 403, ("refused: every client, this server's own page included, must present the server's token "
+                         "(?token=TOKEN in the address it printed when it started; see docs/security.md)\n")
+        return None
+
+    def token_given(self, path: str) -> bool:
+        """Whether the request `path` (``/ws?token=...``) carries this server's token, once."""
+        given = parse_qs(urlsplit(path).query).get("token", [])
+        return len(given) == 1 and hmac.compare_digest(given[0].encode(), self.token.encode())

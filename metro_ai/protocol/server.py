@@ -2,7 +2,7 @@
 JSON message per text frame). Both feed the same `Session` (metro_ai/protocol/session.py) on
 one asyncio event loop; ``metro-ai serve`` starts them. The sessions of one server share a
 `Server` (limits, data directory, counts: limits.py); a WebSocket server lets in only the
-clients its `Access` allows (Host, Origin, token: access.py).
+clients its `Access` allows (the token, then Host and Origin: access.py).
 """
 from __future__ import annotations
 
@@ -130,9 +130,9 @@ async def serve_websocket(host: str, port: int, server: Optional[Server] = None,
     share (default: the default limits, no files); a connection over ``max_connections`` is
     told so (an error, id null) and closed (code 1013, try again later); a message over
     ``max_message_bytes`` closes its connection with code 1009 (message too big), as the
-    WebSocket protocol says. `access`: who may connect (default: this server's own origin, and
-    programs with its token). ``ready(host, port)`` is called once listening. `process_request`
-    is the ``websockets`` hook that may answer a request with plain HTTP instead (``metro-ai
+    WebSocket protocol says. `access`: who may connect (default: clients holding a fresh token,
+    from no origin or this server's own). ``ready(host, port)`` is called once listening.
+    `process_request` is the ``websockets`` hook that may answer a request with plain HTTP instead (``metro-ai
     web`` serves its page that way); it sees only the requests `access` lets in."""
     from websockets.asyncio.server import ServerConnection, serve
     from websockets.exceptions import ConnectionClosed
@@ -190,15 +190,14 @@ def warn_remote(access: Access, command: str) -> None:
 
 
 def run_websocket(address: str, server: Optional[Server] = None, token: Optional[str] = None,
-                  allow_origins: tuple[str, ...] = (), allow_no_origin: bool = False,
-                  allow_remote: bool = False) -> int:
+                  allow_origins: tuple[str, ...] = (), allow_remote: bool = False) -> int:
     """``metro-ai serve --ws HOST:PORT``: serve until interrupted; says where it listens on
-    stderr (``listening on ws://HOST:PORT/?token=TOKEN``, the real port when PORT is 0: a client
-    that is not a web page connects to that address, token included)."""
+    stderr (``listening on ws://HOST:PORT/?token=TOKEN``, the real port when PORT is 0: every
+    client connects to that address, token included)."""
     host, sep, port_text = address.rpartition(":")
     if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ValueError(f"--ws takes HOST:PORT (e.g. 127.0.0.1:8765; port 0 picks a free one), got {address!r}")
-    access = Access(host, token, allow_origins, allow_no_origin, allow_remote)
+    access = Access(host, token, allow_origins, allow_remote)
     warn_remote(access, "metro-ai serve")
 
     def ready(h: str, p: int) -> None:

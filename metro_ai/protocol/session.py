@@ -26,6 +26,8 @@ from metro_ai.engine.datafile import dumps
 from metro_ai.engine.errors import IllegalActionError, PythonGameError
 from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue
 from metro_ai.play.match import match_record
+from metro_ai.play.seatview import scores_public, seen_move
+from metro_ai.play.terminal import describe, prompt
 from metro_ai.registry import game_class, list_games
 from metro_ai.version import __version__
 
@@ -177,6 +179,7 @@ class _Game:
     search: Union[SearchHandle, "_Starting", None] = None
     search_task: Optional[asyncio.Future] = None
     search_request: Id = None
+    public_scores: bool = True          # every seat sees the scores during play (seatview; judged once, at opening)
 
     @property
     def state(self) -> Any:
@@ -213,6 +216,7 @@ class _Search:
     state: Any
     player: int
     t0: float
+    seat: Optional[int] = None          # go's answer and progress as this seat sees them (None: the table's)
 
 
 class Session:
@@ -379,7 +383,7 @@ class Session:
         game written in Python whose code fails) is not opened."""
         self._room()
         entry = _Game(f"g{self._next_game}", game, seed, deque([state], maxlen=self.limits.max_undo + 1),
-                      names=dict(names or {}))
+                      names=dict(names or {}), public_scores=scores_public(state))
         summary = self._summary(entry)
         self._next_game += 1
         self.games[entry.id] = entry
@@ -387,10 +391,13 @@ class Session:
 
     @staticmethod
     def _summary(entry: _Game) -> dict[str, Any]:
+        """Where the game stands, as every seat may see it: the scores at the end, and during play
+        only where every seat's observation carries them (metro_ai/play/seatview.py)."""
         s = entry.state
         terminal = s.is_terminal()
         return {"game_id": entry.id, "game": entry.game.name, "options": entry.options, "ply": len(entry.moves),
-                "current_player": s.current_player, "terminal": terminal, "scores": s.scores(),
+                "current_player": s.current_player, "terminal": terminal,
+                "scores": s.scores() if terminal or entry.public_scores else None,
                 "returns": s.returns() if terminal else None, "can_undo": len(entry.states) > 1,
                 "can_redo": bool(entry.redo)}
 
@@ -522,7 +529,6 @@ class Session:
                "actions": [{"id": a, "text": s.action_to_string(a)} for a in actions] if text
                else [{"id": a} for a in actions]}
         if labels:                  # words for people (Metro 2033's, metro_ai/play/terminal.py)
-            from metro_ai.play.terminal import describe, prompt
             for item in out["actions"]:
                 item["label"] = describe(s, item["id"])
             out["prompt"] = prompt(s) if actions else None
@@ -558,7 +564,8 @@ class Session:
     def _svg(self, p: _Params) -> dict[str, Any]:
         """The position as an SVG picture (``state.svg``): as `seat` sees it (their hand shown,
         other hands hidden) or, with no seat, the public table; the last move marked unless
-        ``lastmove`` is false; with ``labels``, the extras for a person (``metro_ai.svg``)."""
+        ``lastmove`` is false (for a seat, as that seat saw it: not marked where it cannot tell
+        which move it was); with ``labels``, the extras for a person (``metro_ai.svg``)."""
         entry = self._entry(p)
         seat = p.get("seat", "int", None)
         mark = p.get("lastmove", "bool", True)
@@ -569,6 +576,9 @@ class Session:
         if seat is not None and not 0 <= seat < n:
             raise ProtocolError(INVALID_PARAMS, f"svg: seat must be 0-{n - 1} for {n} players, got {seat}")
         last = entry.moves[-1]["action"] if mark and entry.moves else None
+        if last is not None and seat is not None:
+            # as the seat saw it, from the state before it (let go past max_undo: not marked)
+            last = seen_move(entry.states[-2], last, seat).action if len(entry.states) > 1 else None
         return {"game_id": entry.id, "seat": seat, "ply": len(entry.moves), "lastmove": last,
                 "svg": svg_picture(entry.state, player=seat, lastmove=last, labels=labels)}
 
@@ -635,9 +645,13 @@ class Session:
         progress = p.get("progress", "bool", True)
         apply = p.get("apply", "bool", False) if not analyse else False
         top = p.get("top", "int", 10) if analyse else 0
+        seat = p.get("seat", "int", None) if not analyse else None
         p.done()
         if analyse and top < 1:
             raise ProtocolError(INVALID_PARAMS, f"analyse: top must be >= 1, got {top}")
+        n = entry.game.num_players
+        if seat is not None and not 0 <= seat < n:
+            raise ProtocolError(INVALID_PARAMS, f"{method}: seat must be 0-{n - 1} for {n} players, got {seat}")
         self._idle(entry, method)
         state = entry.state
         if state.is_terminal():
@@ -676,7 +690,7 @@ class Session:
                         started.request_stop()
                     entry.search = started
                 search = _Search(entry, started, None, spec.display, analyse, apply, progress, top, state,
-                                 state.current_player, t0)
+                                 state.current_player, t0, seat)
                 return await self._run_search(search)
             finally:
                 self.searching -= 1
@@ -721,6 +735,11 @@ class Session:
                                   "text": p.best_text if p.best_text is not None else search.state.action_to_string(action),
                                   "iterations": p.iterations, "seconds": round(p.seconds, 6),
                                   "share": p.share, "mean": p.mean, "stopped": handle.stopping(), "bot": search.bot}
+        other = search.seat not in (None, search.player)    # the move as that seat saw it
+        seen = seen_move(search.state, action, search.seat if other else None, describe)
+        result.update(action=seen.action, text=seen.text, label=seen.label)
+        if other:                               # the bot's judgement comes from its hidden cards
+            result.update(share=None, mean=None)
         if search.analyse:
             analysis = handle.analysis().to_dict()
             analysis["actions"] = sorted(analysis["actions"], key=lambda a: (-a["visits"], a["action"]))[:search.top]
@@ -736,9 +755,12 @@ class Session:
     @staticmethod
     def _progress(entry: _Game, search: _Search) -> dict[str, Any]:
         p = search.handle.progress()
-        return {"game_id": entry.id, "request_id": entry.search_request, "iterations": p.iterations, "seconds": round(p.seconds, 6),
-                "best": None if p.best is None else {"id": p.best, "text": p.best_text},
-                "share": p.share, "mean": p.mean}
+        out = {"game_id": entry.id, "request_id": entry.search_request, "iterations": p.iterations,
+               "seconds": round(p.seconds, 6), "best": None if p.best is None else {"id": p.best, "text": p.best_text},
+               "share": p.share, "mean": p.mean}
+        if search.seat not in (None, search.player):    # another seat learns how long the bot thinks, not what
+            out.update(best=None, share=None, mean=None)
+        return out
 
     def _stop(self, p: _Params) -> Awaitable[dict[str, Any]]:
         """Stop the game's search; answered once the search's own answer has gone out, and the

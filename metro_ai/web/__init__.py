@@ -5,15 +5,23 @@ package data: HTML, CSS and JavaScript, no build step) and the protocol over Web
 ``/ws`` (metro_ai/protocol: the same `Session` as ``metro-ai serve --ws``, one per connection).
 Both go through the ``websockets`` library, whose ``process_request`` hook answers the HTTP
 requests that are not a WebSocket handshake. The page reads the games, their options and the
-bots from ``hello``, and draws the position with the ``svg`` method. Every request must name
-this server in its ``Host`` header, and the WebSocket takes only this page's origin (and
-programs holding the token): metro_ai/protocol/access.py, docs/security.md.
+bots from ``hello``, and draws the position as the person's seat sees it (the ``state`` summary,
+the ``svg`` picture for that seat, the moves as that seat saw them: docs/guide/web.md).
+
+Every WebSocket handshake presents the server's token, the page's own included: the command
+prints and opens the page's address with it (``http://127.0.0.1:PORT/?token=TOKEN``), and the
+page passes it on in the URL of its handshake. Every request must also name this server in its
+``Host`` header, and a handshake from a page comes from this page's origin:
+metro_ai/protocol/access.py, docs/security.md.
 """
 from __future__ import annotations
 
 import asyncio
+import html
 import mimetypes
+import os
 import sys
+import tempfile
 import webbrowser
 from importlib import resources
 from typing import Any, Callable, Optional
@@ -76,30 +84,50 @@ async def serve_web(host: str = "127.0.0.1", port: int = 8000, server: Optional[
 
 
 def run_web(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, server: Optional[Server] = None,
-            token: Optional[str] = None, allow_origins: tuple[str, ...] = (), allow_no_origin: bool = False,
-            allow_remote: bool = False) -> int:
-    """``metro-ai web``: serve until interrupted; prints the page's address on stdout
-    (``serving on http://HOST:PORT/``, the real port when `port` is 0, then the protocol's
-    address for programs, with the token) and opens it in the browser unless told not to."""
+            token: Optional[str] = None, allow_origins: tuple[str, ...] = (), allow_remote: bool = False) -> int:
+    """``metro-ai web``: serve until interrupted; prints the page's address with the token on
+    stdout (``serving on http://HOST:PORT/?token=TOKEN``, the real port when `port` is 0, then
+    the protocol's address for programs) and opens it in the browser unless told not to (through
+    a file only this user can read, `launch_file`, so that the token is not on a command line)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0-65535 (0 picks a free one), got {port}")
-    access = Access(host, token, allow_origins, allow_no_origin, allow_remote)
+    access = Access(host, token, allow_origins, allow_remote)
     warn_remote(access, "metro-ai web")
+    launched: list[str] = []
 
     def ready(h: str, p: int) -> None:
         h = "127.0.0.1" if h in ("0.0.0.0", "::") else h       # every address: this machine's is one
         shown = f"[{h}]" if ":" in h else h
-        url = f"http://{shown}:{p}/"
+        url = f"http://{shown}:{p}/?{access.url_token()}"
         print(f"serving on {url} (programs: ws://{shown}:{p}{WS_PATH}?{access.url_token()}); Ctrl-C stops",
               flush=True)
         if open_browser:
             try:
-                webbrowser.open(url)
+                launched.append(launch_file(url))
+                webbrowser.open("file://" + launched[-1])
             except Exception as exc:            # noqa: BLE001 - no browser: the address is printed
-                print(f"metro-ai web: could not open a browser ({exc}); open {url}", file=sys.stderr)
+                print(f"metro-ai web: could not open a browser ({exc}); open the address above", file=sys.stderr)
 
     try:
         asyncio.run(serve_web(host, port, server, access, ready))
     except KeyboardInterrupt:
         return 0
+    finally:
+        for path in launched:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
     return 0
+
+
+def launch_file(url: str) -> str:
+    """A page that sends the browser on to `url` (which holds the token), written where only this
+    user may read it (mode 0600); its path. A browser started with the address itself would show
+    the token to every user of the machine in the process list."""
+    fd, path = tempfile.mkstemp(prefix="metro-ai-web-", suffix=".html")
+    link = html.escape(url, quote=True)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(f'<!DOCTYPE html>\n<meta charset="utf-8">\n<meta http-equiv="refresh" content="0;url={link}">\n'
+                f'<title>metro-ai</title>\n<p><a href="{link}">Open metro-ai</a></p>\n')
+    return path

@@ -1,5 +1,6 @@
-"""The server's edges (docs/security.md): who may connect (Host, Origin, token) to ``metro-ai serve
---ws`` and ``metro-ai web``, tried with a real WebSocket client and raw HTTP; file options only
+"""The server's edges (docs/security.md): who may connect (the token on every handshake, then Host
+and Origin) to ``metro-ai serve --ws`` and ``metro-ai web``, tried with a real WebSocket client
+and raw HTTP, on loopback and in the network set-up (``--allow-remote --token``); file options only
 inside ``--data-dir`` (FIFOs, devices, links out, ``..``, absolute paths refused quickly, without
 telling what lies outside or quoting a file); and the operator's limits, which a client cannot
 exceed, down to a greedy client that cannot starve another (its figures are printed: ``-s``)."""
@@ -40,7 +41,8 @@ class Proc:
             line = stream.readline()
         assert line, self.proc.stderr.read()
         if web:
-            self.url = line.split()[2]                                  # http://127.0.0.1:PORT/
+            self.page = line.split()[2]                                 # http://127.0.0.1:PORT/?token=...
+            self.url = self.page.split("?")[0]                          # http://127.0.0.1:PORT/
             self.ws = line.split("programs: ")[1].split(")")[0]          # ws://.../ws?token=...
         else:
             self.ws = line.split()[-1]                                  # ws://127.0.0.1:PORT/?token=...
@@ -113,45 +115,95 @@ def _refused(url, origin=None):
 
 # ---- who may connect ----
 
-def test_serve_ws_takes_its_token_or_its_own_origin_and_nothing_else(ws_server):
+def _own_origins(port, host="127.0.0.1"):
+    return [f"http://{host}:{port}"] + ([f"http://localhost:{port}", f"http://[::1]:{port}"]
+                                         if host == "127.0.0.1" else [])
+
+
+def test_serve_ws_takes_its_token_and_nothing_else(ws_server):
     p = ws_server
     assert "token=" in p.ws and _hello(p.ws)["limits"]["max_workers"] == Limits().max_workers
-    for own in (f"http://127.0.0.1:{p.port}", f"http://localhost:{p.port}", f"http://[::1]:{p.port}"):
-        assert _hello(p.bare, origin=own)["protocol"] == "metro-ai"
+    for own in _own_origins(p.port):
+        assert _hello(p.ws, origin=own)["protocol"] == "metro-ai"           # its own page's origin, with the token
+        assert _refused(p.bare, origin=own) == 403                          # a forged own Origin is no credential
+        assert _handshake(p.port, "/", origin=own) == 403
     assert _refused(p.bare) == 403                                      # a program without the token
     assert _refused(p.bare + "?token=wrong-token-0123456789") == 403
+    token = p.ws.split("token=")[1]
+    assert _refused(p.bare + f"?token={token}&token={token}") == 403     # one token, not two
     for foreign in ("http://evil.example", f"http://evil.example:{p.port}", "null", f"https://127.0.0.1:{p.port}",
                     f"http://127.0.0.1:{p.port + 1}"):
         assert _refused(p.ws, origin=foreign) == 403, foreign           # the token does not excuse a foreign page
     assert _handshake(p.port, "/?" + p.ws.split("?")[1], host=f"evil.example:{p.port}") == 421   # DNS rebinding
-    assert _handshake(p.port, "/", origin=f"http://127.0.0.1:{p.port}") == 101
+    assert _handshake(p.port, "/?" + p.ws.split("?")[1], origin=f"http://127.0.0.1:{p.port}") == 101
     assert _hello(p.ws)["protocol"] == "metro-ai"                        # still serving
 
 
-def test_web_serves_only_its_own_host_and_its_page_only_connects(page_server):
+def test_web_serves_its_page_to_its_own_host_and_takes_only_the_token(page_server):
     p = page_server
+    assert p.page == f"{p.url}?token={p.ws.split('token=')[1]}"         # the page's address carries the token
     for host in (f"127.0.0.1:{p.port}", f"localhost:{p.port}", f"[::1]:{p.port}", f"LOCALHOST:{p.port}"):
         status, body = _http(p.port, host=host)
         assert status == 200 and b"<script" in body, host
     for host in (f"evil.example:{p.port}", "evil.example", f"127.0.0.1:{p.port + 1}", "", f"127.0.0.1.nip.io:{p.port}"):
         status, body = _http(p.port, host=host)
         assert status == 421 and b"Host" in body, host
-    own = f"http://127.0.0.1:{p.port}"
-    assert _hello(p.bare, origin=own)["data_dir"] is False               # the page's own origin
+    for own in _own_origins(p.port):
+        assert _hello(p.ws, origin=own)["data_dir"] is False             # the page: its own origin and the token
+        assert _refused(p.bare, origin=own) == 403                       # its origin alone: refused
     assert _hello(p.ws)["protocol"] == "metro-ai"                         # a program with the token
     assert _refused(p.bare) == 403
-    assert _refused(p.bare, origin="http://evil.example") == 403
+    assert _refused(p.ws, origin="http://evil.example") == 403
     assert _handshake(p.port, "/ws", host=f"evil.example:{p.port}", origin=f"http://evil.example:{p.port}") == 421
-    assert _handshake(p.port, "/ws", origin=own) == 101
+    assert _handshake(p.port, "/ws", origin=f"http://127.0.0.1:{p.port}") == 403
+    assert _handshake(p.port, "/ws?" + p.ws.split("?")[1], origin=f"http://127.0.0.1:{p.port}") == 101
 
 
-def test_allow_origin_and_allow_no_origin_open_what_they_name():
-    p = Proc(SERVE + ["--ws", "127.0.0.1:0", "--allow-origin", "http://localhost:3000", "--allow-no-origin"])
+def test_allow_origin_admits_a_page_of_that_origin_with_the_token_only():
+    p = Proc(SERVE + ["--ws", "127.0.0.1:0", "--allow-origin", "http://localhost:3000"])
     try:
-        assert _hello(p.bare)["protocol"] == "metro-ai"                 # no Origin, no token
-        assert _hello(p.bare, origin="http://localhost:3000")["protocol"] == "metro-ai"
-        assert _refused(p.bare, origin="http://localhost:3001") == 403
+        assert _hello(p.ws, origin="http://localhost:3000")["protocol"] == "metro-ai"
+        assert _refused(p.bare, origin="http://localhost:3000") == 403
+        assert _refused(p.bare) == 403
+        assert _refused(p.ws, origin="http://localhost:3001") == 403
         assert _http(p.port, host="localhost:3000")[0] != 421            # the allowed origin's host
+    finally:
+        p.close()
+    for command in (["serve", "--ws", "127.0.0.1:0"], ["web", "--port", "0", "--no-browser"]):
+        run_ = subprocess.run([sys.executable, "-m", "metro_ai", *command, "--allow-no-origin"], capture_output=True,
+                              text=True, timeout=120)
+        assert run_.returncode == 2 and "--allow-no-origin" in run_.stderr, run_.stderr   # no way round the token
+
+
+def _reachable_address():
+    """An address of this machine that is not loopback (the one it would reach the network
+    from), or None. Nothing is sent: a UDP socket is only pointed at a documentation address."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))
+        except OSError:
+            return None
+        address = s.getsockname()[0]
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+@pytest.mark.parametrize("where", ["wildcard", "address"])
+def test_in_the_network_set_up_a_forged_host_and_origin_without_the_token_are_refused(where):
+    """``serve --ws ADDR:PORT --allow-remote --token LONG``: a remote client that sends the Host
+    and Origin of the server itself, without the token, is refused; with it, it plays."""
+    address = "0.0.0.0" if where == "wildcard" else _reachable_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    token = "a-long-token-for-this-test-0123456789"
+    p = Proc(SERVE + ["--ws", f"{address}:0", "--allow-remote", "--token", token])
+    try:
+        name = "127.0.0.1" if where == "wildcard" else address
+        bare = f"ws://{name}:{p.port}/"
+        for origin in _own_origins(p.port, name):
+            assert _refused(bare, origin=origin) == 403, origin
+        assert _refused(bare) == 403
+        assert _refused(bare + "?token=" + token[:-1] + "X") == 403
+        assert _hello(bare + "?token=" + token, origin=f"http://{name}:{p.port}")["protocol"] == "metro-ai"
     finally:
         p.close()
 
@@ -182,6 +234,30 @@ def test_access_rules_in_isolation():
     a.bind(8000)
     assert a.hosts == {"127.0.0.1:8000", "localhost:8000", "[::1]:8000"}
     assert Access("127.0.0.1").token != Access("127.0.0.1").token          # fresh each start
+
+
+def test_every_handshake_needs_the_token_in_isolation():
+    """The rules on requests built by hand, the network set-up included: an Origin or Host of the
+    server itself, however many Upgrade headers, never stands in for the token."""
+    from websockets.datastructures import Headers
+    from websockets.http11 import Request
+    token = "a-long-token-for-this-test"
+    remote = Access("192.0.2.1", token=token, allow_remote=True)
+    remote.bind(8765)
+
+    def refused(path, *headers):
+        request = Request(path, Headers([("Host", "192.0.2.1:8765"), ("Connection", "Upgrade"), *headers]))
+        found = remote.refuse(request)
+        return None if found is None else found[0]
+    own = ("Origin", "http://192.0.2.1:8765")
+    assert refused("/", ("Upgrade", "websocket"), own) == 403
+    assert refused("/", ("Upgrade", "h2c"), ("Upgrade", "WebSocket"), own) == 403
+    assert refused("/", ("Upgrade", "websocket")) == 403
+    assert refused(f"/?token={token}x", ("Upgrade", "websocket"), own) == 403
+    assert refused(f"/?token={token}", ("Upgrade", "websocket"), own) is None
+    assert refused(f"/?token={token}", ("Upgrade", "websocket")) is None          # a program: no Origin
+    assert refused(f"/?token={token}", ("Upgrade", "websocket"), ("Origin", "http://evil.example")) == 403
+    assert refused("/index.html") is None                                      # a page's file needs none
 
 
 # ---- files only inside --data-dir ----

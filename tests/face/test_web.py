@@ -24,9 +24,10 @@ STATIC = ROOT / "metro_ai" / "web" / "static"
 
 @pytest.fixture()
 def web_server():
-    """A ``metro-ai web --port 0 --no-browser`` subprocess; yields its page's address."""
-    with serve_page() as url:
-        yield url
+    """A ``metro-ai web --port 0 --no-browser`` subprocess; yields its page's address and token."""
+    with serve_page() as page:
+        url, token = page.split("?token=")
+        yield url, token
 
 
 def _get(url):
@@ -40,7 +41,8 @@ def _get(url):
 def test_the_page_and_the_protocol_share_one_port(web_server):
     from websockets.sync.client import connect
 
-    status, kind, body = _get(web_server)
+    web_server, token = web_server
+    status, kind, body = _get(web_server + "?token=" + token)
     assert status == 200 and kind.startswith("text/html") and b'<script src="app.js">' in body
     for name, want in (("app.js", "text/javascript"), ("style.css", "text/css")):
         status, kind, body = _get(web_server + name)
@@ -52,7 +54,7 @@ def test_the_page_and_the_protocol_share_one_port(web_server):
 
     methods = {1: "hello", 2: "new_game", 3: "svg"}
     origin = web_server.rstrip("/")                            # the page's own origin, as a browser sends it
-    with connect(web_server.replace("http://", "ws://") + "ws", origin=origin) as ws:
+    with connect(web_server.replace("http://", "ws://") + "ws?token=" + token, origin=origin) as ws:
         answers = []
         for i, method, params in ((1, "hello", {}), (2, "new_game", {"game": "metro", "options": {"players": 2}}),
                                   (3, "svg", {"game_id": "g1", "seat": 0})):
@@ -83,6 +85,29 @@ def test_the_page_ships_as_package_data():
     assert {"static/index.html", "static/app.js", "static/style.css"} <= set(files)
     for name in files:
         assert any(fnmatch.fnmatch(name, pat) for pat in patterns), f"{name} would not ship in a wheel"
+
+
+def test_web_opens_its_page_through_a_file_only_this_user_reads(monkeypatch, capsys):
+    """The browser is sent to the page's address, token included, through a file of mode 0600
+    (a browser started with the address would show the token in the process list), removed when
+    the server stops."""
+    import html
+    import os
+    import metro_ai.web as web
+    seen = {}
+
+    def fake_open(url):
+        assert url.startswith("file://") and "token" not in url
+        seen["path"] = url[len("file://"):]
+        seen["mode"] = os.stat(seen["path"]).st_mode & 0o777
+        seen["text"] = Path(seen["path"]).read_text()
+        raise KeyboardInterrupt                                  # as Ctrl-C: the server stops
+    monkeypatch.setattr(web.webbrowser, "open", fake_open)
+    assert web.run_web("127.0.0.1", 0) == 0
+    page = capsys.readouterr().out.split()[2]
+    assert "/?token=" in page and seen["mode"] == 0o600
+    assert f'content="0;url={html.escape(page)}"' in seen["text"]
+    assert not os.path.exists(seen["path"])
 
 
 def test_web_command_refuses_a_bad_port(capsys):

@@ -373,3 +373,103 @@ def test_the_bots_time_per_move(page_url, browser):
     goes = [m["params"] for m in browser.execute_script("return window.sent") if m["method"] == "go"]
     assert goes and all(g["limit"] == {"time": 0.3} for g in goes), goes
     assert not _errors(browser), _errors(browser)
+
+
+def test_the_page_connects_with_the_token_of_its_printed_address_only(page_url, browser):
+    """The address the command printed (and opens) carries the token: the page connects with it,
+    takes it out of the address bar and still connects after a reload; the page without it, or
+    with another token, does not connect and says how to."""
+    base = page_url.split("?")[0]
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    assert "token" not in browser.current_url and browser.current_url.startswith(base)
+    browser.refresh()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    browser.find_element(By.ID, "new-game").click()
+    _wait_for_turn(browser)
+    browser.execute_script("sessionStorage.clear()")          # a new tab: nothing kept
+    for address in (base, base + "?token=not-the-token-0123456789"):
+        browser.get(address)
+        WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "disconnected")
+        assert "metro-ai web printed" in browser.find_element(By.ID, "connection").text
+        assert browser.find_element(By.ID, "new-game").get_attribute("disabled")
+
+
+def test_an_old_hint_row_cannot_be_played(page_url, browser):
+    """A hint belongs to the position it was asked for: once a move is made, its rows stay on
+    show marked old, their buttons disabled, and a button forced back on plays nothing (no
+    ``apply`` is sent; the page says why)."""
+    _set_up(browser, page_url, "metro")
+    turn, ply = _wait_for_turn(browser)
+    browser.execute_script("window.sent = []; const send = WebSocket.prototype.send;"
+                           "WebSocket.prototype.send = function (d) { window.sent.push(JSON.parse(d)); return send.call(this, d); };")
+    browser.find_element(By.ID, "hint").click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row button.hint-play"))
+    hinted = [int(r.get_attribute("data-action")) for r in browser.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row")]
+    assert all(b.is_enabled() for b in browser.find_elements(By.CSS_SELECTOR, "#hints button.hint-play"))
+    _move(browser, random.Random(3))                            # a move of our own, not the hint's
+    turn, after = _wait_for_turn(browser, after_ply=str(ply))
+    assert turn == "human" and after > ply
+    rows = browser.find_elements(By.CSS_SELECTOR, "#hints tr.hint-row")
+    assert [int(r.get_attribute("data-action")) for r in rows] == hinted         # still on show, as old
+    assert "earlier position" in browser.find_element(By.ID, "hints").text
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#hints button.hint-play")
+    assert buttons and not any(b.is_enabled() for b in buttons)
+    applied = len([m for m in browser.execute_script("return window.sent") if m["method"] == "apply"])
+    browser.execute_script("arguments[0].disabled = false; arguments[0].click();", buttons[0])
+    WebDriverWait(browser, WAIT).until(lambda d: "earlier position" in _errors(d))
+    assert len([m for m in browser.execute_script("return window.sent") if m["method"] == "apply"]) == applied
+    assert _body(browser, "ply") == str(after) and _body(browser, "turn") == "human"
+
+
+RECORD_RECEIVED = """
+window.received = [];
+const NativeSocket = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new NativeSocket(...args);
+  ws.addEventListener("message", (e) => window.received.push(JSON.parse(e.data)));
+  return ws;
+};
+window.WebSocket.prototype = NativeSocket.prototype;
+window.WebSocket.OPEN = NativeSocket.OPEN;
+"""
+
+
+def test_with_companies_the_page_shows_the_seat_its_own_and_no_scores(page_url, browser):
+    """Metro with companies (M18): during play the legend and the status line show no scores and
+    no message the page receives carries them; the picture shows the seat's own shares, each
+    company's profit and value and the face-up shares; the bot's moves come as the seat saw them
+    (``go`` with the seat: no best move, share or expected result)."""
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_RECEIVED})
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    Select(browser.find_element(By.ID, "game")).select_by_value("metro")
+    _more_options(browser)
+    players = browser.find_element(By.ID, "opt-players")
+    players.clear()
+    players.send_keys("2")
+    browser.find_element(By.ID, "opt-companies").click()
+    Select(browser.find_element(By.ID, "seat-1")).select_by_value("easy")
+    browser.find_element(By.ID, "seed").send_keys("3")
+    browser.find_element(By.ID, "new-game").click()
+    turn, ply = _wait_for_turn(browser)
+    rng = random.Random(2)
+    for _ in range(3):
+        assert "hidden until the end" in browser.find_element(By.ID, "status").text
+        assert not browser.find_elements(By.CSS_SELECTOR, "#legend .score")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#board g.share.own")) == 4
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#board g.share.face-up")) == 4
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#board g.company")) == 8
+        _move(browser, rng)
+        turn, ply = _wait_for_turn(browser, after_ply=str(ply))
+        if turn == "over":
+            break
+    received = browser.execute_script("return window.received")
+    results = [m["result"] for m in received if isinstance(m.get("result"), dict)]
+    summaries = [r for r in results if "scores" in r] + [r["state"] for r in results if "state" in r]
+    assert summaries and all(s["scores"] is None for s in summaries if not s["terminal"])
+    played = [r for r in results if "bot" in r and "applied" in r]
+    assert played and all(r["share"] is None and r["mean"] is None for r in played)
+    notes = [m["params"] for m in received if m.get("method") == "progress"]
+    assert all(n["best"] is None for n in notes)
+    assert not _errors(browser), _errors(browser)

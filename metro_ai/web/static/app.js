@@ -1,18 +1,39 @@
 // metro-ai web: plays the registered games against the bots through the metro-ai protocol
 // (docs/protocol.md), JSON-RPC 2.0 over the WebSocket at /ws of the server that served this page.
 // Everything about the games (names, options, players) and the bots (presets, bots) is read from
-// `hello`; the position is drawn by the server (`svg`). Only the way a click on the picture maps
-// to actions is per game (LAYOUTS below), and a game without a layout is played by its buttons.
+// `hello`; the position is drawn by the server (`svg`). What a person sees is their seat's own
+// (docs/guide/web.md): the picture for that seat, the scores the summary shows (none while a game
+// hides them), the bots' moves as that seat saw them (`go` with `seat`). Only the way a click on
+// the picture maps to actions is per game (LAYOUTS below); a game without one is played by buttons.
 "use strict";
+
+// ---- the token ----
+// Every handshake presents the server's token (docs/security.md). metro-ai web prints and opens
+// this page's address with it (/?token=...); the page keeps it for this tab (sessionStorage, this
+// origin's only: a reload still connects) and takes it out of the address bar.
+const TOKEN_KEY = "metro-ai-token";
+
+function pageToken() {
+  const params = new URLSearchParams(location.search);
+  const given = params.get("token");
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, given);
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
+    return given;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
 
 // ---- the protocol ----
 const rpc = (() => {
   let socket = null, nextId = 1;
   const waiting = new Map();
   const listeners = {};
-  function connect(onOpen, onClose) {
+  function connect(token, onOpen, onClose) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    socket = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(token)}`);
     socket.onopen = onOpen;
     socket.onclose = () => {
       for (const [, w] of waiting) w.reject(new Error("the connection to the server closed"));
@@ -62,6 +83,7 @@ const G = {
   summary: null,       // the last state summary
   legal: [],           // the legal actions when a person is to move: [{id, text}]
   epoch: 0,            // bumped by undo, load and new games: a bot move of an older epoch is not followed up
+  position: 0,         // bumped each time the page reads the position: a hint belongs to the one it was asked for
   thinking: false,     // a go (a bot's move) or an analyse (a hint) is running
   search: null,        // which: "bot" or "hint" (their progress is shown apart)
 };
@@ -340,7 +362,8 @@ async function enterGame(summary, what) {
 function statusLine(s) {
   const unit = SCORE_UNITS[G.game];           // the scores named by what they count
   const heading = unit ? unit[0].toUpperCase() + unit.slice(1) : "Scores";
-  const scores = `${heading}: ` + s.scores.map((v, p) => `P${p} ${v}`).join(" · ");
+  const scores = s.scores ? `${heading}: ` + s.scores.map((v, p) => `P${p} ${v}`).join(" · ")
+    : `${heading} hidden until the end.`;
   if (s.terminal) {
     const best = Math.max(...s.returns);
     const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
@@ -384,6 +407,8 @@ async function refresh() {
   const epoch = G.epoch;
   const gid = G.id;
   if (!gid) return;
+  G.position++;                                 // the position may have changed: the hints shown are old
+  retireHints();
   const s = await rpc.call("state", { game_id: gid });
   const pic = await rpc.call("svg", { game_id: gid, seat: viewSeat(s), labels: true });
   if (epoch !== G.epoch) return;
@@ -484,7 +509,7 @@ async function play(action) {
   setTurn("busy");
   try {
     const done = await rpc.call("apply", { game_id: G.id, action: action.id });
-    logMove(done.player, action.label || done.text, "");
+    logMove(done.player, done.action === action.id && action.label ? action.label : done.text, "");
   } catch (err) {
     showError(err);
   }
@@ -501,14 +526,14 @@ async function botMove(player, epoch) {
   $("thinking").textContent = `P${player} (${spec}) is thinking…`;
   try {
     const limit = botLimit();
-    // the bot's choices in words (Metro 2033's labels), to say what it played
-    const words = await rpc.call("legal_actions", { game_id: G.id, labels: true });
-    const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, ...(limit ? { limit } : {}) });
-    const chosen = words.actions.find((a) => a.id === r.action);
-    if (chosen && chosen.label) r.text = chosen.label;
-    $("thinking").textContent = `P${player} (${spec}) played ${r.text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
-      (r.iterations ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
-    if (r.applied) logMove(r.player, r.text, spec);
+    // the move as the person's seat saw it (in words); with nobody seated, the whole table's
+    const seat = viewSeat(G.summary);
+    const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, seat,
+                                     ...(limit ? { limit } : {}) });
+    const text = r.label || r.text;
+    $("thinking").textContent = `P${player} (${spec}) played ${text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
+      (r.iterations && r.share !== null ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
+    if (r.applied) logMove(r.player, text, spec);
   } catch (err) {
     if (epoch === G.epoch) showError(err);
   } finally {
@@ -532,9 +557,10 @@ function botLimit() {
 
 rpc.on("progress", (p) => {
   if (p.game_id !== G.id || !G.search) return;
-  const best = p.best ? p.best.text : "—";
-  $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s\nbest so far: ${best}\n` +
+  // (a bot's search seen from a person's seat: how long it thinks, not what: no best move)
+  const what = p.share === null ? "" : `\nbest so far: ${p.best ? p.best.text : "—"}\n` +
     `share ${(100 * p.share).toFixed(0)}%, expected ${p.mean.toFixed(2)}`;
+  $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s${what}`;
 });
 
 async function stopSearch() {
@@ -586,21 +612,23 @@ async function hint() {
   setTurn("hint");
   $("hints").textContent = "thinking…";
   $("hint-progress").textContent = "";
+  const position = G.position;                  // the position this hint is for
   try {
     const r = await rpc.call("analyse", { game_id: G.id, bot: $("hint-bot").value, top: 5, progress: true });
-    if (epoch !== G.epoch) return;
-    const table = el("table", {}, el("tr", {}, el("th", { text: "move" }), el("th", { text: "share" }),
-                                     el("th", { text: "expected" }), el("th", { text: "" })));
+    if (epoch !== G.epoch || position !== G.position) return;
+    const table = el("table", { "data-position": position },
+                     el("tr", {}, el("th", { text: "move" }), el("th", { text: "share" }),
+                        el("th", { text: "expected" }), el("th", { text: "" })));
     for (const a of r.analysis.actions) {
       const action = G.legal.find((x) => x.id === a.action) || { id: a.action, text: a.text };
       const row = el("tr", { class: "hint-row", "data-action": a.action });
-      row.addEventListener("mouseenter", () => highlight(action, true));
+      row.addEventListener("mouseenter", () => { if (position === G.position) highlight(action, true); });
       row.addEventListener("mouseleave", () => highlight(action, false));
       table.append(row);
       row.append(el("td", { text: action.label || a.text }), el("td", { text: `${(100 * a.share).toFixed(0)}%` }),
                       el("td", { text: a.mean.toFixed(2) }),
                  el("td", {}, el("button", { type: "button", class: "hint-play", text: "play",
-                                             onclick: () => play(action) })));
+                                             onclick: () => playHint(action.id, position) })));
     }
     $("hints").replaceChildren(el("p", { class: "help", text: `${r.bot}: ${r.iterations} iterations` }), table);
   } catch (err) {
@@ -615,6 +643,28 @@ async function hint() {
       setTurn("human");
     }
   }
+}
+
+// A hint belongs to the position it was asked for: once the page has read another one (a move,
+// undo, redo, a new game), its rows are marked old and their buttons disabled, and playHint
+// refuses them even if pressed, so a row can never play its move in another position.
+function retireHints() {
+  const table = $("hints").querySelector("table");
+  if (!table || table.classList.contains("stale")) return;
+  table.classList.add("stale");
+  table.querySelectorAll("button.hint-play").forEach((b) => { b.disabled = true; });
+  $("hints").prepend(el("p", { class: "help stale-note", text: "These hints were for an earlier position: ask again." }));
+  $("board").querySelectorAll(".hinted").forEach((n) => n.classList.remove("hinted"));
+}
+
+function playHint(id, position) {
+  // The hint's move, played only in the position it was given for, as that position's legal action.
+  const action = G.legal.find((a) => a.id === id);
+  if (position !== G.position || !action || G.thinking || !G.id) {
+    showError(new Error("That hint was for an earlier position: ask for a new hint."));
+    return undefined;
+  }
+  return play(action);
 }
 
 function highlight(action, on) {
@@ -649,7 +699,7 @@ async function load(file) {
     const text = await file.text();
     await leaveGame();
     const summary = await rpc.call("load_state", { state: text });
-    const players = summary.scores.length;
+    const players = summary.options.players;
     if ($("game").value !== summary.game) {
       $("game").value = summary.game;
       renderOptions();
@@ -671,7 +721,14 @@ function guard(f) {
 }
 
 function start() {
-  rpc.connect(guard(async () => {
+  const token = pageToken();
+  if (!token) {
+    $("connection").textContent = "no token: open the address metro-ai web printed (it ends in ?token=...)";
+    $("status").textContent = "This page needs the server's token: open the address metro-ai web printed.";
+    setTurn("disconnected");
+    return;
+  }
+  rpc.connect(token, guard(async () => {
     HELLO = await rpc.call("hello", { client: "metro-ai web" });
     $("connection").textContent = `connected: ${HELLO.server} ${HELLO.version}, protocol ${HELLO.protocol_version}`;
     const select = $("game");
@@ -684,7 +741,7 @@ function start() {
     $("status").textContent = "Choose a game and press New game.";
     setTurn("setup");
   }), () => {
-    $("connection").textContent = "disconnected: restart metro-ai web and reload the page";
+    $("connection").textContent = "disconnected: open the address metro-ai web printed (restart it if it stopped)";
     setTurn("disconnected");
   });
   $("new-game").addEventListener("click", guard(startGame));
