@@ -218,6 +218,11 @@ def test_undo_keeps_max_undo_positions_and_says_so_past_them():
         assert (await c.result("save", game_id=gid))["state"] == saved[2]
         assert (await c.result("redo", game_id=gid, count=3))["ply"] == 5
         assert metro_ai.replay((await c.result("save", game_id=gid))["record"])[2].to_dict() == saved[2]
+        # a seat's picture marks the last move as the seat saw it, from the state before it: where
+        # that state was let go (undone to the oldest kept), the picture comes without the mark
+        await c.result("undo", game_id=gid, count=3)
+        picture = await c.result("svg", game_id=gid, seat=0)
+        assert picture["ply"] == 2 and picture["lastmove"] is None and picture["svg"].startswith("<svg")
     run(main())
 
 
