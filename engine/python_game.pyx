@@ -121,8 +121,8 @@ cdef class PythonGame(Game):
 
     def mark_broken(self, why):
         """Mark the game as no longer playable, with `why` (text naming the game): every state's
-        next step fails with a `PythonGameError` saying it. Done when a search in the game's code had to be
-        abandoned (its thread may still be running the game's code)."""
+        next step fails with a `PythonGameError` saying it. Done when a search in the game's code
+        had to be abandoned (its thread may still be running the game's code)."""
         if not self.is_broken:
             self.why_broken = str(why)
             self.is_broken = True
@@ -137,18 +137,21 @@ cdef class PythonGame(Game):
         self.cap = 0
         self.mgl = 0
         try:
-            nda = _as_int(self.num_distinct_actions)
+            given = self.num_distinct_actions
+            nda = _as_int(given)
             if nda is None or not 1 <= nda <= MAX_DISTINCT_ACTIONS:
                 raise PythonGameError(f"{self.name}: num_distinct_actions must be an int from 1 to "
-                                      f"{MAX_DISTINCT_ACTIONS:,}, got {brief(self.num_distinct_actions)}")
-            cap = _as_int(self.max_actions)
+                                      f"{MAX_DISTINCT_ACTIONS:,}, got {brief(given)}")
+            given = self.max_actions
+            cap = _as_int(given)
             if cap is None or not 1 <= cap <= nda:
                 raise PythonGameError(f"{self.name}: max_actions must be an int from 1 to num_distinct_actions "
-                                      f"({nda}), got {brief(self.max_actions)}")
-            mgl = _as_int(self.max_game_length)
+                                      f"({nda}), got {brief(given)}")
+            given = self.max_game_length
+            mgl = _as_int(given)
             if mgl is None or not 1 <= mgl <= MAX_GAME_LENGTH:
                 raise PythonGameError(f"{self.name}: max_game_length must be an int from 1 to {MAX_GAME_LENGTH:,}, "
-                                      f"got {brief(self.max_game_length)}")
+                                      f"got {brief(given)}")
         except BaseException as exc:
             self.limits_error = as_game_error(self.name, exc, "reading its limits", True)
             return -1
@@ -167,7 +170,7 @@ cdef class PythonGame(Game):
         try:
             text = self._action_text(action)
         except (SystemExit, KeyboardInterrupt) as exc:
-            raise as_game_error(self.name, exc, "_action_text()", False) from None
+            raise as_game_error(self.name, exc, "_action_text()", False)
         if not isinstance(text, str):
             raise PythonGameError(f"{self.name}: _action_text() must give text (a str), got {brief(text)}")
         return text
@@ -220,7 +223,7 @@ cdef class PythonState(GameState):
                 for i in range(n)]
 
     def _heuristic(self):
-        return self._scores()
+        return self.scores()                # (checked: a fault names _scores())
 
     def _observed_action(self, action, player):
         return action
@@ -234,7 +237,7 @@ cdef class PythonState(GameState):
         d.update(_copy.deepcopy(other.__dict__))
 
     def _check(self, action):
-        return 0 if action in self._legal_actions() else 1
+        return 0 if action in self.legal_actions() else 1
 
     def _reason(self, int code):
         return "not a legal action now"
