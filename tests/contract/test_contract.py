@@ -493,11 +493,11 @@ WHOLE_GAME_CHECKS = 1000
 @pytest.mark.parametrize("name, index", ALL_SETS)
 def test_every_state_of_whole_games_determinizes_to_a_world_the_game_accepts(name, index):
     """The determinisations of the states of a whole random game (every state, or about
-    WHOLE_GAME_CHECKS evenly spread; one player after another) load back and show their player
-    what the state shows. The test above samples the short
-    games, which seldom reach a decision that depends on hidden cards: it never met a Metro 2033
-    quest check, whose decider was dealt a quest that could not be completed
-    (tests/data/security/m2033_det_reload_1371.json, issue #41; G38)."""
+    WHOLE_GAME_CHECKS evenly spread; for one player after another) load back and show their
+    player what the state shows. The test above samples the short games, which seldom reach a
+    decision that depends on hidden cards: it never met a Metro 2033 quest check, whose decider
+    the others' determinisations dealt a quest that could not be completed, a world the loader
+    refused (tests/data/security/m2033_det_reload_1371.json, issue #41; G38)."""
     game = load(name, index)
     n = game.players
     states = whole_game(name, index, 1)

@@ -117,7 +117,7 @@ def test_bad_input_is_refused(call, message):
 
 
 # --------------------------------------------------------------------------------------------
-# The players' own choices (G10/G11, G29, G31, G33): scenarios in the reference engine, then the
+# The players' own choices (G10/G11, G29, G31, G33, G38): scenarios in the reference engine, then the
 # same positions in the fast engine (on the contract, through the loader), compared move by move.
 # --------------------------------------------------------------------------------------------
 import json  # noqa: E402
@@ -289,7 +289,7 @@ def test_g38_the_others_cannot_tell_which_quest_was_kept():
     """Issue #41: keeping the fulfilled quest or the other leads to the same decision (its holder
     asked at the quest check after the hero action, G29), so the Bandits see only which card went
     face up to the discard pile (G27): the observed action names that card."""
-    seen = {}
+    seen = []
     for keep, other in ((0, 1), (1, 0)):
         r, f, *cards = quest_keep_position()
         a = ref.CARD + cards[keep]
@@ -297,10 +297,12 @@ def test_g38_the_others_cannot_tell_which_quest_was_kept():
         assert r.observed_action(a, 0) == f.observed_action(a, 0) == a
         both(r, f, f"card {r.game.cards[cards[keep]]['name']}")
         assert r.phase == "quest_complete" and r.current_player == 0 and r.discards["quest"] == [cards[other]]
-        view = r.observation(1)
-        assert view["quests"] == [] and view["quest_counts"] == [1, 0]
-        view["discards"]["quest"] = None                # the one difference the rules show (G27)
-        seen[keep] = view
+        views = [r.observation(1), f.observation(1)]
+        for view in views:
+            assert view["quests"] == [] and view["quest_counts"] == [1, 0]
+            assert view["discards"]["quest"] == [cards[other]]
+            view["discards"]["quest"] = None            # the one difference the rules show (G27)
+        seen.append(views)
     assert seen[0] == seen[1]
 
 
