@@ -213,10 +213,11 @@ def _load(Metro2033State st, Metro2033Game game, dict obj):
         raise StateFormatError(f"metro2033 state: {msg}")
     if not st.m.d.over and not st.legal_actions():
         bad(f"phase {v['phase']!r}: player {v['decider']} has no legal action")
-    if v["phase"] in ("upkeep", "quest_complete") and (len(st.legal_actions()) < 2 or (
-            v["phase"] == "upkeep" and st.m.d.army[st.m.d.decider] <= m33_amount_fl(&st.m, st.m.d.decider, 1, 5))):
-        bad(f"phase {v['phase']!r}: not a decision here (G29: a quest whose condition holds; G33: strength "
-            f"above the free strength, with a pig to pay)")
+    if v["phase"] == "upkeep" and (len(st.legal_actions()) < 2
+                                   or st.m.d.army[st.m.d.decider] <= m33_amount_fl(&st.m, st.m.d.decider, 1, 5)):
+        bad("phase 'upkeep': not a decision here (G33: strength above the free strength, with a pig to pay)")
+    if v["phase"] == "quest_complete" and st.m.d.quest_n[st.m.d.decider] == 0:
+        bad("phase 'quest_complete': not a decision here (G29, G38: the player holds no uncompleted quest)")
     back = _dump(st)
     if back != {key: obj[key] for key in back}:
         bad("not in the engine's canonical form (a field disagrees with the rest once loaded)")

@@ -22,4 +22,5 @@ cdef int m33_legal(Machine* m, int* out) noexcept nogil
 cdef void m33_do(Machine* m, int a) noexcept nogil
 cdef void m33_advance(Machine* m) noexcept nogil
 cdef int m33_amount_fl(Machine* m, int p, int which, int default) noexcept nogil
+cdef int m33_tkey(Machine* m) noexcept nogil
 cdef void m33_determinize(Machine* m, int player, uint64_t seed) noexcept nogil

@@ -1071,10 +1071,8 @@ cdef void m33_run(Machine* m, int name, int a, int b, int c) noexcept nogil:
         for i in range(d.n - 1, -1, -1):
             m33_task(m, J_QUEST_OFFER, m33_order(m, i), 0, 0)
     elif name == J_QUEST_OFFER:
-        for i in range(d.quest_n[a]):
-            if m33_quest_ok(m, a, d.quests[a][i]):
-                m33_set_phase(m, P_QUEST_COMPLETE, a)
-                break
+        if d.quest_n[a] > 0:                    # G38: every holder, fulfilled or not (G29)
+            m33_set_phase(m, P_QUEST_COMPLETE, a)
     elif name == J_ARMY:
         m33_set_phase(m, P_ARMY, a)
     elif name == J_HERO:

@@ -19,4 +19,6 @@ METRO2033 = (
     ("G32", "simultaneous choices (threat declarations, combat cards) are made one at a time, hidden"),
     ("G33", "upkeep: the player keeps any strength from the free strength (5, or a law's) up to what the "
             "pigs pay for; free strength is never disbanded"),
+    ("G38", "quest checks ask every holder of an uncompleted quest, fulfilled or not (done always legal), "
+            "so that the others learn nothing of hidden quests; others see each move exactly as it shows"),
 )

@@ -50,16 +50,17 @@ Decisions (``state.phase``; ``state.current_player`` decides)
 (YES/NO: whether the Confederation of 1905 looks at the top two laws, G31) and ``law_peek`` (the
 law to the vote), ``vote`` (YES/NO), ``declare`` (G9, hidden: G32), ``polis_res``;
 ``quest_complete`` (COMPLETE, DONE: after the events and after each army and hero action, every
-player holding a quest whose condition holds, G29); ``upkeep`` (COUNT: the strength kept, G33),
-``hire`` (COUNT, G10); ``army`` (STATION, PLAYER, RESOURCE, COMPLETE, USE; G11, G29); ``hero_move``
-(STATION in reach, COMPLETE, USE) then ``hero_act`` (BUY, QUEST, EXCHANGE, SCOUT, ATTACK,
-PLAYER, PASS; G12) with its steps ``buy`` (CARD, REFRESH, DONE), ``quest_keep``,
+player holding an uncompleted quest, whether or not one can be completed, G29, G38);
+``upkeep`` (COUNT: the strength kept, G33), ``hire`` (COUNT, G10); ``army`` (STATION, PLAYER,
+RESOURCE, COMPLETE, USE; G11, G29); ``hero_move`` (STATION in reach, COMPLETE, USE) then
+``hero_act`` (BUY, QUEST, EXCHANGE, SCOUT, ATTACK, PLAYER, PASS; G12) with its steps ``buy`` (CARD, REFRESH, DONE), ``quest_keep``,
 ``exchange_from`` / ``exchange_to`` / ``exchange_amount``; in fights ``scout_return``,
 ``artyom``, ``defender`` (ARMY/HERO), ``combat_pick`` (attacker, then defender: G21, G32),
 ``capture`` (G14), ``free_station`` (G15), ``take_equipment`` / ``strip_equipment`` /
 ``discard_equipment`` (G17, G20); ``stage2_equipment`` (G18); ``over`` at the end. A decision is
-presented whenever a rule gives a choice, even with one option; none when there is no choice
-(nothing to hire, no capture affordable).
+presented whenever a rule gives a choice, even with one option (a quest check with nothing to
+complete, G38: whether it is asked must not depend on hidden cards); none when there is no
+choice (nothing to hire, no capture affordable).
 
 Determinism
 ===========
@@ -1079,7 +1080,7 @@ class RefMetro2033State:
             self._push(*[["quest_offer", p] for p in self._order()])
         elif name == "quest_offer":
             p = args[0]
-            if any(self._quest_ok(p, c) for c in self.quests[p]):
+            if self.quests[p]:                       # G38: every holder, fulfilled or not (G29)
                 self._decide("quest_complete", p)
         else:
             raise AssertionError(f"unknown task {name!r}")
@@ -1315,11 +1316,15 @@ class RefMetro2033State:
         return acts
 
     def observed_action(self, action: int, player: int) -> int:
-        """How `player` sees `action` taken now by the player to move (G32): the action itself
-        for the mover and for every public move; for the others a threat declaration reads as a
-        declaration at station 0, a combat-card pick as the pick of the first combat card, and
-        the quest kept (G16: secret) as the first quest card. (The law put to the vote, the threat
-        Artyom fights and the equipment kept in G18 are shown, so those moves are public.)"""
+        """How `player` sees `action` taken now by the player to move (G32, G38): exactly what
+        the move shows them. The action itself for the mover and for every public move; for the
+        others a threat declaration reads as a declaration at station 0, unless it is the last
+        and the threat is revealed at once (the declarations open then: seen as it is); the
+        attacker's combat-card pick as the pick of the first combat card (the defender's is seen
+        as it is: both reveal at once, G21); the quest kept (G16: secret) as the card put face
+        up on the discard pile (G27), or the first quest card when only one was drawn. (The law
+        put to the vote, the threat Artyom fights and the equipment kept in G18 are shown, so
+        those moves are public.)"""
         if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.n:
             raise ValueError(f"player must be an int in 0..{self.n - 1}, got {player!r}")
         if self.over or action not in self._legal():
@@ -1327,11 +1332,14 @@ class RefMetro2033State:
         if player == self.decider:
             return action
         if self.phase == "declare":
-            return STATION
+            key = self._threat_key()
+            revealed = self.agenda[0][0] == "threat_reveal" and bool(self.decks[key] or self.discards[key])
+            return action if revealed else STATION
         if self.phase == "combat_pick":
-            return CARD + min(self.game.of_type["combat"])
+            return CARD + min(self.game.of_type["combat"]) if self.pending["side"] == "att" else action
         if self.phase == "quest_keep":
-            return CARD + min(self.game.of_type["quest"])
+            other = [c for c in self.pending["cards"] if c != action - CARD]
+            return CARD + (other[0] if other else min(self.game.of_type["quest"]))
         return action
 
     # ------------------------------------------------------------------------------------------
@@ -1450,8 +1458,8 @@ class RefMetro2033State:
         if self.phase == "upkeep" and (len(legal) < 2 or self.army[p] <= self._upkeep_range(p)[0]):
             bad("phase 'upkeep': the strength kept is a decision only above the free strength, "
                 "with a pig to pay (G33)")
-        if self.phase == "quest_complete" and len(legal) < 2:
-            bad("phase 'quest_complete': the player holds no quest whose condition holds (G29)")
+        if self.phase == "quest_complete" and not self.quests[p]:
+            bad("phase 'quest_complete': the player holds no uncompleted quest (G29, G38)")
         if self.phase == "law_look" and (not self._has_faction(p, "law_peek") or len(self.decks["law"]) < 2):
             bad("phase 'law_look': the player may not look at two laws (G3, G31)")
 

@@ -14,7 +14,7 @@ from metro_ai.engine.core import Option, as_seed
 from metro_ai.engine.metro2033.rules cimport *
 from metro_ai.engine.metro2033.cardset cimport CardTables
 from metro_ai.engine.metro2033.machine cimport (Machine, m33_init, m33_new, m33_legal, m33_do, m33_advance,
-                                                m33_determinize)
+                                                m33_determinize, m33_tkey)
 from metro_ai.engine.metro2033.cards import load_card_set
 from metro_ai.engine.metro2033.machine import PHASES, TASK_NAMES, DECK_KEYS, HIDDEN_PENDING as _HIDDEN_PENDING
 from metro_ai.engine.metro2033.board import BOARD, RESOURCES
@@ -219,18 +219,27 @@ cdef class Metro2033State(GameState):
                       + 0.03 * (d.res[p][0] + d.res[p][1] + d.res[p][2]) + 0.1 * d.equip_n[p])
 
     cdef int c_observed_action(self, int action, int player) noexcept nogil:
-        """G32, as the reference's ``observed_action``: another player sees a threat declaration
-        as one at station 0, a combat-card pick as the first combat card, a kept quest as the
-        first quest card; every other move as it is."""
+        """G32, G38, as the reference's ``observed_action``: exactly what the move shows another
+        player. A threat declaration reads as one at station 0, unless it is the last and the
+        threat is revealed at once (seen as it is); the attacker's combat-card pick as the first
+        combat card (the defender's is seen as it is: both reveal at once); the quest kept as the
+        card put face up on the discard pile (G27), or the first quest card when only one was
+        drawn; every other move as it is."""
         cdef Data* d = &self.m.d
         cdef Tables* t = self.m.t
+        cdef int key
         if d.over or player == d.decider:
             return action
         if d.phase == P_DECLARE:
+            key = m33_tkey(&self.m)
+            if d.ag_n > 0 and d.ag[d.ag_n - 1].name == J_THREAT_REVEAL and (d.deck_n[key] or d.disc_n[key]):
+                return action
             return A_STATION
-        if d.phase == P_COMBAT_PICK:
+        if d.phase == P_COMBAT_PICK and d.pd_side == 0:
             return A_CARD + t.by_type[T_COMBAT][0]
         if d.phase == P_QUEST_KEEP:
+            if d.pd_ncards == 2:
+                return A_CARD + (d.pd_cards[1] if d.pd_cards[0] == action - A_CARD else d.pd_cards[0])
             return A_CARD + t.by_type[T_QUEST][0]
         return action
 

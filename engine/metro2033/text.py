@@ -96,7 +96,7 @@ PROMPTS = {
     "declare": "declare the station you defend against this round's threat, and who defends it: "
                "the army, or your hero standing there (G9)",
     "polis_res": "your Polis station produces: choose the resource (G9)",
-    "quest_complete": "a quest's condition holds: complete a quest (+1 VP), or done (G16, G29)",
+    "quest_complete": "quest check: complete a quest whose condition holds (+1 VP), or done (G16, G29, G38)",
     "upkeep": "upkeep: the army strength you keep; each point above {free} costs a pig (G10, G33)",
     "hire": "hire soldiers: how many (each costs 1 pig and 1 bullet; up to {max}) (G10)",
     "army": "your army's action: attack a station or a hero, or forage a resource (G11)",

@@ -95,6 +95,27 @@ def test_tampered_state_is_the_valid_one_less_its_end_round():
     check_playable(g, g.state_from_json(json.dumps(obj)), random.Random(1))
 
 
+def test_the_determinisations_of_a_quest_check_are_worlds_the_loader_accepts():
+    """m2033_det_reload_1371.json (issue #41): player 1 decides at a quest check, holding one
+    quest. The others' determinisations deal that quest anew; when a quest check asked only the
+    holders of a fulfilled quest, a world dealing one that could not be completed was refused
+    ("phase 'quest_complete': not a decision here"). G38: every holder is asked, so every deal of
+    the same size is a world the game can be in."""
+    g = _game(4)
+    s = g.state_from_json(_state_text(DATA / "m2033_det_reload_1371.json"))
+    assert s.phase == "quest_complete" and s.current_player == 1
+    nothing_to_complete = 0
+    for p in range(4):
+        for seed in range(6):
+            d = s.determinize(p, seed)
+            assert g.state_from_json(d.to_json()) == d
+            assert d.observation(p) == s.observation(p)
+            assert d.phase == "quest_complete" and d.current_player == 1
+            nothing_to_complete += [d.action_to_string(a) for a in d.legal_actions()] == ["done"]
+    assert nothing_to_complete          # the worlds the loader refused before are among them
+    check_playable(g, s.determinize(0, 1), random.Random(2))
+
+
 # ---- type errors that escaped as bare TypeError / ValueError / AttributeError
 
 def _good(players=3, moves=150, seed=2):

@@ -117,7 +117,7 @@ def test_bad_input_is_refused(call, message):
 
 
 # --------------------------------------------------------------------------------------------
-# The players' own choices (G10/G11, G29, G31, G33): scenarios in the reference engine, then the
+# The players' own choices (G10/G11, G29, G31, G33, G38): scenarios in the reference engine, then the
 # same positions in the fast engine (on the contract, through the loader), compared move by move.
 # --------------------------------------------------------------------------------------------
 import json  # noqa: E402
@@ -254,6 +254,56 @@ def test_g29_a_quest_kept_uncompleted_is_offered_again_and_at_the_round_end():
     assert r.round == 1 and r.phase == "quest_complete" and r.current_player == 0
     both(r, f, "complete Mushroom caves")
     assert r.vp[0] == 4 and r.round == 2
+
+
+def test_g38_every_holder_is_asked_at_a_quest_check_done_the_only_choice_when_nothing_holds():
+    r, c = mid_round_quest_position()
+    g = r.game
+    f = twin(r, ("decks", "quests", "res", "hero_at"))
+    both(r, f, "station kurskaya_H", "pass")
+    # "Mushroom caves" wants 4 mushrooms, its holder has 3: asked all the same, DONE alone legal,
+    # and the Bandits (no quest) are not asked
+    assert r.phase == "quest_complete" and r.current_player == 0
+    assert r.legal_actions() == [g.fixed(ref.DONE)] == f.legal_actions()
+    both(r, f, "done")
+    assert r.phase == "hero_move" and r.current_player == 1 and r.quests[0] == [c]
+
+
+def quest_keep_position():
+    """Player 0 (Red Line) takes a quest on Kurskaya (Hansa) in round 1, the deck's top two being
+    "Mushroom caves" (4 mushrooms: fulfilled, with 5) and "Empire" (8 stations: not)."""
+    r = to_phase(started(["Red Line", "Bandits"]), "hero_move", 0, quiet)
+    r.res[0] = [5, 5, 5]
+    r.hero_at[0] = ref.BOARD.station("kurskaya_H")
+    fulfilled, not_yet = card_id("Mushroom caves"), card_id("Empire")
+    for c in (not_yet, fulfilled):
+        r.decks["quest"].remove(c)
+        r.decks["quest"].insert(0, c)
+    f = twin(r, ("decks", "res", "hero_at"))
+    both(r, f, "station kurskaya_H", "quest")
+    assert r.phase == "quest_keep" and r.legal_actions() == sorted(ref.CARD + c for c in (fulfilled, not_yet))
+    return r, f, fulfilled, not_yet
+
+
+def test_g38_the_others_cannot_tell_which_quest_was_kept():
+    """Issue #41: keeping the fulfilled quest or the other leads to the same decision (its holder
+    asked at the quest check after the hero action, G29), so the Bandits see only which card went
+    face up to the discard pile (G27): the observed action names that card."""
+    seen = []
+    for keep, other in ((0, 1), (1, 0)):
+        r, f, *cards = quest_keep_position()
+        a = ref.CARD + cards[keep]
+        assert r.observed_action(a, 1) == f.observed_action(a, 1) == ref.CARD + cards[other]
+        assert r.observed_action(a, 0) == f.observed_action(a, 0) == a
+        both(r, f, f"card {r.game.cards[cards[keep]]['name']}")
+        assert r.phase == "quest_complete" and r.current_player == 0 and r.discards["quest"] == [cards[other]]
+        views = [r.observation(1), f.observation(1)]
+        for view in views:
+            assert view["quests"] == [] and view["quest_counts"] == [1, 0]
+            assert view["discards"]["quest"] == [cards[other]]
+            view["discards"]["quest"] = None            # the one difference the rules show (G27)
+        seen.append(views)
+    assert seen[0] == seen[1]
 
 
 def test_g29_no_fulfilled_quest_survives_a_round_end_when_its_holder_completes(monkeypatch):
