@@ -545,6 +545,17 @@ cdef class GameState:
         self._check_player(player)
         return self.game.observation_features().encode(self.observation(player))
 
+    def observed_action(self, action, player):
+        """How `player` sees `action`, legal now, when the player to move takes it (MO-ISMCTS's
+        observed action; ``c_observed_action``): the action itself for the mover and wherever
+        moves are public; a game that hides part of a move (Metro's companies, M18; Metro 2033,
+        G38) gives the same number for the moves `player` cannot tell apart. ValueError unless
+        `action` is legal now."""
+        self._check_player(player)
+        if not self.is_legal(action):
+            raise ValueError(f"{self.game.name}: action {action!r} is not legal now")
+        return self.c_observed_action(action, player)
+
     def chance_key(self, player):
         """What chance has shown `player` that can differ between states reached by the same
         observed actions, as the number the search keys its nodes by (``c_chance_key``): 0 for

@@ -588,6 +588,14 @@ cdef class PythonState(GameState):
         self._raise_failure(False)
         return out
 
+    def observed_action(self, action, player):
+        """How `player` sees `action`, legal now, taken by the player to move
+        (``_observed_action``, checked)."""
+        try:
+            return GameState.observed_action(self, action, player)
+        finally:
+            self._raise_failure(False)
+
     def clone(self):
         """An independent copy (``_copy_from``)."""
         out = GameState.clone(self)

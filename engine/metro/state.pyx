@@ -846,15 +846,6 @@ cdef class MetroState(GameState):
         self._companies_part()
         return [self.co.exchanges[p] for p in range(self.t.players)]
 
-    def observed_action(self, int action, int player):
-        """How `player` sees `action` taken by the player to move now (M18): the action itself
-        for the mover and for placements; with companies, for the others an exchange reads as the
-        exchange of company 0's share of the same percentage from the same source."""
-        self._check_player(player)
-        if not 0 <= action < (CO_EXCHANGE + 2 * CO_SHARES if self.t.companies else self.c_num_actions()):
-            raise ValueError(f"not a Metro action: {action!r}")
-        return self.c_observed_action(action, player)
-
     def shown(self, int player):
         """Pct indices (0..3 for 10%..40%) of the shares `player` has shown for central
         stations (C18), ascending."""
@@ -972,7 +963,11 @@ cdef class MetroState(GameState):
         from metro_ai.engine.metro.text import board_text
         ids = self.game.tile_ids
         rows = [board_text(self, player)]
-        rows.append("scores: " + "  ".join(f"P{p}={s}" for p, s in enumerate(self.scores()))
+        # a seat's view (`player`) shows the scores where its observation does: with companies
+        # not before the end, since they reveal shares (M18)
+        shown = player is None or not self.t.companies or self.d.current < 0
+        rows.append("scores: " + ("  ".join(f"P{p}={s}" for p, s in enumerate(self.scores())) if shown
+                                  else "hidden until the end")
                     + f"   supply: {self.supply_size}   placed: {self.d.nplaced}/60")
         if self.d.current >= 0:
             rows.append(f"to move: P{self.d.current} ({self.phase})")

@@ -386,13 +386,6 @@ cdef class Metro2033State(GameState):
         """The G2 winner, or None (none yet, or the round limit ended the game: G30)."""
         return None if self.m.d.winner < 0 else self.m.d.winner
 
-    def observed_action(self, action, player):
-        """How `player` sees `action` taken now by the player to move (G32)."""
-        self._check_player(player)
-        if not self.is_legal(action):
-            raise ValueError(f"action {action!r} is not legal now")
-        return self.c_observed_action(action, player)
-
     def _state_fields(self):
         return _dump(self)
 

@@ -22,9 +22,12 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-#: How many of the seat's possible worlds a hidden move is read in (seeds 0 .. WORLDS - 1).
+#: How many of the seat's possible worlds a move is read in (seeds 0 .. WORLDS - 1), and up to
+#: how many where the decision hides moves from the seat but those worlds did not show this one
+#: to be hidden (a move seen as a card few worlds hold: Metro 2033's quest kept, seen as the card
+#: put face up, G38).
 WORLDS = 8
-
+MORE_WORLDS = 64
 
 def visible_scores(state: Any, seat: int) -> Optional[list]:
     """The scores `seat` may see: at the end every score; during play those its observation
@@ -57,26 +60,41 @@ def seen_move(before: Any, action: int, seat: Optional[int],
     """`action`, played in `before` by the player to move there, as `seat` saw it (None: the
     whole table, as it was played). The mover sees their own move; another seat sees the moves
     it cannot tell from this one (the same ``observed_action``) in its worlds (``before``
-    determinised for it, seeds 0 .. WORLDS - 1), and where they differ, ``?`` in their place.
+    determinised for it, seeds 0 .. WORLDS - 1, and on up to MORE_WORLDS where the decision hides
+    moves from it), and where they differ, ``?`` in their place (the whole move, where its worlds
+    show it hidden but not what it could be).
     ``describe(state, action)`` gives a move's words for the label (the front ends pass
     ``metro_ai.play.terminal.describe``; default: the text)."""
-    observe = getattr(before, "observed_action", None)
-    if seat is None or seat == before.current_player or observe is None:
+    if seat is None or seat == before.current_player:
         return SeenMove(action, before.action_to_string(action), describe(before, action))
-    seen = observe(action, seat)
+    seen = before.observed_action(action, seat)
     alike: dict[int, Any] = {}
-    for k in range(WORLDS):
+    texts: set = set()
+    hides = False                       # the decision hides part of some move from the seat (in a world)
+    hidden = False                      # ... and this move is one of those: another is seen alike, or it
+    for k in range(MORE_WORLDS):        #     is seen otherwise where it is legal
+        if k >= WORLDS and (hidden or not hides):
+            break
         world = before.determinize(seat, k)
         for b in world.legal_actions():
-            if b not in alike and world.observed_action(b, seat) == seen:
-                alike[b] = world
+            o = world.observed_action(b, seat)
+            hides = hides or o != b
+            if o == seen:
+                hidden = hidden or b != seen
+                if b not in alike:
+                    alike[b] = world
+                    texts.add(world.action_to_string(b))
+            elif b == seen:
+                hidden = True
     if not alike:                       # a move none of the seat's worlds could make (a card from a hand)
         if seen == action:              # that it observed whole: a public move
             return SeenMove(action, before.action_to_string(action), describe(before, action))
         return SeenMove(None, "?", "a move hidden from you")
-    texts = [world.action_to_string(b) for b, world in alike.items()]
-    labels = [describe(world, b) for b, world in alike.items()]
-    return SeenMove(next(iter(alike)) if len(alike) == 1 else None, masked(texts), masked(labels))
+    if not hidden:                      # seen as itself: a public move
+        return SeenMove(seen, alike[seen].action_to_string(seen), describe(alike[seen], seen))
+    if len(texts) < 2:                  # hidden, and the worlds read cannot say what it could be
+        return SeenMove(None, "?", "a move hidden from you")
+    return SeenMove(None, masked(sorted(texts)), masked([describe(world, b) for b, world in alike.items()]))
 
 
 def masked(texts: list) -> str:

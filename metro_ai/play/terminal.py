@@ -18,9 +18,9 @@ tiles, readable action labels.
   the rest (:meth:`MetroView.info` gives everything).
 * Other games (Breakthrough): :func:`compact_text` folds the text's card lists onto one line each
   when the turn would not fit the terminal.
-* What a seat may see: the scores and other seats' moves come from
-  :mod:`metro_ai.play.seatview` (its observation only): with Metro's companies the status line
-  says the scores are hidden until the end (M18).
+* What a seat may see: its scores and other seats' moves come from :mod:`metro_ai.play.seatview`
+  (its observation only); Metro's own drawing for a seat says the scores are hidden until the end
+  with companies (M18).
 * Labels: :func:`describe` says what an action does (Metro 2033: ``hero defends Kievskaya
   (blue)``, ``hire 2 soldiers``; ``engine/metro2033/text.py``), :func:`prompt` what the decision
   is; other games' labels are their action texts. ``action_to_string`` is left as it is.
@@ -32,8 +32,6 @@ import re
 import shutil
 import sys
 import textwrap
-
-from metro_ai.play.seatview import visible_scores
 
 RESET = "\x1b[0m"
 # Owner colours (ANSI SGR), the SVG pictures' order: red, blue, green, orange, purple, brown;
@@ -376,14 +374,13 @@ class MetroView:
         self.last, self.last_text = set(last), last_text
 
     def engine_rest(self):
-        """The lines of ``render`` after the board, as this seat may see them: scores
-        (:meth:`scores_line`), whose turn, the hand (a city's extras too)."""
+        """The lines of ``render`` after the board, as this seat sees them (the scores hidden
+        until the end with companies, M18), whose turn, the hand (a city's extras too)."""
         from metro_ai.engine.metro.text import board_text
         full = self.state.render(player=self.player)
         board = board_text(self.state, self.player)
         if full.startswith(board):
-            return [self.scores_line(x) if x.startswith("scores:") else x
-                    for x in full[len(board):].strip("\n").splitlines()]
+            return full[len(board):].strip("\n").splitlines()
         return None
 
     def status(self, rest, room=None, drop_hand=False):
@@ -436,15 +433,6 @@ class MetroView:
                 last = lines[-1]
                 lines[-1] = (last if len(last) + len(more) <= width else last[:width - len(more) - 1] + "…") + more
         return core + lines
-
-    def scores_line(self, line):
-        """The engine's ``scores:`` line as this seat may see it: where its observation carries
-        no scores (Metro's companies during play, M18), they are said to be hidden; the rest of
-        the line (supply, tiles placed) is kept."""
-        if visible_scores(self.state, self.player) is not None:
-            return line
-        head, sep, rest = line.partition("   ")
-        return "scores: hidden until the end" + sep + rest
 
     def info(self) -> list[str]:
         """Every status line in full (wrapped to the terminal): the ``info`` command."""

@@ -422,17 +422,6 @@ def test_pickle_copy_and_clone_are_independent(name, index):
 
 # ---------------------------------------------------------------- hidden information
 
-def observed(state, action, player):
-    """How `player` sees `action` taken now by the player to move: the state's
-    ``observed_action`` (compiled games with hidden moves), a plain-Python game's
-    ``_observed_action``, else the action itself (the contract's default: every move public)."""
-    for method in ("observed_action", "_observed_action"):
-        seen = getattr(state, method, None)
-        if seen is not None:
-            return seen(action, player)
-    return action
-
-
 def after(state, action):
     """A clone of `state` with `action` applied."""
     out = state.clone()
@@ -533,7 +522,7 @@ def assert_hidden_move_shows_only_its_observed_action(state, other):
     others a card its mover knew (a threat put back on top, say), which differs between worlds."""
     groups = {}
     for a in state.legal_actions():
-        groups.setdefault(observed(state, a, other), []).append(a)
+        groups.setdefault(state.observed_action(a, other), []).append(a)
     for actions in groups.values():
         views = [after(state, a).observation(other) for a in actions]
         assert all(v == views[0] for v in views), (
@@ -543,7 +532,7 @@ def assert_hidden_move_shows_only_its_observed_action(state, other):
     for world in [state] + [state.determinize(other, k) for k in range(1, WORLDS + 1)]:
         for a in world.legal_actions():
             nxt = after(world, a)
-            turns.setdefault(observed(world, a, other), []).append(((nxt.is_terminal(), nxt.current_player),
+            turns.setdefault(world.observed_action(a, other), []).append(((nxt.is_terminal(), nxt.current_player),
                                                                      world, a))
     for found in turns.values():
         if len({turn for turn, _, _ in found}) > 1:
@@ -556,7 +545,7 @@ def assert_hidden_move_shows_only_its_observed_action(state, other):
 def hidden_decision(state):
     """Whether another player sees some legal action otherwise than as it is."""
     p = state.current_player
-    return any(observed(state, a, o) != a for a in state.legal_actions()
+    return any(state.observed_action(a, o) != a for a in state.legal_actions()
                for o in range(state.num_players) if o != p)
 
 
