@@ -550,11 +550,18 @@ cdef class GameState:
         observed action; ``c_observed_action``): the action itself for the mover and wherever
         moves are public; a game that hides part of a move (Metro's companies, M18; Metro 2033,
         G38) gives the same number for the moves `player` cannot tell apart. ValueError unless
-        `action` is legal now."""
+        the game can read `action` here (``_check_observable``)."""
         self._check_player(player)
+        self._check_observable(action)
+        return self.c_observed_action(action, player)
+
+    def _check_observable(self, action):
+        """*Game hook*: ValueError unless ``c_observed_action`` can read `action` in this state;
+        by default unless it is legal now. A game whose actions read the same in every position
+        (Metro) accepts each of its action ids, so that a search tree's actions of other worlds
+        can be read too (benches/reuse_bound.py)."""
         if not self.is_legal(action):
             raise ValueError(f"{self.game.name}: action {action!r} is not legal now")
-        return self.c_observed_action(action, player)
 
     def chance_key(self, player):
         """What chance has shown `player` that can differ between states reached by the same

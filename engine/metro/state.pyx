@@ -846,6 +846,12 @@ cdef class MetroState(GameState):
         self._companies_part()
         return [self.co.exchanges[p] for p in range(self.t.players)]
 
+    def _check_observable(self, action):
+        """Any Metro action id reads the same in every position (M18: an exchange as company 0's
+        of the same percentage and source), legal now or not."""
+        if not 0 <= action < (CO_EXCHANGE + 2 * CO_SHARES if self.t.companies else self.c_num_actions()):
+            raise ValueError(f"not a Metro action: {action!r}")
+
     def shown(self, int player):
         """Pct indices (0..3 for 10%..40%) of the shares `player` has shown for central
         stations (C18), ascending."""

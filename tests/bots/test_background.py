@@ -82,7 +82,19 @@ def test_stop_before_the_first_chunk_still_gives_a_searched_action():
     handle = metro_ai.make_bot("ismcts", seed=1).start(state, Limit(iterations=10 ** 12), chunk=5)
     action = handle.stop(timeout=60)
     assert action in state.legal_actions()
-    assert handle.analysis().iterations >= 5
+    analysis = handle.analysis()
+    assert analysis.iterations >= 1 and action == analysis.chosen      # every core runs an iteration
+
+
+def test_stop_ends_the_chunk_under_way():
+    # a stop ends the search after the iteration under way (issue #41), not at the end of a chunk
+    # of a billion iterations, which a search would otherwise finish first
+    state = _position("metro")
+    handle = metro_ai.make_bot("ismcts", seed=1).start(state, Limit(iterations=10 ** 12), chunk=10 ** 9)
+    time.sleep(0.2)                                 # well inside the first chunk
+    action = handle.stop(timeout=60)
+    assert action in state.legal_actions()
+    assert 1 <= handle.analysis().iterations < 10 ** 9
 
 
 def test_a_time_limited_search_ends_by_itself():
