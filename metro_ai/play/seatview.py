@@ -1,5 +1,5 @@
-"""What a person at a seat may be shown: drawn from that seat's observation only (DESIGN.md,
-"Trust at the edges"). The front ends (the web page through the protocol, the terminal of
+"""What a person at a seat may be shown: drawn from that seat's observation only (docs/security.md,
+"What a seat is shown"). The front ends (the web page through the protocol, the terminal of
 ``metro-ai play``) take the scores and the other seats' moves from here, so that neither shows
 anything ``state.observation(seat)`` does not carry:
 

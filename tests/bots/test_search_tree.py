@@ -51,21 +51,23 @@ def test_the_position_has_two_movers_after_one_action_with_shared_action_ids():
 def test_children_are_keyed_by_action_and_mover(multi):
     """After the same action path, each player to move has their own children: a child's
     statistics are only ever its own mover's (the tree used to key children by action alone, so
-    player 1's 'count 0' shared a node, visits and value with player 0's)."""
+    player 1's 'count 0' shared a node, visits and value with player 0's). MO-ISMCTS keeps a tree
+    per player: each of them is keyed so (issue #42: a key without the mover failed no test of
+    the multi-observer trees)."""
     s, a, share, legal = _metro2033_split()
     core = SearchCore(s, 0, 3, multi_observer=multi)
     core.run(iterations=3000)
-    nodes = core.tree_nodes()
-    assert nodes[0][:4] == (0, -1, -1, -1) and nodes[0][4] == 3000
-    keys = [(parent, action, mover, chance) for _, parent, action, mover, *_, chance in nodes[1:]]
-    assert len(keys) == len(set(keys))                  # one node per (parent, action, mover, chance)
-    kids = _children(nodes)
-    (node_a,) = [row for row in kids[0] if row[2] == a]
-    below = kids[node_a[0]]
-    assert {row[3] for row in below} == {0, 1}
-    for row in below:                                           # each child is its mover's action
-        assert row[2] in legal[row[3]]
-    if not multi:
+    for tree in (0, 1) if multi else (0,):
+        nodes = core.tree_nodes(tree)
+        assert nodes[0][:4] == (0, -1, -1, -1) and nodes[0][4] == 3000
+        keys = [(parent, action, mover, chance) for _, parent, action, mover, *_, chance in nodes[1:]]
+        assert len(keys) == len(set(keys))              # one node per (parent, action, mover, chance)
+        kids = _children(nodes)
+        (node_a,) = [row for row in kids[0] if row[2] == s.observed_action(a, tree)]
+        below = kids[node_a[0]]
+        assert {row[3] for row in below} == {0, 1}
+        for row in below:                                       # each child is its mover's action
+            assert row[2] in legal[row[3]]
         # The same action id, once per mover: the case that used to share one node.
         by_action = defaultdict(set)
         for row in below:

@@ -1,4 +1,4 @@
-"""The contract every registered game keeps (docs: DESIGN.md, "The contract"; engine/core.pyx).
+"""The contract every registered game keeps (docs/reference/contract.md; engine/core.pyx).
 
 One generic suite in the spirit of OpenSpiel's ``random_sim_test``: it is parametrised over
 ``metro_ai.list_games()`` and each game class's ``option_sets()``, and reads everything it needs

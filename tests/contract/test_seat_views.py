@@ -1,5 +1,5 @@
-"""Every view a seat's own (DESIGN.md, "Trust at the edges"): what the web page and the terminal
-receive for a seat carries nothing that ``state.observation(seat)`` does not.
+"""Every view a seat's own (docs/security.md, "What a seat is shown"): what the web page and the
+terminal receive for a seat carries nothing that ``state.observation(seat)`` does not.
 
 "Carries nothing more" is tested as "depends on that observation only". For sample positions of
 every registered game and option set (the contract suite's: test_contract.py), for each seat, and

@@ -1,7 +1,7 @@
 """Every data file a user names (company_chart, central_track_layouts, city_data, card_set, cards,
 ladder=FILE, a match record, a saved state) is read by one reader, metro_ai.engine.datafile: only a
 regular file, at most 4 MiB, UTF-8, and every error names the file, the line and the column or
-field and never quotes the file's contents (DESIGN.md, "Trust at the edges")."""
+field and never quotes the file's contents (docs/loaders.md, "Data files: one reader, no quotations")."""
 import json
 import math
 import os
