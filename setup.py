@@ -15,6 +15,7 @@ from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 MIRROR = HERE / "build" / "cython_include"
@@ -61,12 +62,15 @@ def packages():
 CHECKS = os.environ.get("METRO_AI_CHECKS", "") == "1"
 DIRECTIVES = {"language_level": 3, "cdivision": True, "boundscheck": CHECKS, "wraparound": CHECKS,
               "initializedcheck": CHECKS}
-# METRO_AI_BUILD_JOBS=N translates the .pyx files to C in N processes (the C compiles in parallel
-# with setuptools' own ``[build_ext] parallel = N``); unset, one at a time.
+# The build uses every core: the .pyx files are translated to C, and the C compiled, in one
+# process per core; METRO_AI_BUILD_JOBS=N sets how many (1: one at a time). setuptools' own
+# ``build_ext --parallel`` / ``-j``, where given, sets the C's. Only POSIX forks the translators.
 try:
-    BUILD_JOBS = int(os.environ.get("METRO_AI_BUILD_JOBS", "0") or 0)
+    BUILD_JOBS = int(os.environ.get("METRO_AI_BUILD_JOBS", "") or ((os.cpu_count() or 1) if os.name == "posix" else 1))
 except ValueError:
     raise SystemExit(f"METRO_AI_BUILD_JOBS must be a whole number, got {os.environ['METRO_AI_BUILD_JOBS']!r}")
+if BUILD_JOBS < 1:
+    raise SystemExit(f"METRO_AI_BUILD_JOBS must be at least 1, got {BUILD_JOBS}")
 # METRO_AI_SANITIZE=address,undefined builds with those sanitizers (-O1 -g instead of -O3); run it
 # with the sanitizer runtimes preloaded (docs/dev/testing.md, "Memory safety").
 SANITIZE = [s.strip() for s in os.environ.get("METRO_AI_SANITIZE", "").split(",") if s.strip()]
@@ -94,9 +98,22 @@ def extensions():
             for folder in PACKAGES for pyx in sorted((HERE / folder).rglob("*.pyx"))]
 
 
+class ParallelBuildExt(build_ext):
+    """build_ext compiling the C in BUILD_JOBS processes unless told otherwise, saying so."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = BUILD_JOBS
+        print(f"metro-ai: compiling {len(self.extensions)} extension modules, {self.parallel} at a time "
+              "(METRO_AI_BUILD_JOBS sets how many; pip shows this with -v)", file=sys.stderr)
+
+
 mirror_pxd()
+print(f"metro-ai: translating the .pyx files to C, {BUILD_JOBS} at a time", file=sys.stderr)
 setup(
     packages=packages(),
+    cmdclass={"build_ext": ParallelBuildExt},
     ext_modules=cythonize(
         extensions(),
         include_path=[str(MIRROR)],
@@ -105,6 +122,6 @@ setup(
         # A changed build switch must rebuild every module, not reuse C generated without it.
         force=CHECKS or bool(SANITIZE),
         quiet=True,
-        nthreads=BUILD_JOBS,
+        nthreads=BUILD_JOBS if BUILD_JOBS > 1 else 0,
     ),
 )
