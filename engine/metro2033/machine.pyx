@@ -21,11 +21,33 @@ from metro_ai.engine.rng cimport rng_t, rng_bounded
 from metro_ai.engine.metro2033.rules cimport *
 from metro_ai.engine.metro2033.cardset cimport CardTables
 
-PHASES = ("none", "draft_faction", "draft_hero", "place_hero", "polis_res", "law_peek", "vote", "declare",
-          "scout_return", "artyom", "capture", "free_station", "defender", "combat_pick", "take_equipment",
-          "strip_equipment", "discard_equipment", "hire", "army", "hero_move", "hero_act", "buy",
-          "quest_keep", "exchange_from", "exchange_to", "exchange_amount", "stage2_equipment", "law_look",
-          "upkeep", "quest_complete", "over")
+# Every phase's name beside its enum (rules.pxd, P_*): PHASES is built from these pairs in the
+# enums' order, and a name missing or given twice stops the import (_by_value), so the tuple
+# cannot drift from the enum (issue #42).
+_PHASE_NAMES = (
+    (P_NONE, "none"), (P_DRAFT_FACTION, "draft_faction"), (P_DRAFT_HERO, "draft_hero"),
+    (P_PLACE_HERO, "place_hero"), (P_POLIS_RES, "polis_res"), (P_LAW_PEEK, "law_peek"),
+    (P_VOTE, "vote"), (P_DECLARE, "declare"), (P_SCOUT_RETURN, "scout_return"),
+    (P_ARTYOM, "artyom"), (P_CAPTURE, "capture"), (P_FREE_STATION, "free_station"),
+    (P_DEFENDER, "defender"), (P_COMBAT_PICK, "combat_pick"), (P_TAKE_EQ, "take_equipment"),
+    (P_STRIP_EQ, "strip_equipment"), (P_DISCARD_EQ, "discard_equipment"), (P_HIRE, "hire"),
+    (P_ARMY, "army"), (P_HERO_MOVE, "hero_move"), (P_HERO_ACT, "hero_act"), (P_BUY, "buy"),
+    (P_QUEST_KEEP, "quest_keep"), (P_EX_FROM, "exchange_from"), (P_EX_TO, "exchange_to"),
+    (P_EX_AMOUNT, "exchange_amount"), (P_STAGE2_EQ, "stage2_equipment"), (P_LAW_LOOK, "law_look"),
+    (P_UPKEEP, "upkeep"), (P_QUEST_COMPLETE, "quest_complete"), (P_OVER, "over"),
+)
+
+
+def _by_value(rows, what):
+    """`rows` ((enum value, name, ...), ...) sorted by value, checked to number 0..n-1 once each."""
+    values = sorted(row[0] for row in rows)
+    if values != list(range(len(rows))):
+        raise ImportError(f"metro2033 machine: the {what} table does not number its enums "
+                          f"0..{len(rows) - 1} once each")
+    return sorted(rows)
+
+
+PHASES = tuple(name for _, name in _by_value(_PHASE_NAMES, "phase"))
 
 # G8: the round track (resource bits 1, 2, 4; law 8; threat 16), START first
 TRACK_EVENTS = (1 | 2 | 4, 2 | 1, 8 | 4, 16, 2 | 4, 8 | 1, 16, 1 | 4, 8 | 2, 16)
@@ -33,17 +55,30 @@ cdef int TRACK[10]
 for _i, _v in enumerate(TRACK_EVENTS):
     TRACK[_i] = _v
 
-TASK_NAMES = ("draft_faction", "draft_hero", "setup", "place_hero", "round_start", "produce", "polis_res",
-              "law_event", "vote", "law_result", "declare", "threat_reveal", "threat_fight", "threat_done",
-              "mobilise", "army", "hero", "hero_act", "neutral_attack", "neutral_fight", "capture",
-              "free_station", "defender", "combat_deal", "combat_pick", "combat_resolve", "take_equipment",
-              "strip_equipment", "discard_equipment", "buy", "exchange_from", "exchange_to", "exchange_amount",
-              "stage2_equipment", "end_round", "quest_check", "quest_offer")
-# The arguments of each task (J_* order): p a player, s a station, w army/hero (0/1), b 0/1, m a
-# resource mask 0..7, k an amount 1..2, r a resource 0..2; unused arguments are 0.
-TASK_ARGS = ("p", "p", "", "p", "", "mk", "pmk", "", "p", "", "p", "", "p", "", "p", "p", "p", "p",
-              "pws", "pws", "psb", "p", "p", "", "b", "", "ppb", "ppb", "p", "pbb", "p", "pr", "prr", "p", "", "",
-              "p")
+# Every task's name and arguments beside its enum (rules.pxd, J_*), as the phases. The arguments:
+# p a player, s a station, w army/hero (0/1), b 0/1, m a resource mask 0..7, k an amount 1..2, r
+# a resource 0..2; unused arguments are 0.
+_TASKS = _by_value((
+    (J_DRAFT_FACTION, "draft_faction", "p"), (J_DRAFT_HERO, "draft_hero", "p"),
+    (J_SETUP, "setup", ""), (J_PLACE_HERO, "place_hero", "p"), (J_ROUND_START, "round_start", ""),
+    (J_PRODUCE, "produce", "mk"), (J_POLIS_RES, "polis_res", "pmk"),
+    (J_LAW_EVENT, "law_event", ""), (J_VOTE, "vote", "p"), (J_LAW_RESULT, "law_result", ""),
+    (J_DECLARE, "declare", "p"), (J_THREAT_REVEAL, "threat_reveal", ""),
+    (J_THREAT_FIGHT, "threat_fight", "p"), (J_THREAT_DONE, "threat_done", ""),
+    (J_MOBILISE, "mobilise", "p"), (J_ARMY, "army", "p"), (J_HERO, "hero", "p"),
+    (J_HERO_ACT, "hero_act", "p"), (J_NEUTRAL_ATTACK, "neutral_attack", "pws"),
+    (J_NEUTRAL_FIGHT, "neutral_fight", "pws"), (J_CAPTURE, "capture", "psb"),
+    (J_FREE_STATION, "free_station", "p"), (J_DEFENDER, "defender", "p"),
+    (J_COMBAT_DEAL, "combat_deal", ""), (J_COMBAT_PICK, "combat_pick", "b"),
+    (J_COMBAT_RESOLVE, "combat_resolve", ""), (J_TAKE_EQ, "take_equipment", "ppb"),
+    (J_STRIP_EQ, "strip_equipment", "ppb"), (J_DISCARD_EQ, "discard_equipment", "p"),
+    (J_BUY, "buy", "pbb"), (J_EX_FROM, "exchange_from", "p"), (J_EX_TO, "exchange_to", "pr"),
+    (J_EX_AMOUNT, "exchange_amount", "prr"), (J_STAGE2_EQ, "stage2_equipment", "p"),
+    (J_END_ROUND, "end_round", ""), (J_QUEST_CHECK, "quest_check", ""),
+    (J_QUEST_OFFER, "quest_offer", "p"),
+), "task")
+TASK_NAMES = tuple(row[1] for row in _TASKS)
+TASK_ARGS = tuple(row[2] for row in _TASKS)
 HIDDEN_PENDING = (P_LAW_PEEK, P_ARTYOM, P_QUEST_KEEP, P_STAGE2_EQ)
 DECK_KEYS = ("equipment", "quest", "law", "threat1", "threat2")
 

@@ -242,8 +242,9 @@ CREATE INDEX IF NOT EXISTS games_status ON games (status);
 _COLUMNS = {"meta": ("key", "value"),
             "games": ("id", "deal", "table_no", "seating", "seats", "seed", "bot_seeds", "status", "scores", "returns",
                       "seconds", "record", "error", "finished")}
-_CONFIG_KEYS = {"game": str, "options": dict, "bots": list, "mode": str, "deals": int, "seatings": str, "seed": int,
-                "limit": (dict, type(None))}
+_CONFIG_KEYS: dict[str, type | tuple[type, ...]] = {
+    "game": str, "options": dict, "bots": list, "mode": str, "deals": int, "seatings": str, "seed": int,
+    "limit": (dict, type(None))}
 
 
 class TournamentDB:

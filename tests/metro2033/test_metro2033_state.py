@@ -57,6 +57,22 @@ def test_the_state_machine_has_no_python_face_of_its_own():
     assert s.to_json() == before and c.to_json() != before
 
 
+def test_phase_and_task_names_are_built_beside_their_enums():
+    """#42: PHASES, TASK_NAMES and TASK_ARGS are made from (enum, name, ...) rows in the enums'
+    order; a table that skips or repeats an enum value stops the import instead of shifting every
+    name after it."""
+    import metro_ai.engine.metro2033.machine as machine
+    assert machine.PHASES[0] == "none" and machine.PHASES[-1] == "over" and len(set(machine.PHASES)) == 31
+    assert len(machine.TASK_NAMES) == len(machine.TASK_ARGS) == len(set(machine.TASK_NAMES)) == 37
+    assert machine._by_value(((1, "b"), (0, "a")), "test") == [(0, "a"), (1, "b")]
+    for bad in (((0, "a"), (2, "b")), ((0, "a"), (0, "b")), ((1, "a"),)):
+        with pytest.raises(ImportError, match="the test table does not number its enums"):
+            machine._by_value(bad, "test")
+    # the phase a state shows is named from the table
+    s = metro_ai.load_game("metro2033", players=2).new_state(1)
+    assert s.observation(0)["phase"] in machine.PHASES
+
+
 def test_returns_rank_the_g2_winner_first():
     """G2/G30: the winner ranks first whatever the VP; at the round limit the VP rank."""
     g = metro_ai.load_game("metro2033", players=3)
