@@ -21,10 +21,8 @@ from metro_ai import bench
 from metro_ai.bots.limit import Limit
 from metro_ai.engine.datafile import dumps
 from metro_ai.engine.errors import PythonGameError
-# option_value: still importable from here, where it was defined before metro_ai.optionspec
-from metro_ai.optionspec import OPTION_VALUES_HELP, option_value, parse_options  # noqa: F401
-from metro_ai.bots.catalogue import (BOTS, PRESETS, BotSpec, BotSpecError, bot_catalogue, describe_bots,
-                                     format_value, parse_specs)
+from metro_ai.optionspec import OPTION_VALUES_HELP, parse_options
+from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue, describe_bots, format_value, parse_specs
 from metro_ai.play.match import load_state, play_match
 from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game, register_game
 from metro_ai.version import __version__
@@ -617,8 +615,10 @@ def _cmd_analyse(args):
     spec = BotSpec.parse(args.bot)
     bot = spec.make(seed=args.seed)
     if not hasattr(bot, "analyse"):
-        raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use ismcts, pimc, "
-                           "flat-mc or a preset (easy, medium, hard, max)")
+        catalogue = bot_catalogue()
+        searching = [name for name, about in catalogue["bots"].items() if about["searches"]]
+        raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use "
+                           f"{', '.join(searching)} or a preset ({', '.join(catalogue['presets'])})")
     if state.is_terminal():
         raise ValueError("the saved game is over: there is nothing to analyse" if move is None else
                          f"the game is over at move {move}: there is nothing to analyse; pick an earlier --move")

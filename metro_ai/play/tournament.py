@@ -549,7 +549,7 @@ class RunLock:
 
     def acquire(self):
         while True:
-            fd = self._open()
+            fd = self._open_lock_file()
             if not _try_lock(fd):
                 holder = _read_pid(fd)
                 os.close(fd)
@@ -569,7 +569,7 @@ class RunLock:
         self.fd = fd
         return self
 
-    def _open(self):
+    def _open_lock_file(self):
         """The lock file, opened for writing: never through a symbolic link (``O_NOFOLLOW``), and
         only if it is a regular file of one link (a FIFO cannot block the open: ``O_NONBLOCK``),
         so that the truncation in :meth:`acquire` can never reach another file."""
@@ -741,10 +741,10 @@ class Tournament:
             raise TournamentError(f"{str(self.path)!r} holds no tournament")
         return store
 
-    def _open(self, overwrite):
+    def _store(self, overwrite):
         """The store to play into, created if needed: ``(store, config, close it after the run)``."""
         if self.path is not None:
-            store, self._config = _open(self._config, self.path, overwrite)
+            store, self._config = _open_db(self._config, self.path, overwrite)
             return store, self._config, True
         if self._memory is None or overwrite:
             if self._memory is not None:
@@ -783,7 +783,7 @@ class Tournament:
         if self.path is not None:
             lock = RunLock(self.path).acquire()
         try:
-            store, config, close = self._open(overwrite)
+            store, config, close = self._store(overwrite)
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -876,8 +876,9 @@ def load_tournament(path):
     return Tournament(db=path).results()
 
 
-def _open(config, db, overwrite):
-    """Open or create the tournament file; returns (TournamentDB, config, already-done count)."""
+def _open_db(config, db, overwrite):
+    """Open or create the tournament file `db` for `config` (None: the one stored there); returns
+    (TournamentDB, config)."""
     path = None if db is None or str(db) == ":memory:" else Path(db)
     if path is not None:
         _check_file(path, write=True)           # a link is refused before anything is removed or written

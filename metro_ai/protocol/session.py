@@ -32,7 +32,7 @@ from metro_ai.registry import game_class, list_games
 from metro_ai.version import __version__
 
 from .files import FileRefused, bot_file_options, game_file_options, resolve_options
-from .limits import MAX_GAMES, MAX_MESSAGE_BYTES, Limits, Server
+from .limits import Limits, Server
 
 PROTOCOL = "metro-ai"
 PROTOCOL_VERSION = 1

@@ -107,7 +107,10 @@ def test_analyse_errors(make, err, tmp_path, capsys):
     _, path = _saved_state(tmp_path)
     bot = "greedy" if err == "does not search" else "ismcts"
     assert main(["analyse", make(path), "--bot", bot]) == 2
-    assert err in capsys.readouterr().err
+    out = capsys.readouterr().err
+    assert err in out
+    if err == "does not search":            # the searching bots named from the catalogue, each of them
+        assert "use flat-mc, ismcts, mo-ismcts, pimc or a preset (easy, hard, max, medium)" in out
 
 
 def test_analyse_a_match_record(tmp_path, capsys):
