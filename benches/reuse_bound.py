@@ -89,7 +89,7 @@ def play(game, bot, iterations, seed):
                 out.append((got, len(path), reached))
             call_seed = derive(seed, 0x5EA, calls)
             calls += 1
-            (core,) = bot._built_cores(state.clone(), player, call_seed)
+            (core,) = bot.search_cores(state.clone(), player, call_seed)
             core.run(iterations=iterations)
             summary = core.summary()
             action = bot._pick(bot._merge([summary]), [summary], call_seed)

@@ -101,6 +101,22 @@ class Analysis:
         return "\n".join(rows)
 
 
+def game_search_settings(game) -> dict:
+    """``game.search_settings()``, checked: each key names a search option (`SearchBot.options`)
+    and each value is one that option allows, so that a misspelt key or a value out of range in a
+    game's ``search_defaults`` is an error naming the game, not a setting silently ignored."""
+    settings = game.search_settings()
+    declared = {o.name: o for o in SearchBot.options}
+    owner = f"game {getattr(game, 'name', type(game).__name__)!r}, search_settings()"
+    if not isinstance(settings, dict):
+        raise ValueError(f"{owner} must be a dict of search options, got {type(settings).__name__}")
+    for name, value in settings.items():
+        if name not in declared:
+            raise ValueError(f"{owner}: {name!r} is not a search option (the options: {', '.join(declared)})")
+        declared[name].check(owner, value)
+    return settings
+
+
 class SearchBot(Bot):
     """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis.
 
@@ -173,8 +189,10 @@ class SearchBot(Bot):
         """How many cores _cores makes (one per worker unless a subclass says otherwise)."""
         return self.workers
 
-    def _built_cores(self, state, player, seed):
-        """The cores of one search (``_cores``), each given the root prior if the bot has one."""
+    def search_cores(self, state, player, seed):
+        """The `SearchCore` objects of one search of `state` for `player` from `seed` (the
+        subclass's ``_cores``), each given the root prior if the bot has one: what a search runs,
+        in this process or in a worker process (bots/remote.py)."""
         cores = self._cores(state, player, seed)
         weight = self._game_default(state, "prior")
         if weight > 0:
@@ -186,13 +204,13 @@ class SearchBot(Bot):
     def _game_default(self, state, name):
         """The bot's option `name`, or where it is None the game's ``search_settings()[name]``, else 0."""
         value = getattr(self, name)
-        return value if value is not None else state.game.search_settings().get(name, 0.0)
+        return value if value is not None else game_search_settings(state.game).get(name, 0.0)
 
     def _playout(self, state):
         """The `Playout` of a search of `state`: each play-out option the bot's, else the game's
         ``search_settings()``', else random to the end with the hard rank at a cut-off. A `Playout`
         object given to the bot keeps its own settings except those the bot's options give."""
-        game = state.game.search_settings()
+        game = game_search_settings(state.game)
         rollout = self.rollout if self.rollout is not None else game.get("rollout")
         fallback = {} if isinstance(self.rollout, Playout) else game
         depth, scale, end = (getattr(self, k) if getattr(self, k) is not None else fallback.get(k)
@@ -318,7 +336,7 @@ class SearchBot(Bot):
                 return remote_cores(payload, indices, self.workers)
         else:
             def cores(indices):
-                made = self._built_cores(root, player, call_seed)
+                made = self.search_cores(root, player, call_seed)
                 return [made[i] for i in indices]
 
         def finish(summaries, seconds):

@@ -1,6 +1,6 @@
 """Search cores in worker processes (``backend="processes"``): `remote_cores` gives a search one
 process per worker (idle ones from earlier searches first, others started), each building the
-search's cores from the bot, the state, the player and the seed (as ``bot._built_cores`` does in the
+search's cores from the bot, the state, the player and the seed (as ``bot.search_cores`` does in the
 calling process) and keeping those it was given; a `RemoteCore` stands for one of them in the
 search thread, with a `SearchCore`'s ``run`` and ``summary``. When the search ends its processes
 wait, idle, for the next search (`IDLE_SECONDS` at most; `shutdown` ends them now).
@@ -71,7 +71,7 @@ def _serve(conn: Any) -> None:
             if kind == "setup":
                 cores = {}
                 bot, state, player, seed = pickle.loads(message[1])
-                built = bot._built_cores(state, player, seed)
+                built = bot.search_cores(state, player, seed)
                 cores = {i: built[i] for i in message[2]}
                 del built
                 conn.send((True, None))

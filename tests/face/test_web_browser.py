@@ -103,6 +103,17 @@ def _more_options(driver):
         details.find_element(By.TAG_NAME, "summary").click()
 
 
+def _metro_for_two(driver, url):
+    """Open the page at its set-up with Metro chosen for 2 players and the more options shown."""
+    driver.get(url)
+    WebDriverWait(driver, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    Select(driver.find_element(By.ID, "game")).select_by_value("metro")
+    _more_options(driver)
+    players = driver.find_element(By.ID, "opt-players")
+    players.clear()
+    players.send_keys("2")
+
+
 def _set_up(driver, url, game, opponent="easy"):
     """Open the page, choose `game` for 2 players where it allows (seat 0 you, seat 1 `opponent`;
     the solo game: you alone), short games
@@ -219,13 +230,7 @@ def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
     an error that starts no game; other options (no ladder) take the choice away."""
     from metro_ai.ladder import ladder_catalogue
     ladder = ladder_catalogue()["metro-2p"]["elo"]
-    browser.get(page_url)
-    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
-    Select(browser.find_element(By.ID, "game")).select_by_value("metro")
-    _more_options(browser)
-    players = browser.find_element(By.ID, "opt-players")
-    players.clear()
-    players.send_keys("2")
+    _metro_for_two(browser, page_url)
     browser.find_element(By.ID, "seed").click()              # leaves the field: its change event
     seat = Select(browser.find_element(By.ID, "seat-1"))
     seat.select_by_value("@elo")
@@ -441,13 +446,7 @@ def test_with_companies_the_page_shows_the_seat_its_own_and_no_scores(page_url, 
     company's profit and value and the face-up shares; the bot's moves come as the seat saw them
     (``go`` with the seat: no best move, share or expected result)."""
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_RECEIVED})
-    browser.get(page_url)
-    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
-    Select(browser.find_element(By.ID, "game")).select_by_value("metro")
-    _more_options(browser)
-    players = browser.find_element(By.ID, "opt-players")
-    players.clear()
-    players.send_keys("2")
+    _metro_for_two(browser, page_url)
     browser.find_element(By.ID, "opt-companies").click()
     Select(browser.find_element(By.ID, "seat-1")).select_by_value("easy")
     browser.find_element(By.ID, "seed").send_keys("3")
