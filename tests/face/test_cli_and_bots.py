@@ -50,13 +50,13 @@ def test_cli_match_json_and_options(capsys):
     ("1,2,3", [1, 2, 3]), ('["Hansa", "Polis"]', ["Hansa", "Polis"]), ('"a, b"', "a, b"), ("[]", []),
 ])
 def test_option_values(text, value):
-    from metro_ai.cli import option_value
+    from metro_ai.optionspec import option_value
     assert option_value(text) == value
 
 
 @pytest.mark.parametrize("text,err", [("a,,b", "empty item"), (",", "empty item"), ("[Hansa", "starts like JSON but is not")])
 def test_option_value_errors(text, err):
-    from metro_ai.cli import option_value
+    from metro_ai.optionspec import option_value
     with pytest.raises(ValueError, match=err):
         option_value(text)
 
