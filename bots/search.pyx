@@ -858,6 +858,8 @@ cdef class SearchCore:
                             break
                         if now - last < 1e-3 and every < CLOCK_EVERY_MAX:
                             every *= 2
+                        elif now - last > 2e-3 and every > 1:
+                            every //= 2       # iterations got slower: read it more often again
                         last = now
             self.deadline = -1.0
         # A game written in Python (engine/python_game.pyx) leaves a fault of its own code in

@@ -1,3 +1,5 @@
+# Why one file of about 1,300 lines: it is the independent specification the fast engine is tested
+# against, read top to bottom in rule order; splitting it would scatter one reading.
 """Reference engine for *Metro 2033: Breakthrough*: the complete rules, in plain Python.
 
 This module is the rules authority that the fast Cython engine is differentially tested against,

@@ -1,4 +1,7 @@
 # cython: language_level=3
+# Why one module of about 1,200 lines: the five cities (C5-C10) are one state subclass of the base
+# game's, each city's rules a branch in its hooks; issue #42's MetroModule base is where they
+# split, a city each.
 """Metro: City Edition cities (rules C5-C10; decisions C26-C35 of ``docs/rules/metro.md``):
 ``MetroGame(city="paris" | "stockholm" | "london" | "new_york" | "berlin")``. St. Petersburg
 (C11) is refused by ``MetroGame`` itself: its rules are not available.

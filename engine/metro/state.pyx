@@ -1,4 +1,6 @@
 # cython: language_level=3
+# Why about 1,000 lines: the companies' Python methods still live here (issue #42 moves them to
+# companies.pyx behind the MetroModule base); the file shrinks below 1,000 with that move.
 """Metro, Dirk Henn's tile-laying game: the game and its state on the contract (rules M1-M10),
 ``MetroGame`` and ``MetroState``, over the C data and mechanics of ``rules.pyx``/``rules.pxd``.
 The modules (``MODULES``: the companies, M11-M20; the City Edition's central stations and tracks,

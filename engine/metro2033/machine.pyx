@@ -2,7 +2,8 @@
 # Why one module of about 1,400 lines: the state machine is one family of nogil functions over
 # ``Machine`` that call one another (the agenda runner, legal actions and applying an action step
 # through the same phases), the ones other modules call declared in machine.pxd; it holds the
-# rules G1-G36 and nothing else.
+# rules G1-G38 and nothing else. Issue #42 splits it by part of the round once the phases are one
+# table (legal and do side by side); until then a split would cut each phase's three switches apart.
 """Metro 2033 (board game): the state machine in C.
 
 ``Machine`` (``machine.pxd``): the flat C state ``Data`` (``rules.pxd``) with the card tables it
