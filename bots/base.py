@@ -1,21 +1,41 @@
-"""The bot contract: `Bot`, whose subclasses declare their options.
+"""The bot contract: `Bot`, whose subclasses declare their options and what they can do.
 
 A bot class declares its options once, as a tuple of `Option` in ``options`` (the same `Option`
 and `check_options` as a game's, ``metro_ai.engine.options``): name, default, the values allowed
 and what it does. That one declaration gives the constructor's signature, checks every value
 (`check_options`, used by the constructor and by ``make_bot``), and is what
 the command line's bot catalogue lists.
+
+A bot class also declares what it can do, so that matches, the command line and the server ask
+rather than probe: ``searches`` (it takes a budget and ``analyse`` reports what it found),
+``rated`` (it plays at a rating read from the game's ladder: ``calibrate_for(game)`` before
+play), and what one of its searches may use, ``resources()``, which a server lowers with ``cap``.
 """
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.options import Option, check_options
 
 from .background import SearchHandle
 from .limit import Limit
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What one search of a bot may use at most: ``workers`` searching at once, threads or
+    processes (``backend``), and ``max_nodes`` tree nodes (0: it keeps no tree)."""
+    workers: int = 1
+    backend: str = "threads"
+    max_nodes: int = 0
+
+    @property
+    def processes(self) -> bool:
+        """Whether its searches start worker processes (more than one worker, on processes)."""
+        return self.workers > 1 and self.backend == "processes"
 
 
 class Bot:
@@ -29,6 +49,12 @@ class Bot:
     name = "bot"
     options: tuple[Option, ...] = ()
     spec: Any = None                    # the BotSpec it was made from (metro_ai.play), if any
+    #: It searches: it takes a budget (a `Limit`; ``default_limit`` when none is given) and
+    #: ``analyse`` reports what it found.
+    searches: ClassVar[bool] = False
+    #: It plays at a rating read from the game's ladder (``calibrate_for``), which sets its budget.
+    rated: ClassVar[bool] = False
+    default_limit: Limit | None = None
 
     def __init__(self, seed=0, **options):
         self.seed = as_seed(seed)
@@ -56,6 +82,28 @@ class Bot:
     def choose(self, state, limit: Limit | None = None) -> int:
         """The action to play in `state` for the player to move, within `limit` if it searches."""
         raise NotImplementedError
+
+    def analyse(self, state, limit: Limit | None = None):
+        """What a search of `state` found, an `Analysis`: bots that search only (``searches``)."""
+        raise TypeError(f"bot {self.name!r} does not search, so it has no analysis")
+
+    def calibrate_for(self, game) -> Any:
+        """Read `game`'s ladder and set the budget for the bot's rating: bots that are ``rated``
+        only; for the others there is nothing to read."""
+
+    def resources(self) -> Resources:
+        """What one of its searches may use at most (a server checks it against its limits)."""
+        return Resources()
+
+    def cap(self, max_nodes: int) -> None:
+        """Lower the tree the bot may grow to `max_nodes` nodes (a server's limit); a bot that
+        keeps no tree has nothing to lower."""
+
+    def option_values(self) -> dict[str, Any]:
+        """Its declared options with plain values (None, bool, int, float, text), read back from
+        the bot: what a match record says of a bot made without a spec."""
+        values = {o.name: getattr(self, o.name) for o in self.options}
+        return {k: v for k, v in values.items() if v is None or isinstance(v, (bool, int, float, str))}
 
     def start(self, state, limit: Limit | None = None, *, analyse: bool = False, chunk: int | None = None):
         """Choose in a background thread: returns a `metro_ai.bots.background.SearchHandle` at

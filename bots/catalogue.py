@@ -42,9 +42,9 @@ from .base import Bot
 from .baselines import GreedyBot, GreedyClassicBot, RandomBot
 from .elo import EloBot, ladder_catalogue
 from .limit import Limit
-from .mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot, SearchBot
+from .mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot
 
-__all__ = ["BOTS", "PRESETS", "RESERVED", "BotSpec", "BotSpecError", "bot_catalogue", "describe_bots", "format_value",
+__all__ = ["BOTS", "PRESETS", "RESERVED", "BotSpec", "BotSpecError", "bot_catalogue", "bot_class", "describe_bots", "format_value",
            "list_bots", "make_bot", "parse_specs", "parse_value"]
 
 
@@ -117,10 +117,21 @@ def make_bot(name, seed=0, **options) -> Bot:
             raise ValueError(str(exc).replace("Limit.", "")) from None
     bot = _make(name, seed, options, limit)
     if limit is not None:
-        if not isinstance(bot, SearchBot):
+        if not bot.searches:
             raise ValueError(f"bot {name!r} does not search, so it takes no budget (iterations/time)")
         bot.default_limit = limit
     return bot
+
+
+def bot_class(name) -> type[Bot]:
+    """The class of the bot or preset `name` (a preset's is ISMCTS): what it declares it can do
+    (``searches``, ``rated``), read without making one."""
+    if name in PRESETS:
+        return ISMCTSBot
+    try:
+        return BOTS[name][0]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown bot {name!r}; bots are {', '.join(list_bots())}") from None
 
 
 def _make(name, seed, options, limit):
@@ -134,23 +145,16 @@ def _make(name, seed, options, limit):
             raise ValueError("ladder= names the ladder file for elo=; give elo too")
         if "budget" in options:
             raise ValueError("unknown option 'budget': give iterations=N or time=S")
-        rest = {k: v for k, v in options.items() if k not in ("elo", "ladder", "game")}
-        check_options(f"bot {name!r}", ISMCTSBot.options, rest)
         return EloBot(seed=seed, budget=limit, **options)
     if name in PRESETS:
         preset, preset_limit, _ = PRESETS[name]
         options = {**preset, **options}
-        check_options(f"bot {name!r}", ISMCTSBot.options, options)
+        check_options(f"bot {name!r}", ISMCTSBot.options, options)     # the errors name the preset
         bot = ISMCTSBot(seed=seed, **options)
         bot.default_limit = preset_limit
         bot.preset = name
         return bot
-    try:
-        cls, _ = BOTS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown bot {name!r}; bots are {', '.join(list_bots())}") from None
-    check_options(f"bot {name!r}", cls.options, options)
-    return cls(seed=seed, **options)
+    return bot_class(name)(seed=seed, **options)
 
 
 def bot_catalogue() -> dict[str, Any]:
@@ -160,8 +164,8 @@ def bot_catalogue() -> dict[str, Any]:
     classes; ``ladders``: the shipped Elo ladders (`metro_ai.bots.elo.ladder_catalogue`)."""
     bots = {}
     for name, (cls, desc) in sorted(BOTS.items()):
-        searches = issubclass(cls, SearchBot)
-        default = getattr(cls, "default_limit", None) if searches else None
+        searches = cls.searches
+        default = cls.default_limit
         bots[name] = {"description": desc, "options": {o.name: o.default for o in cls.options},
                       "option_help": {o.name: {"allowed": o.allowed, "description": o.description} for o in cls.options},
                       "searches": searches,
@@ -307,7 +311,8 @@ class BotSpec:
         return bot
 
     def searches(self):
-        return isinstance(self.make(0), SearchBot)
+        """Whether its bot searches (takes a budget, has an analysis), read from the bot's class."""
+        return bot_class(self.name).searches
 
     def validate(self, text=None):
         text = text or self.text
@@ -315,7 +320,7 @@ class BotSpec:
             bot = self.make(0)
         except ValueError as exc:
             raise BotSpecError(f"bad bot spec {text!r}: {exc}") from None
-        if self.limit is not None and not isinstance(bot, SearchBot):
+        if self.limit is not None and not bot.searches:
             raise BotSpecError(f"bad bot spec {text!r}: bot {self.name!r} does not search, so it takes no "
                                "budget (iterations/time)")
 

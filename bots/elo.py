@@ -252,6 +252,7 @@ class EloBot(ISMCTSBot):
     (temperature 0, no margin) at that budget. Other options as ``ismcts``; ``temperature``
     and ``margin`` are the ladder's to set."""
     name = "ismcts"
+    rated = True
 
     def __init__(self, seed=0, elo=None, ladder=None, game=None, budget=None, **options):
         for key in ("temperature", "margin"):

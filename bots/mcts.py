@@ -15,16 +15,14 @@ from dataclasses import dataclass, field
 from metro_ai.engine.options import Option
 
 from .background import SearchHandle, merge
-from .base import Bot
+from .base import Bot, Resources
 from .baselines import GreedyBot
 from .limit import Limit
 from .remote import available, check_importable, remote_cores
-from .search import NODE_BYTES, HeuristicPlayout, MastPlayout, Playout, RandomPlayout, SearchCore
+from .search import NODE_BYTES, SearchCore
+from .settings import SEARCH_OPTIONS, SearchSettings
 from .seeding import derive
 
-MAX_WORKERS = 256           # a fixed cap, so that a bot spec valid on one machine is valid on all
-MAX_NODES = 1 << 30         # node arrays double up to this size without overflowing a C int
-PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout, "mast": MastPlayout}
 
 
 @dataclass
@@ -101,140 +99,62 @@ class Analysis:
         return "\n".join(rows)
 
 
-def game_search_settings(game) -> dict:
-    """``game.search_settings()``, checked: each key names a search option (`SearchBot.options`)
-    and each value is one that option allows, so that a misspelt key or a value out of range in a
-    game's ``search_defaults`` is an error naming the game, not a setting silently ignored."""
-    settings = game.search_settings()
-    declared = {o.name: o for o in SearchBot.options}
-    owner = f"game {getattr(game, 'name', type(game).__name__)!r}, search_settings()"
-    if not isinstance(settings, dict):
-        raise ValueError(f"{owner} must be a dict of search options, got {type(settings).__name__}")
-    for name, value in settings.items():
-        if name not in declared:
-            raise ValueError(f"{owner}: {name!r} is not a search option (the options: {', '.join(declared)})")
-        declared[name].check(owner, value)
-    return settings
-
-
 class SearchBot(Bot):
     """Common machinery: budgets, seeds per call, parallel workers, final choice, analysis.
 
-    The play-out settings ``rollout``, ``rollout_depth``, ``cutoff_scale`` and ``end_scale`` left
-    as None take the value of the same key in the game's ``search_settings()`` (its
-    ``search_defaults``, adjusted to its options), else random play-outs to the end scored by the
-    game's returns. ``rollout`` may also be a `Playout` object (from the bot's options or the
-    game's ``search_settings()``), e.g. ``HeuristicPlayout(depth=10, cutoff_scale=1.0)`` or a
-    game's own subclass: it keeps its own settings, except that a ``rollout_depth``,
-    ``cutoff_scale`` or ``end_scale`` given to the bot besides replaces that one. ``prior`` and
-    ``minimax`` left as None are the game's ``search_settings()`` of that name, else 0 (off).
+    Its options are the search's (`metro_ai.bots.settings.SEARCH_OPTIONS`, declared once). A
+    search reads them as one frozen `SearchSettings` resolved for the game (``settings_for``),
+    handed whole to each core: the play-out options (``rollout``, ``rollout_depth``,
+    ``cutoff_scale``, ``end_scale``), ``prior`` and ``minimax`` left as None take the game's
+    ``search_settings()``, else random play-outs to the end scored by the returns, no prior, no
+    minimax. ``rollout`` may also be a `Playout` object, e.g. ``HeuristicPlayout(depth=10,
+    cutoff_scale=1.0)`` or a game's own subclass: it keeps its own settings, except that a
+    ``rollout_depth``, ``cutoff_scale`` or ``end_scale`` given to the bot besides replaces that one.
     """
-    default_limit = Limit(iterations=1000)
+    default_limit: Limit = Limit(iterations=1000)
+    searches = True
     workers: int                        # set from the declared options (see bots/base.py)
     backend: str
-    options: tuple[Option, ...] = (
-        Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
-        Option.custom("rollout", None, "play-out policy: uniform, the best of three random actions by the "
-                      "game's heuristic, or MAST (epsilon-greedy on the search's mean return per action)",
-                      "None (the game's default) or 'random' or 'heuristic' or 'mast' or a Playout",
-                      lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout)),
-        Option.integer("rollout_depth", None, "actions played out before the game's heuristic scores the "
-                       "position", low=-1, none="the game's default",
-                       words="-1 (to the end) or an int >= 0"),
-        Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
-                      "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
-        Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
-                      "logistic soft rank of the final scores with this scale (a wide win counts more)", low=0,
-                      finite=True, none="the game's default"),
-        Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
-                      ("visits", "value")),
-        Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
-        Option.number("margin", None, "with a temperature, sample only among the actions whose mean value is "
-                      "within this much of the most visited action's (a weak level's guard against blunders)",
-                      low=0, high=1, none="no filter"),
-        Option.integer("workers", 1, "independent root searches, merged by summing root statistics",
-                       low=1, high=MAX_WORKERS),
-        Option.choice("backend", "threads", "where workers run: threads (the search releases the GIL) "
-                      "or processes (one per worker, kept idle between searches)", ("threads", "processes")),
-        Option.integer("max_nodes", 5_000_000, "nodes, all trees together, at which the tree stops growing",
-                       low=2, high=MAX_NODES),
-        Option.number("widen", 0.0, "progressive widening: a node of n visits grows a new child only while "
-                      "it has fewer than widen * (n + 1) ** widen_power children (0: off)", low=0, finite=True),
-        Option.number("widen_power", 0.5, "the exponent of progressive widening", low=0, high=1),
-        Option.number("prior", None, "progressive bias at the root: weight w of w * P / (visits + 1), P the "
-                      "action's one-ply greedy value (the greedy bot's), scaled to [0, 1] over the root's "
-                      "actions; untried root actions are expanded best P first (0: off)", low=0, finite=True,
-                      none="the game's default, else 0"),
-        Option.integer("prior_worlds", 1, "determinisations the root prior averages each action over", low=1,
-                       high=64),
-        Option.number("minimax", None, "implicit minimax back-ups (Lanctot et al. 2014): each node keeps the "
-                      "max^n of the evaluations of new leaves below it (the game's heuristic as a cut-off scores "
-                      "it), and selection reads (1 - w) * mean + w * that value (0: off)", low=0, high=1,
-                      none="the game's default, else 0"),
-        Option.boolean("chance_keys", False, "key the tree's children by what chance has shown the observer too "
-                       "(the game's chance key: Leduc's public card, Metro 2033's threats and draws), so worlds "
-                       "the observer could tell apart do not share a node"),
-    )
+    max_nodes: int
+    options: tuple[Option, ...] = SEARCH_OPTIONS
 
     def __init__(self, seed=0, **options):
         super().__init__(seed, **options)
         self._calls = 0
 
     # -- what subclasses define --
-    def _cores(self, state, player, seed):
-        """The independent search cores of one search (their root statistics are summed)."""
+    def _cores(self, state, player, seed, settings):
+        """The independent search cores of one search with `settings` (their root statistics are
+        summed)."""
         raise NotImplementedError
 
     def _n_cores(self):
         """How many cores _cores makes (one per worker unless a subclass says otherwise)."""
         return self.workers
 
+    def resources(self) -> Resources:
+        return Resources(workers=self.workers, backend=self.backend, max_nodes=self.max_nodes)
+
+    def cap(self, max_nodes: int) -> None:
+        self.max_nodes = min(self.max_nodes, max_nodes)
+
+    def settings_for(self, game) -> SearchSettings:
+        """The settings of a search of `game` by this bot: its search options, those left as None
+        resolved from the game's (`SearchSettings.for_game`)."""
+        return SearchSettings.for_game(game, **{o.name: getattr(self, o.name) for o in SEARCH_OPTIONS})
+
     def search_cores(self, state, player, seed):
         """The `SearchCore` objects of one search of `state` for `player` from `seed` (the
-        subclass's ``_cores``), each given the root prior if the bot has one: what a search runs,
-        in this process or in a worker process (bots/remote.py)."""
-        cores = self._cores(state, player, seed)
-        weight = self._game_default(state, "prior")
-        if weight > 0:
-            prior = root_prior(state, derive(seed, 0xB1A5), self.prior_worlds)
+        subclass's ``_cores``, given the bot's settings for the game), each given the root prior if
+        the settings have one: what a search runs, in this process or in a worker process
+        (bots/remote.py)."""
+        settings = self.settings_for(state.game)
+        cores = self._cores(state, player, seed, settings)
+        if settings.prior > 0:
+            prior = root_prior(state, derive(seed, 0xB1A5), settings.prior_worlds)
             for core in cores:
-                core.set_prior(prior, weight)
+                core.set_prior(prior, settings.prior)
         return cores
-
-    def _game_default(self, state, name):
-        """The bot's option `name`, or where it is None the game's ``search_settings()[name]``, else 0."""
-        value = getattr(self, name)
-        return value if value is not None else game_search_settings(state.game).get(name, 0.0)
-
-    def _playout(self, state):
-        """The `Playout` of a search of `state`: each play-out option the bot's, else the game's
-        ``search_settings()``', else random to the end with the hard rank at a cut-off. A `Playout`
-        object given to the bot keeps its own settings except those the bot's options give."""
-        game = game_search_settings(state.game)
-        rollout = self.rollout if self.rollout is not None else game.get("rollout")
-        fallback = {} if isinstance(self.rollout, Playout) else game
-        depth, scale, end = (getattr(self, k) if getattr(self, k) is not None else fallback.get(k)
-                             for k in ("rollout_depth", "cutoff_scale", "end_scale"))
-        if isinstance(rollout, Playout):
-            changes = {}
-            if depth is not None:
-                changes["depth"] = None if depth == -1 else depth
-            if scale is not None:
-                changes["cutoff_scale"] = scale
-            if end is not None:
-                changes["end_scale"] = end
-            return rollout.replace(**changes) if changes else rollout
-        rollout = "random" if rollout is None else rollout
-        if rollout not in PLAYOUTS:
-            raise ValueError(f"rollout must be 'random', 'heuristic', 'mast' or a Playout, got {rollout!r}")
-        return PLAYOUTS[rollout](depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale,
-                                 end_scale=0.0 if end is None else end)
-
-    def _core_kwargs(self, state):
-        """SearchCore options common to every core of a search of `state`."""
-        return dict(c=self.c, max_nodes=self.max_nodes, playout=self._playout(state), widen=self.widen,
-                    widen_power=self.widen_power, chance_keys=self.chance_keys,
-                    minimax=self._game_default(state, "minimax"))
 
     # -- the search --
     def _limit(self, limit):
@@ -413,8 +333,8 @@ class ISMCTSBot(SearchBot):
     name = "ismcts"
     preset: str         # the preset name, on bots metro_ai.make_bot makes from a preset
 
-    def _cores(self, state, player, seed):
-        return [SearchCore(state, player, derive(seed, i), **self._core_kwargs(state)) for i in range(self.workers)]
+    def _cores(self, state, player, seed, settings):
+        return [SearchCore(state, player, derive(seed, i), settings) for i in range(self.workers)]
 
 
 class MOISMCTSBot(ISMCTSBot):
@@ -426,8 +346,8 @@ class MOISMCTSBot(ISMCTSBot):
     ``ismcts``."""
     name = "mo-ismcts"
 
-    def _cores(self, state, player, seed):
-        return [SearchCore(state, player, derive(seed, i), multi_observer=True, **self._core_kwargs(state))
+    def _cores(self, state, player, seed, settings):
+        return [SearchCore(state, player, derive(seed, i), settings, multi_observer=True)
                 for i in range(self.workers)]
 
 
@@ -437,8 +357,8 @@ class FlatMCBot(SearchBot):
     ``ismcts``."""
     name = "flat-mc"
 
-    def _cores(self, state, player, seed):
-        return [SearchCore(state, player, derive(seed, i), selection="uniform", tree_depth=1, **self._core_kwargs(state))
+    def _cores(self, state, player, seed, settings):
+        return [SearchCore(state, player, derive(seed, i), settings, selection="uniform", tree_depth=1)
                 for i in range(self.workers)]
 
 
@@ -456,9 +376,9 @@ class PIMCBot(SearchBot):
     def _n_cores(self):
         return self.worlds
 
-    def _cores(self, state, player, seed):
-        return [SearchCore(state, player, derive(seed, i, 1),
-                           fixed_world=state.determinize(player, derive(seed, i, 2)), **self._core_kwargs(state))
+    def _cores(self, state, player, seed, settings):
+        return [SearchCore(state, player, derive(seed, i, 1), settings,
+                           fixed_world=state.determinize(player, derive(seed, i, 2)))
                 for i in range(self.worlds)]
 
     def _pick(self, merged, summaries, seed):

@@ -313,17 +313,15 @@ cdef class MastPlayout(Playout):
 cdef class SearchCore:
     """A search tree over `root` from `player`'s point of view. See the module docstring.
 
-    Parameters: ``seed``; ``c`` exploration constant; ``selection`` "ucb" or "uniform";
-    ``playout`` a `Playout` (None: `RandomPlayout` to the end); ``tree_depth`` (None: unlimited);
-    ``max_nodes`` (the tree stops growing there; at least one node more than the roots); ``fixed_world``: search this one full state
-    instead of a fresh determinisation per iteration; ``multi_observer``: one tree per player
-    (MO-ISMCTS); ``chance_keys``: key children by the chance key too (off: every key is 0, the
-    tree of (action, mover) keys); ``widen`` and ``widen_power``: progressive widening, a node of n
-    visits grows a new child only while it has fewer than ``widen * (n + 1) ** widen_power``
-    children for the mover and key (0, the default: off; where no child is legal in the world it
-    grows regardless); ``minimax``: implicit minimax back-ups, selection's weight a in [0, 1]
-    on each child's minimax value (0, the default: off; see the module docstring). The bots
-    check their options (`metro_ai.bots.base`); the core checks only what keeps its memory safe.
+    ``settings``: a `metro_ai.bots.settings.SearchSettings`, read whole (``c``, ``playout``,
+    ``max_nodes``, ``widen``, ``widen_power``, ``minimax``, ``chance_keys``; the search options
+    declared once in that module, each checked there), or None and the settings as keywords
+    (``SearchCore(root, player, seed, c=1.0, rollout=HeuristicPlayout(depth=3))``: made into
+    `SearchSettings`, so with the same checks; none given: the defaults, random play-outs to the
+    end). What the bot's kind decides: ``selection`` "ucb" or "uniform"; ``tree_depth`` (None:
+    unlimited); ``fixed_world``: search this one full state instead of a fresh determinisation
+    per iteration; ``multi_observer``: one tree per player (MO-ISMCTS). ``max_nodes`` is at least
+    one node more than the roots; the core checks only what keeps its memory safe.
     """
 
     def __cinit__(self):
@@ -345,10 +343,15 @@ cdef class SearchCore:
         self.mm = NULL
         self.mm_eval = NULL
 
-    def __init__(self, GameState root, int player, seed, double c=0.7, selection="ucb", Playout playout=None,
-                 tree_depth=None, int max_nodes=10_000_000, GameState fixed_world=None,
-                 bint multi_observer=False, bint chance_keys=False, double widen=0.0, double widen_power=0.5,
-                 double minimax=0.0):
+    def __init__(self, GameState root, int player, seed, settings=None, *, selection="ucb", tree_depth=None,
+                 GameState fixed_world=None, bint multi_observer=False, **options):
+        from metro_ai.bots.settings import SearchSettings
+        if settings is None:
+            settings = SearchSettings(**options)
+        elif options:
+            raise TypeError(f"SearchCore takes settings or the settings as keywords, not both (got {', '.join(options)})")
+        elif not isinstance(settings, SearchSettings):
+            raise TypeError(f"settings must be a SearchSettings, got {type(settings).__name__}")
         if root.c_is_terminal():      # (the mover as last read: a Python game's is read once per step)
             root._raise_failure()     # a fault of a Python game's code, if that is why
             raise ValueError("cannot search a finished game")
@@ -357,18 +360,8 @@ cdef class SearchCore:
             raise ValueError(f"player {player} out of range")
         if selection not in ("ucb", "uniform"):
             raise ValueError(f"selection must be 'ucb' or 'uniform', got {selection!r}")
-        if not c >= 0:
-            raise ValueError(f"exploration constant c must be >= 0, got {c!r}")
-        if max_nodes < 1:
-            raise ValueError("max_nodes must be >= 1")
-        if not widen >= 0 or widen != widen or widen == float("inf"):
-            raise ValueError(f"widen must be a finite number >= 0 (0: off), got {widen!r}")
-        if not 0 <= widen_power <= 1:
-            raise ValueError(f"widen_power must be in [0, 1] (0: at most widen children), got {widen_power!r}")
-        if not 0 <= minimax <= 1:
-            raise ValueError(f"minimax must be in [0, 1] (0: off), got {minimax!r}")
-        self.widen = widen
-        self.widen_power = widen_power
+        self.widen = settings.widen
+        self.widen_power = settings.widen_power
         self.root = root
         if fixed_world is not None and (type(fixed_world) is not type(root)
                                         or fixed_world.game.options != root.game.options):
@@ -386,9 +379,9 @@ cdef class SearchCore:
         self.player = player
         self.nplayers = root.c_num_players()
         self.num_actions = root.c_num_actions()
-        self.c = c
+        self.c = settings.c
         self.selection = SEL_UCB if selection == "ucb" else SEL_UNIFORM
-        self.playout = RandomPlayout() if playout is None else playout
+        self.playout = settings.playout
         self.tree_depth = 1 << 30 if tree_depth is None else int(tree_depth)
         if self.tree_depth < 1:
             raise ValueError("tree_depth must be >= 1")
@@ -401,11 +394,11 @@ cdef class SearchCore:
         self.ret = <double*>malloc(self.nplayers * sizeof(double))
         self.heur = <double*>malloc(self.nplayers * sizeof(double))
         self.multi = multi_observer
-        self.chance_keys = chance_keys
+        self.chance_keys = settings.chance_keys
         self.ntrees = self.nplayers if multi_observer else 1
         # The roots count among the nodes: leave room for at least one child, or the search
         # would learn nothing (MO-ISMCTS has a root per player).
-        self.max_nodes = max(max_nodes, self.ntrees + 1)
+        self.max_nodes = max(settings.max_nodes, self.ntrees + 1)
         self.trees = <Node**>calloc(self.ntrees, sizeof(Node*))
         self.sizes = <int*>calloc(self.ntrees, sizeof(int))
         self.caps = <int*>calloc(self.ntrees, sizeof(int))
@@ -442,8 +435,8 @@ cdef class SearchCore:
             if not (self.mast_table and self.mast_weights and self.trail):
                 raise MemoryError()
         self.trail_len = 0
-        self.mm_weight = minimax
-        if minimax > 0:
+        self.mm_weight = settings.minimax
+        if self.mm_weight > 0:
             self.mm = <float**>calloc(self.ntrees, sizeof(float*))
             self.mm_eval = <double*>malloc(self.nplayers * sizeof(double))
             if not (self.mm and self.mm_eval):

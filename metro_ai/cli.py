@@ -614,7 +614,7 @@ def _cmd_analyse(args):
     state, move = _analysis_position(args)
     spec = BotSpec.parse(args.bot)
     bot = spec.make(seed=args.seed)
-    if not hasattr(bot, "analyse"):
+    if not bot.searches:
         catalogue = bot_catalogue()
         searching = [name for name, about in catalogue["bots"].items() if about["searches"]]
         raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use "
@@ -628,7 +628,7 @@ def _cmd_analyse(args):
         from metro_ai.bots.mcts import ActionStats, Analysis
         text = state.action_to_string(legal[0])
         analysis = Analysis(state.current_player, [ActionStats(legal[0], text, 0, 0.0, 1.0)], legal[0], text,
-                            workers=getattr(bot, "workers", 1))
+                            workers=bot.resources().workers)
     else:
         analysis = bot.analyse(state, limit)
     if args.json:

@@ -475,7 +475,7 @@ def fuzz_specs(text, seed):
         return
     COUNTS["bot specs accepted"] += 1
     state = metro_ai.load_game("metro", players=2).new_state(seed)
-    assert bot.choose(state, SEARCH if hasattr(bot, "analyse") else None) in state.legal_actions()
+    assert bot.choose(state, SEARCH if bot.searches else None) in state.legal_actions()
 
 
 def _run_hypothesis(test, examples, seed):

@@ -148,7 +148,7 @@ def main() -> None:
 
     # 3. The bots play it: first an analysis of the opening, then a match.
     bot = metro_ai.make_bot(args.bots[0], seed=args.seed)
-    if hasattr(bot, "analyse"):                               # the search bots
+    if bot.searches:                                          # the search bots
         opening = bot.analyse(game.new_state(), metro_ai.Limit(iterations=args.iterations))
         print(opening.table(top=3))
         best = args.stones % (args.take + 1)

@@ -109,7 +109,7 @@ def bot_move(bot, state, limit: Optional[metro_ai.Limit], keyboard: Optional[Key
     handle = bot.start(state, limit)                    # returns at once; the search runs in a thread
     finished = threading.Event()
     handle.add_done_callback(lambda _handle: finished.set())
-    budget = limit or getattr(bot, "default_limit", None)  # without a limit: the bot's own, if it has one
+    budget = limit or bot.default_limit                 # without a limit: the bot's own (None: it takes none)
     by_time = budget is not None and budget.time is not None
     total = budget.time if by_time else budget.iterations if budget is not None else None
     bar = tqdm(total=total, leave=False, file=sys.stderr, bar_format="{percentage:3.0f}%|{bar:20}| {desc}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from metro_ai.bots.catalogue import make_bot
 from metro_ai.bots.limit import Limit
-from metro_ai.bots.mcts import SearchBot
+from metro_ai.bots.base import Bot
 from metro_ai.engine.core import build_info, random_playouts
 from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game
 from metro_ai.version import __version__
@@ -81,10 +81,10 @@ def two_counts(name):
     return tuple(sorted({cls.min_players, min(cls.min_players + 2, cls.max_players)}))
 
 
-def searcher(name, seed=0, **options) -> SearchBot:
+def searcher(name, seed=0, **options) -> Bot:
     """``make_bot`` for a search bot (the bench reads its ``analyse``); TypeError for another."""
     bot = make_bot(name, seed=seed, **options)
-    if not isinstance(bot, SearchBot):
+    if not bot.searches:
         raise TypeError(f"{name!r} is not a search bot")
     return bot
 

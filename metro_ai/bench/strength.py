@@ -9,7 +9,6 @@ import time
 
 from metro_ai.bots.catalogue import list_bots, make_bot
 from metro_ai.bots.limit import Limit
-from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.seeding import derive
 from metro_ai.play.loop import play_game
 from metro_ai.play.ratings import wilson
@@ -59,7 +58,7 @@ def _seat(name, seed, game_name, options, seconds, iterations, its):
             return action
         return their_seat
     bot = make_bot(name, seed=seed)
-    if not isinstance(bot, SearchBot):
+    if not bot.searches:
         return lambda state, limit: bot.choose(state, limit)
 
     def our_seat(state, limit):

@@ -57,7 +57,6 @@ from typing import Any, Callable, Iterable, Optional
 
 from metro_ai.bots.catalogue import BotSpec, BotSpecError
 from metro_ai.bots.limit import Limit
-from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.datafile import dumps
 from metro_ai.play.ratings import wilson
@@ -529,7 +528,7 @@ def play_game(cfg: VersusSettings, other: OtherBuild, deal: int, swapped: bool) 
                 action, by = legal[0], "forced"
             elif by == "this":
                 bot = spec_ours.make(derive(seed, 1, ply))
-                if isinstance(bot, SearchBot):
+                if bot.searches:
                     found = bot.analyse(state, limit)
                     action = found.chosen
                     iterations["this"].append(found.iterations)

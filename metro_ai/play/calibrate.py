@@ -136,7 +136,7 @@ def agreement(levels, positions, seed=DEFAULT_SEED):
     values: list[dict | None] = []
     for i, state in enumerate(positions):
         bot = strongest.make(derive(seed, 0xA9E, i, 0))
-        if hasattr(bot, "analyse"):
+        if bot.searches:
             found = bot.analyse(state, strongest.limit)
             reference.append(found.chosen)
             values.append({a.action: a.mean for a in found.actions if a.visits > 0})

@@ -7,6 +7,7 @@ import os
 import platform
 import time
 
+from metro_ai.bots.base import Bot
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.datafile import describe, envelope_problem, parse_json, read_json, read_text, with_path
@@ -43,18 +44,6 @@ def _as_game(game, seats):
     return game
 
 
-def _bot_options(bot):
-    """The options of a bot object made without a spec: those its class declares (``options``,
-    see ``metro_ai.bots.base``) with plain values, read back from the bot; none for other
-    objects."""
-    out: dict = {}
-    for o in getattr(type(bot), "options", ()):
-        value = getattr(bot, getattr(o, "name", ""), None)
-        if value is None or isinstance(value, (bool, int, float, str)):
-            out[o.name] = value
-    return out
-
-
 def _labelled_seat(label):
     """The description of a seat no bot spec describes (a person, a client, bots taking turns):
     its label, and the fields of :func:`_seat_info` empty."""
@@ -62,14 +51,16 @@ def _labelled_seat(label):
 
 
 def _seat_info(bot, spec, seat_limit):
-    effective = seat_limit if seat_limit is not None else getattr(bot, "default_limit", None)
+    if not isinstance(bot, Bot):            # another seat that chooses (see metro_ai.play.loop)
+        return {**_labelled_seat(getattr(bot, "name", type(bot).__name__)), "seed": getattr(bot, "seed", None)}
+    effective = seat_limit if seat_limit is not None else bot.default_limit
     return {
-        "bot": spec.display if spec is not None else getattr(bot, "name", type(bot).__name__),
+        "bot": spec.display if spec is not None else bot.name,
         "spec": str(spec) if spec is not None else None,
-        "name": getattr(bot, "name", type(bot).__name__),
-        "options": dict(spec.options) if spec is not None else _bot_options(bot),
-        "seed": getattr(bot, "seed", None),
-        "limit": limit_to_dict(effective) if hasattr(bot, "analyse") else None,
+        "name": bot.name,
+        "options": dict(spec.options) if spec is not None else bot.option_values(),
+        "seed": bot.seed,
+        "limit": limit_to_dict(effective) if bot.searches else None,
     }
 
 
@@ -94,8 +85,8 @@ def make_seats(bots, seed=0, limit: Limit | None = None, bot_seeds=None, game=No
             spec = BotSpec.parse(b)
             bot = spec.make(bot_seeds[p] if bot_seeds is not None else derive(seed, 0x5EA7, p))
             # an Elo bot's budget is its ladder's, not the match's
-            seat_limit = spec.limit if spec.limit is not None else None if hasattr(bot, "calibrate_for") else limit
-            if game is not None and hasattr(bot, "calibrate_for") and seat_limit is None:
+            seat_limit = spec.limit if spec.limit is not None else None if bot.rated else limit
+            if game is not None and bot.rated and seat_limit is None:
                 bot.calibrate_for(game)         # a game without a ladder fails here, before any move
         else:
             spec, bot, seat_limit = getattr(b, "spec", None), b, limit

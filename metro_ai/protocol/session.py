@@ -20,7 +20,6 @@ from typing import Any, Awaitable, Callable, Optional, Union
 
 from metro_ai.bots.background import SearchHandle
 from metro_ai.bots.limit import Limit
-from metro_ai.bots.mcts import SearchBot
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.datafile import dumps
 from metro_ai.engine.errors import IllegalActionError, PythonGameError
@@ -617,16 +616,14 @@ class Session:
             raise ProtocolError(FILE_REFUSED, f"{method}: {exc}") from None
         self._within(method, "the bot's time", spec.time, "max_search_seconds")
         bot = dataclasses.replace(spec, options=options).make(seed)
-        if isinstance(bot, SearchBot):
-            self._within(method, "workers", getattr(bot, "workers", 1), "max_workers")
-            if getattr(bot, "workers", 1) > 1 and getattr(bot, "backend", "threads") != "threads":
-                raise ProtocolError(OVER_LIMIT, f"{method}: this server runs searches on threads only "
-                                    "(backend=threads)", {"limit": "backend", "max": "threads"})
-            nodes = getattr(bot, "max_nodes", 0)
-            if "max_nodes" in spec.options:
-                self._within(method, "max_nodes", nodes, "max_nodes")
-            if nodes > self.limits.max_nodes:
-                setattr(bot, "max_nodes", self.limits.max_nodes)   # the bot's own default, lowered to the server's
+        used = bot.resources()
+        self._within(method, "workers", used.workers, "max_workers")
+        if used.processes:
+            raise ProtocolError(OVER_LIMIT, f"{method}: this server runs searches on threads only "
+                                "(backend=threads)", {"limit": "backend", "max": "threads"})
+        if "max_nodes" in spec.options:
+            self._within(method, "max_nodes", used.max_nodes, "max_nodes")
+        bot.cap(self.limits.max_nodes)          # the bot's own default, lowered to the server's
         return bot, {k: spec.options[k] for k in keys}, {k: options[k] for k in keys}
 
     def _room_to_search(self, method: str) -> None:

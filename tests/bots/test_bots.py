@@ -289,7 +289,7 @@ def test_search_core_memory_and_growth():
     capped = SearchCore(state, state.current_player, 1, max_nodes=50)
     capped.run(iterations=1000)
     assert capped.node_count == 50 and capped.root_visits == 1000
-    heuristic = SearchCore(state, state.current_player, 1, playout=HeuristicPlayout(depth=3))
+    heuristic = SearchCore(state, state.current_player, 1, rollout=HeuristicPlayout(depth=3))
     heuristic.run(iterations=200)
     assert heuristic.root_visits == 200 and heuristic.root_stats() != SearchCore(state, state.current_player, 1).root_stats()
     with pytest.raises(ValueError, match="iterations, seconds"):

@@ -51,5 +51,5 @@ def test_search_bots_play_companies_out_to_the_end_by_default():
     game = metro_ai.load_game("metro", players=2, companies=True)
     assert game.search_settings() == {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0, "prior": 0.0}
     bot = metro_ai.make_bot("ismcts", seed=1)
-    playout = bot._playout(game.new_state(1))
+    playout = bot.settings_for(game).playout
     assert playout.depth == -1 and type(playout).__name__ == "RandomPlayout"

@@ -47,7 +47,7 @@ def test_the_end_is_scored_by_the_soft_rank_of_the_final_scores(players):
         ends[a] = (list(t.returns()), list(t.scores()))
     assert all(_soft(sc, me, 3.0) != r[me] for r, sc in ends.values())   # the two scorings differ here
     for scale in (0.0, 3.0):
-        core = SearchCore(s, me, 1, fixed_world=s.clone(), playout=RandomPlayout(end_scale=scale))
+        core = SearchCore(s, me, 1, fixed_world=s.clone(), rollout=RandomPlayout(end_scale=scale))
         core.run(iterations=4 * len(ends))
         for action, visits, value, _ in core.root_stats():
             assert visits > 0
@@ -66,10 +66,10 @@ def test_zero_is_the_former_search_and_the_option_reaches_the_play_out():
     assert stats("ismcts") == stats("ismcts:end_scale=0")
     assert stats("ismcts:end_scale=5") != stats("ismcts")
     bot = metro_ai.make_bot("ismcts:end_scale=5", seed=1)
-    assert bot._playout(s) == RandomPlayout(end_scale=5.0)
+    assert bot.settings_for(s.game).playout == RandomPlayout(end_scale=5.0)
     m33 = metro_ai.load_game("metro2033", players=2).new_state(1)
-    assert bot._playout(m33) == MastPlayout(depth=60, cutoff_scale=1.0, end_scale=5.0)
-    assert metro_ai.make_bot("ismcts:rollout=heuristic,end_scale=2", seed=1)._playout(s) == HeuristicPlayout(end_scale=2.0)
+    assert bot.settings_for(m33.game).playout == MastPlayout(depth=60, cutoff_scale=1.0, end_scale=5.0)
+    assert metro_ai.make_bot("ismcts:rollout=heuristic,end_scale=2", seed=1).settings_for(s.game).playout == HeuristicPlayout(end_scale=2.0)
 
 
 @pytest.mark.parametrize("bad", [-1, float("inf"), float("nan"), True, "1"])

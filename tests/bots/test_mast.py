@@ -42,7 +42,7 @@ def test_the_table_sums_each_movers_return_over_every_action_of_every_iteration(
     backed up, and the table is the sum of those returns per (mover, action), bit for bit."""
     root = leduc(4, players)
     world = root.determinize(root.current_player, 11)
-    core = SearchCore(root, root.current_player, 7, playout=MastPlayout(), fixed_world=world)
+    core = SearchCore(root, root.current_player, 7, rollout=MastPlayout(), fixed_world=world)
     slow = [dict() for _ in range(players)]
     for _ in range(300):
         path = core.depth_sum
@@ -65,7 +65,7 @@ def test_the_play_out_takes_an_action_of_the_best_mean():
     world = root.determinize(root.current_player, 2)
     for unseen in (0.0, 1.0):
         core = SearchCore(root, root.current_player, 5, tree_depth=1,
-                          playout=MastPlayout(epsilon=0.0, unseen=unseen), fixed_world=world)
+                          rollout=MastPlayout(epsilon=0.0, unseen=unseen), fixed_world=world)
         steps = 0
         for _ in range(200):
             table = core.mast_stats()
@@ -88,7 +88,7 @@ def test_gibbs_and_epsilon_policies_play_and_differ():
     runs = {}
     for name, playout in [("eps", MastPlayout()), ("gibbs", MastPlayout(policy="gibbs", tau=0.05)),
                           ("random", RandomPlayout())]:
-        core = SearchCore(state, p, 9, playout=playout)
+        core = SearchCore(state, p, 9, rollout=playout)
         core.run(iterations=300)
         runs[name] = core.root_stats()
         assert core.root_visits == 300
@@ -100,7 +100,7 @@ def test_same_seed_same_search_bit_for_bit():
     p = state.current_player
 
     def search(seed):
-        core = SearchCore(state, p, seed, playout=MastPlayout(policy="gibbs"))
+        core = SearchCore(state, p, seed, rollout=MastPlayout(policy="gibbs"))
         core.run(iterations=400)
         return core.root_stats(), core.mast_stats()
 
@@ -212,13 +212,13 @@ def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_
             ("ismcts", "mo-ismcts", "pimc", "flat-mc", "easy", "medium", "hard", "max")]
     bots.append(metro_ai.make_bot("ismcts", elo=1000, game=game))
     for bot in bots:
-        assert bot._playout(state) == MastPlayout(depth=60, cutoff_scale=1.0), bot
-        assert bot._core_kwargs(state)["minimax"] == 0.15, bot
+        assert bot.settings_for(state.game).playout == MastPlayout(depth=60, cutoff_scale=1.0), bot
+        assert bot.settings_for(state.game).minimax == 0.15, bot
     assert MastPlayout(depth=60, cutoff_scale=1.0).settings() == {
         "depth": 60, "cutoff_scale": 1.0, "end_scale": 0.0, "policy": "epsilon", "epsilon": 0.2, "tau": 0.1,
         "unseen": 1.0}
-    assert metro_ai.make_bot("hard", rollout="random")._playout(state) == RandomPlayout(depth=60, cutoff_scale=1.0)
-    assert metro_ai.make_bot("ismcts", rollout="mast", rollout_depth=-1)._playout(state) == \
+    assert metro_ai.make_bot("hard", rollout="random").settings_for(state.game).playout == RandomPlayout(depth=60, cutoff_scale=1.0)
+    assert metro_ai.make_bot("ismcts", rollout="mast", rollout_depth=-1).settings_for(state.game).playout == \
         MastPlayout(depth=None, cutoff_scale=1.0)
     for name, rollout in (("metro", "random"), ("breakthrough", "heuristic"), ("leduc", "random")):
         assert metro_ai.load_game(name).search_defaults["rollout"] == rollout

@@ -46,7 +46,7 @@ def test_in_one_world_the_values_are_the_max_n_of_the_leaves_evaluations(game, s
     one with children the values of the child best for that child's mover."""
     s = _position(game, steps)
     world = s.determinize(s.current_player, 7)
-    core = SearchCore(s, s.current_player, 11, playout=playout, fixed_world=world, minimax=0.4)
+    core = SearchCore(s, s.current_player, 11, rollout=playout, fixed_world=world, minimax=0.4)
     core.run(iterations=2500)                   # past the first growth of the node arrays (1,024)
     nodes = core.tree_nodes()
     values = core.minimax_values()
@@ -80,7 +80,7 @@ def test_the_values_cover_every_node_of_an_information_set_tree():
     """SO-ISMCTS over determinisations (Metro 2033: movers differ between worlds): every node but
     the root has values, each in [0, 1], and a node with children holds the values of one of them."""
     s = _position("metro2033", 37, seed=2)
-    core = SearchCore(s, s.current_player, 5, playout=RandomPlayout(depth=30, cutoff_scale=1.0), minimax=0.3)
+    core = SearchCore(s, s.current_player, 5, rollout=RandomPlayout(depth=30, cutoff_scale=1.0), minimax=0.3)
     core.run(iterations=1500)
     nodes, values = core.tree_nodes(), core.minimax_values()
     assert all(v is not None and all(0 <= x <= 1 for x in v) for v in values[1:])
@@ -125,7 +125,7 @@ def test_the_weight_steers_selection():
     s = _position("breakthrough", 6)
     world = s.determinize(s.current_player, 1)
     core = SearchCore(s, s.current_player, 2, c=0.0, fixed_world=world, minimax=1.0,
-                      playout=HeuristicPlayout(depth=10, cutoff_scale=1.0))
+                      rollout=HeuristicPlayout(depth=10, cutoff_scale=1.0))
     core.run(iterations=600)
     nodes, values = core.tree_nodes(), core.minimax_values()
     root = [row for row in nodes if row[1] == 0]

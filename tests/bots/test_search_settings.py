@@ -1,15 +1,21 @@
-"""A game's search settings (``Game.search_settings()``, from its ``search_defaults``) are read by
-the search through one checked reader, ``game_search_settings`` (bots/mcts.py): each key must be a
-search option's name and each value one that option allows (issue #42: a misspelt key used to be
-ignored without a word)."""
+"""The search's settings have one owner (issue #42): the options declared once
+(``SEARCH_OPTIONS``, bots/settings.py), made into one frozen, checked ``SearchSettings`` resolved
+for the game, which the core reads whole. A game's settings (``Game.search_settings()``, from its
+``search_defaults``) are read through one checked reader, ``game_search_settings``: each key one
+of ``GAME_SETTINGS`` and each value one that option allows (a misspelt key used to be ignored
+without a word)."""
+import pickle
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
 import metro_ai
 from metro_ai import Limit
-from metro_ai.bots.mcts import SearchBot, game_search_settings
+from metro_ai.bots.mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot, SearchBot
+from metro_ai.bots.search import HeuristicPlayout, MastPlayout, RandomPlayout, SearchCore
+from metro_ai.bots.settings import GAME_SETTINGS, SEARCH_OPTIONS, SearchSettings, game_search_settings
 from metro_ai.registry import game_class
 
 TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "add_a_game.py"
@@ -22,7 +28,11 @@ def test_every_game_and_option_set_names_search_options_with_allowed_values(name
     game = game_class(name)(**game_class(name).option_sets()[index])
     settings = game_search_settings(game)
     assert settings == game.search_settings() and settings         # every game sets its play-out
-    assert set(settings) <= {o.name for o in SearchBot.options}
+    assert set(settings) <= set(GAME_SETTINGS)
+    resolved = SearchSettings.for_game(game)        # what a search with no options of its own reads
+    for key, value in settings.items():
+        if key not in ("rollout", "rollout_depth", "cutoff_scale", "end_scale"):
+            assert getattr(resolved, key) == (0.0 if value is None else value), key
 
 
 def _stones(defaults):
@@ -36,8 +46,9 @@ def _stones(defaults):
 
 
 @pytest.mark.parametrize("defaults, message", [
-    ({"rollout": "random", "prior ": 1.0}, "'prior ' is not a search option"),
-    ({"rollout_depht": 10}, "'rollout_depht' is not a search option"),
+    ({"rollout": "random", "prior ": 1.0}, "'prior ' is not a setting a game gives"),
+    ({"rollout_depht": 10}, "'rollout_depht' is not a setting a game gives"),
+    ({"c": 1.0}, "'c' is not a setting a game gives"),          # a search option, but the bot's to set
     ({"rollout": "greedy"}, "option 'rollout' must be None (the game's default) or 'random'"),
     ({"minimax": 2.0}, "option 'minimax' must be"),
 ])
@@ -56,3 +67,80 @@ def test_settings_the_search_knows_are_used():
     prior = metro_ai.make_bot("ismcts", seed=1).analyse(_stones({"rollout": "random", "prior": 4.0}).new_state(1),
                                                         Limit(iterations=200))
     assert [a.visits for a in plain.actions] != [a.visits for a in prior.actions]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_bots_options_are_the_search_options_and_the_game_settings_default_to_the_game():
+    for cls in (ISMCTSBot, MOISMCTSBot, FlatMCBot, PIMCBot):
+        assert cls.options[:len(SEARCH_OPTIONS)] == SEARCH_OPTIONS
+    assert PIMCBot.options[len(SEARCH_OPTIONS):][0].name == "worlds"
+    declared = {o.name: o for o in SEARCH_OPTIONS}
+    for name in GAME_SETTINGS:
+        assert declared[name].default is None and "the game's default" in declared[name].allowed
+
+
+def test_every_search_option_is_read_where_it_is_used_and_passed_on_by_nobody():
+    """A search option is declared in bots/settings.py and read where it acts: by the core from
+    the settings (``settings.NAME`` in search.pyx) or by the bot's choice and launch (mcts.py),
+    never listed between them (no keyword-by-keyword hand-over to the core)."""
+    core = (ROOT / "bots" / "search.pyx").read_text()
+    bot = (ROOT / "bots" / "mcts.py").read_text()
+    for o in SEARCH_OPTIONS:
+        read = (f"settings.{o.name}" in core or f"settings.{o.name}" in bot or f"self.{o.name}" in bot
+                or o.name in ("rollout", "rollout_depth", "cutoff_scale", "end_scale"))  # -> settings.playout
+        assert read, f"search option {o.name!r} is declared but read nowhere"
+    assert "settings.playout" in core
+    for call in re.findall(r"SearchCore\((.*?)\)\s*\n", bot, re.S):
+        assert "settings" in call and not re.search(r"\b(c|max_nodes|widen|minimax|chance_keys|rollout)=", call), call
+
+
+def test_settings_are_frozen_checked_and_compare_by_value():
+    s = SearchSettings(c=1.0, rollout="heuristic", rollout_depth=5)
+    assert s.c == 1.0 and s.max_nodes == 5_000_000 and s.prior == 0.0 and s.minimax == 0.0
+    assert s.playout == HeuristicPlayout(depth=5)
+    with pytest.raises(AttributeError, match="frozen"):
+        s.c = 2.0
+    with pytest.raises(AttributeError, match="no search setting 'cc'"):
+        s.cc
+    with pytest.raises(ValueError, match="unknown option 'cc'"):
+        SearchSettings(cc=1.0)
+    with pytest.raises(ValueError, match="option 'c' must be a finite number >= 0"):
+        SearchSettings(c=-1.0)
+    with pytest.raises(ValueError, match="option 'minimax' must be"):
+        s.replace(minimax=2.0)
+    assert s.replace(c=0.5) == SearchSettings(c=0.5, rollout="heuristic", rollout_depth=5) != s
+    assert hash(s) == hash(SearchSettings(c=1.0, rollout="heuristic", rollout_depth=5))
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert "c=1.0" in repr(s) and "max_nodes" not in repr(s)
+
+
+def test_resolving_for_a_game_fills_only_what_the_bot_left_to_the_game():
+    m33 = metro_ai.load_game("metro2033", players=2)          # mast, depth 60, cut-off scale 1, minimax 0.15
+    s = SearchSettings.for_game(m33)
+    assert s.playout == MastPlayout(depth=60, cutoff_scale=1.0) and s.minimax == 0.15 and s.prior == 0.0
+    assert SearchSettings.for_game(m33, minimax=0.0, rollout_depth=-1).playout == MastPlayout(cutoff_scale=1.0)
+    assert SearchSettings.for_game(m33, minimax=0.0).minimax == 0.0
+    # a Playout object keeps its own depth and scales: the game's do not replace them
+    own = SearchSettings.for_game(m33, rollout=RandomPlayout(depth=3))
+    assert own.playout == RandomPlayout(depth=3) and own.minimax == 0.15
+    assert SearchSettings.for_game(m33, rollout=RandomPlayout(depth=3), cutoff_scale=2.0).playout == \
+        RandomPlayout(depth=3, cutoff_scale=2.0)
+    bot = metro_ai.make_bot("ismcts", seed=1, c=1.1, prior=0.5)
+    assert bot.settings_for(m33) == SearchSettings.for_game(m33, c=1.1, prior=0.5)
+
+
+def test_the_core_takes_the_settings_whole_or_as_keywords_with_the_same_checks():
+    state = metro_ai.load_game("leduc").new_state(1)
+    settings = SearchSettings(c=1.3, max_nodes=400)
+    a, b = SearchCore(state, 0, 5, settings), SearchCore(state, 0, 5, c=1.3, max_nodes=400)
+    a.run(iterations=300)
+    b.run(iterations=300)
+    assert a.root_stats() == b.root_stats() and a.summary()["nodes"] <= 400
+    with pytest.raises(ValueError, match="option 'widen_power' must be"):
+        SearchCore(state, 0, 5, widen_power=2.0)
+    with pytest.raises(TypeError, match="not both"):
+        SearchCore(state, 0, 5, settings, c=1.0)
+    with pytest.raises(TypeError, match="must be a SearchSettings"):
+        SearchCore(state, 0, 5, {"c": 1.0})

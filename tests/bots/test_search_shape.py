@@ -50,7 +50,7 @@ def test_the_counters_agree_with_the_tree(make, playout):
     """One tree (SO-ISMCTS): each expansion adds one node, each tree step of an iteration is a
     visit of a non-root node, and the deepest step is the deepest node."""
     state = make()
-    core = SearchCore(state, state.current_player, 7, playout=playout)
+    core = SearchCore(state, state.current_player, 7, rollout=playout)
     core.run(iterations=600)
     nodes = core.tree_nodes()
     s = core.summary()
@@ -64,9 +64,9 @@ def test_the_counters_agree_with_the_tree(make, playout):
 
 def test_counters_accumulate_over_runs():
     state = _metro()
-    one = SearchCore(state, 0, 3, playout=RandomPlayout(depth=2))
+    one = SearchCore(state, 0, 3, rollout=RandomPlayout(depth=2))
     one.run(iterations=300)
-    two = SearchCore(state, 0, 3, playout=RandomPlayout(depth=2))
+    two = SearchCore(state, 0, 3, rollout=RandomPlayout(depth=2))
     two.run(iterations=100)
     two.run(iterations=200)
     assert one.summary() == two.summary()

@@ -137,7 +137,7 @@ def test_cli_bot_catalogue_reads_the_option_declarations(capsys):
     assert info["pimc"]["options"]["worlds"] == 8 and info["random"]["options"] == {}
     assert info["ismcts"]["option_help"]["workers"]["allowed"] == "an int in [1, 256]"
     assert main(["bots"]) == 0
-    assert "workers=1: independent root searches" in capsys.readouterr().out
+    assert "workers=1: threads (or processes) searching at once" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("flag", ["--csv", "--games-csv"])

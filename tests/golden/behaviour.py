@@ -105,7 +105,7 @@ def bot_choices(game, seed):
         for _ in range(3):
             if s.is_terminal():
                 break
-            if hasattr(bot, "analyse"):
+            if bot.searches:
                 r = bot.analyse(s, limit).to_dict()
                 r.pop("seconds")
                 r.pop("tree")       # the tree's shape: reported since the record, not part of it

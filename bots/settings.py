@@ -1,0 +1,186 @@
+"""The search's settings, one owner: the search options declared once (`SEARCH_OPTIONS`) and
+`SearchSettings`, a frozen set of their values, checked by those declarations and resolved for
+one game, which is what a search core reads.
+
+A search option is declared here and read by the core (``bots/search.pyx``, ``settings.NAME``),
+and nothing between passes it on: the search bots take these options (``SearchBot.options``),
+``SearchBot.settings_for(game)`` makes the settings of a search, and ``SearchCore(root, player,
+seed, settings)`` takes them whole.
+
+Resolving for a game (`SearchSettings.for_game`): the options in `GAME_SETTINGS` left as None
+take the game's value (``game.search_settings()``, read through `game_search_settings`, which
+refuses a key that is not one of them and a value its option does not allow); ``prior`` and
+``minimax`` still None are 0 (off); and the play-out options become one `Playout` object
+(``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth and scales
+except those given besides it; the game's do not replace them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from metro_ai.engine.options import Option, check_options
+
+from .search import HeuristicPlayout, MastPlayout, Playout, RandomPlayout
+
+__all__ = ["GAME_SETTINGS", "MAX_NODES", "MAX_WORKERS", "PLAYOUTS", "SEARCH_OPTIONS", "SearchSettings",
+           "game_search_settings"]
+
+MAX_WORKERS = 256           # a fixed cap, so that a bot spec valid on one machine is valid on all
+MAX_NODES = 1 << 30         # node arrays double up to this size without overflowing a C int
+PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout, "mast": MastPlayout}
+
+SEARCH_OPTIONS: tuple[Option, ...] = (
+    Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
+    Option.custom("rollout", None, "play-out policy: uniform, the best of three random actions by the "
+                  "game's heuristic, or MAST (epsilon-greedy on the search's mean return per action)",
+                  "None (the game's default) or 'random' or 'heuristic' or 'mast' or a Playout",
+                  lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout)),
+    Option.integer("rollout_depth", None, "actions played out before the game's heuristic scores the "
+                   "position", low=-1, none="the game's default",
+                   words="-1 (to the end) or an int >= 0"),
+    Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
+                  "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
+    Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
+                  "logistic soft rank of the final scores with this scale (a wide win counts more)", low=0,
+                  finite=True, none="the game's default"),
+    Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
+                  ("visits", "value")),
+    Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
+    Option.number("margin", None, "with a temperature, sample only among the actions whose mean value is "
+                  "within this much of the most visited action's (a weak level's guard against blunders)",
+                  low=0, high=1, none="no filter"),
+    Option.integer("workers", 1, "threads (or processes) searching at once: ISMCTS and flat Monte Carlo "
+                   "grow one independent tree each, merged by summing root statistics; PIMC shares its "
+                   "worlds' trees out among them", low=1, high=MAX_WORKERS),
+    Option.choice("backend", "threads", "where workers run: threads (the search releases the GIL) "
+                  "or processes (one per worker, kept idle between searches)", ("threads", "processes")),
+    Option.integer("max_nodes", 5_000_000, "nodes, all trees together, at which the tree stops growing",
+                   low=2, high=MAX_NODES),
+    Option.number("widen", 0.0, "progressive widening: a node of n visits grows a new child only while "
+                  "it has fewer than widen * (n + 1) ** widen_power children (0: off)", low=0, finite=True),
+    Option.number("widen_power", 0.5, "the exponent of progressive widening", low=0, high=1),
+    Option.number("prior", None, "progressive bias at the root: weight w of w * P / (visits + 1), P the "
+                  "action's one-ply greedy value (the greedy bot's), scaled to [0, 1] over the root's "
+                  "actions; untried root actions are expanded best P first (0: off)", low=0, finite=True,
+                  none="the game's default, else 0"),
+    Option.integer("prior_worlds", 1, "determinisations the root prior averages each action over", low=1,
+                   high=64),
+    Option.number("minimax", None, "implicit minimax back-ups (Lanctot et al. 2014): each node keeps the "
+                  "max^n of the evaluations of new leaves below it (the game's heuristic as a cut-off scores "
+                  "it), and selection reads (1 - w) * mean + w * that value (0: off)", low=0, high=1,
+                  none="the game's default, else 0"),
+    Option.boolean("chance_keys", False, "key the tree's children by what chance has shown the observer too "
+                   "(the game's chance key: Leduc's public card, Metro 2033's threats and draws), so worlds "
+                   "the observer could tell apart do not share a node"),
+)
+
+_DECLARED = {o.name: o for o in SEARCH_OPTIONS}
+_PLAYOUT_SCALES = ("rollout_depth", "cutoff_scale", "end_scale")
+
+#: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
+#: whose None means "the game's default".
+GAME_SETTINGS = ("rollout",) + _PLAYOUT_SCALES + ("prior", "minimax")
+for _name in GAME_SETTINGS:
+    if _DECLARED[_name].default is not None:
+        raise ImportError(f"GAME_SETTINGS names {_name!r}, whose default is not None (the game's)")
+
+
+def game_search_settings(game) -> dict[str, Any]:
+    """``game.search_settings()``, checked: each key one of `GAME_SETTINGS` and each value one its
+    option allows, so that a misspelt key or a value out of range in a game's ``search_defaults``
+    is an error naming the game, not a setting silently ignored."""
+    settings = game.search_settings()
+    owner = f"game {getattr(game, 'name', type(game).__name__)!r}, search_settings()"
+    if not isinstance(settings, dict):
+        raise ValueError(f"{owner} must be a dict of search settings, got {type(settings).__name__}")
+    for name, value in settings.items():
+        if name not in GAME_SETTINGS:
+            raise ValueError(f"{owner}: {name!r} is not a setting a game gives (those: {', '.join(GAME_SETTINGS)})")
+        _DECLARED[name].check(owner, value)
+    return settings
+
+
+class SearchSettings:
+    """The settings of a search, frozen: a value for each of `SEARCH_OPTIONS` (read as attributes,
+    ``settings.c``), those given checked by their declarations and the rest their defaults, plus
+    ``playout``, the `Playout` the play-out options make. ``prior`` and ``minimax`` left as None
+    are 0 (off). ``SearchSettings.for_game(game, **values)`` first fills in what the game gives.
+
+    ``SearchSettings(c=1.0, rollout="heuristic")``; ``settings.replace(c=0.5)``; equal settings
+    compare and hash equal, and pickle."""
+    __slots__ = ("_values", "playout")
+    _values: dict[str, Any]
+    playout: Playout
+
+    def __init__(self, **values: Any) -> None:
+        checked = check_options("search settings", SEARCH_OPTIONS, values)
+        for name in ("prior", "minimax"):
+            if checked[name] is None:
+                checked[name] = 0.0
+        object.__setattr__(self, "_values", checked)
+        object.__setattr__(self, "playout", _playout(checked))
+
+    @classmethod
+    def for_game(cls, game, **values: Any) -> SearchSettings:
+        """The settings of a search of `game`: `values`, and for each of `GAME_SETTINGS` left as
+        None (or not given) the game's, where it gives one (see the module docstring)."""
+        merged = dict(values)
+        own_playout = isinstance(values.get("rollout"), Playout)
+        for name, value in game_search_settings(game).items():
+            if own_playout and name in _PLAYOUT_SCALES:
+                continue                    # a Playout object keeps its own, bar those given with it
+            if merged.get(name) is None:
+                merged[name] = value
+        return cls(**merged)
+
+    def replace(self, **changes: Any) -> SearchSettings:
+        """These settings with some changed (checked as any)."""
+        return type(self)(**{**self._values, **changes})
+
+    def as_dict(self) -> dict[str, Any]:
+        """Each option's value, by name, in declaration order."""
+        return dict(self._values)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"no search setting {name!r}; the settings are {', '.join(_DECLARED)}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("SearchSettings are frozen: use replace()")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SearchSettings) and type(other) is type(self) and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values.items()))
+
+    def __reduce__(self):
+        return _rebuild, (self._values,)
+
+    def __repr__(self) -> str:
+        changed = [f"{k}={v!r}" for k, v in self._values.items() if v != _DECLARED[k].default]
+        return "SearchSettings(" + ", ".join(changed) + ")"
+
+
+def _rebuild(values):
+    return SearchSettings(**values)
+
+
+def _playout(values) -> Playout:
+    """The `Playout` of checked settings: ``rollout`` (None: random) with the depth (-1: to the end)
+    and scales given; a `Playout` object keeps its own, bar those given (not None)."""
+    rollout, depth, scale, end = values["rollout"], values["rollout_depth"], values["cutoff_scale"], values["end_scale"]
+    if isinstance(rollout, Playout):
+        changes: dict[str, Any] = {}
+        if depth is not None:
+            changes["depth"] = None if depth == -1 else depth
+        if scale is not None:
+            changes["cutoff_scale"] = scale
+        if end is not None:
+            changes["end_scale"] = end
+        return rollout.replace(**changes) if changes else rollout
+    return PLAYOUTS["random" if rollout is None else rollout](
+        depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale,
+        end_scale=0.0 if end is None else end)
