@@ -1,5 +1,9 @@
 """Paths into parsed JSON (dict keys and list indices), for the tests that mutate real states and
-files one field at a time (tests/fuzz_inputs.py, tests/breakthrough/test_breakthrough_loader.py)."""
+files one field at a time (tests/fuzz_inputs.py, the games' loader tests)."""
+import json
+
+#: A value for `mutated_text`: the field is deleted.
+DELETE = object()
 
 
 def paths(obj, prefix=()):
@@ -25,3 +29,32 @@ def put(obj, path, value):
     for k in path[:-1]:
         obj = obj[k]
     obj[path[-1]] = value
+
+
+def mutated_text(obj, path, value):
+    """The JSON text of `obj` with the value at `path` (not the empty path) replaced by `value`, or
+    deleted (`DELETE`); `obj` itself is left as it was. The same text as changing a deep copy,
+    without making one: a mutation sweep makes thousands."""
+    parent = get(obj, path[:-1])
+    key = path[-1]
+    if value is DELETE:
+        if isinstance(parent, dict):
+            keys = list(parent)
+            old = parent.pop(key)
+            try:
+                return json.dumps(obj)
+            finally:                                # put back where it was, keeping the keys' order
+                rest = {k: parent.pop(k) for k in keys[keys.index(key) + 1:]}
+                parent[key] = old
+                parent.update(rest)
+        old = parent.pop(key)
+        try:
+            return json.dumps(obj)
+        finally:
+            parent.insert(key, old)
+    old = parent[key]
+    parent[key] = value
+    try:
+        return json.dumps(obj)
+    finally:
+        parent[key] = old

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import metro_ai
-from json_paths import get, paths
+from json_paths import DELETE, get, mutated_text, paths
 from metro_ai.engine.errors import StateFormatError
 from test_breakthrough_payment import _komsomolskaya
 
@@ -89,7 +89,7 @@ def _real_states():
 
 
 def _mutations(value):
-    yield "deleted", _DELETE
+    yield "deleted", DELETE
     yield from (("None", None), ("true", True), ("a float", 1.5), ("a string", "x"), ("{}", {}),
                 ("[]", []), ("[[v]]", [[value]]), ("2**64", 2 ** 64), ("-1", -1), ("10**40", 10 ** 40))
     if isinstance(value, int) and not isinstance(value, bool):
@@ -102,19 +102,6 @@ def _mutations(value):
         yield "1000 distinct ints", list(range(1000))
     if isinstance(value, dict):
         yield "an extra key", {**value, "extra": 1}
-
-
-_DELETE = object()
-
-
-def _mutated(obj, path, value):
-    out = json.loads(json.dumps(obj))
-    parent = get(out, path[:-1])
-    if value is _DELETE:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = value
-    return out
 
 
 def _play_on(game, s, rng, steps=60):
@@ -137,7 +124,7 @@ def _sweep():
         game = metro_ai.load_game("breakthrough", **obj["options"])
         for path in [p for p in paths(obj) if len(p) >= 1 and p[0] not in ("format", "version", "game", "options")]:
             for what, value in _mutations(get(obj, path)):
-                text = json.dumps(_mutated(obj, path, value))
+                text = mutated_text(obj, path, value)
                 try:
                     s = game.state_from_json(text)
                 except StateFormatError:

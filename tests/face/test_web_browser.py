@@ -1,7 +1,9 @@
-"""``metro-ai web`` in a real browser: headless Chromium, driven by Selenium, plays a full game of
-every registered game against a bot by clicking (squares and rotations on a Metro board, cards
-and action buttons on a Breakthrough table), asks for a hint and plays it, takes a move back,
-saves the game (a download) and loads it again (an upload), and takes a screenshot at the end.
+"""``metro-ai web`` in a real browser: headless Chromium, driven by Selenium, plays a game of every
+registered game to its end against a bot by clicking (squares and rotations on a Metro board,
+cards and action buttons on a Breakthrough table), asks for a hint and plays it, takes a move
+back, saves the game (a download) and loads it again (an upload: the saved game played on to a
+few moves before its end, so the middle is not clicked through), and takes a screenshot at the
+end.
 The first screen (Metro chosen, *New game* in view, the options folded), the board in view after
 *New game* at 1280x720 and on a phone-sized window, the seats' legend, the board's square names,
 a hint row marking its square, redo and the bots' time per move have their own tests.
@@ -163,6 +165,28 @@ def _move(driver, rng):
     return "button"
 
 
+LAST_PLIES = 12                 # what is left of a game loaded back in the full-game test
+
+
+def _near_the_end(saved, tmp_path):
+    """A state file of the game saved in `saved`, played on at random (the same moves whatever
+    the machine) to your turn about `LAST_PLIES` actions before its end, so that the page plays a game's end
+    without clicking through all of its middle."""
+    state = metro_ai.load_state(saved)
+    rng = random.Random(3)
+    probe, moves, yours = state.clone(), [], [0]             # yours: plies where seat 0 (you) is to move
+    while not probe.is_terminal():
+        moves.append(rng.choice(probe.legal_actions()))
+        probe.apply(moves[-1])
+        if not probe.is_terminal() and probe.current_player == 0:
+            yours.append(len(moves))
+    for action in moves[:max(p for p in yours if p <= max(0, len(moves) - LAST_PLIES))]:
+        state.apply(action)
+    path = tmp_path / "near-the-end.json"
+    path.write_text(state.to_json())
+    return path
+
+
 @pytest.mark.parametrize("game", metro_ai.list_games())
 def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path):
     rng = random.Random(7)
@@ -189,7 +213,8 @@ def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path
                 lambda d: [p for p in d.downloads.glob("*.json") if p.stat().st_size > 0])
             state = json.loads(saved[0].read_text())
             assert state["game"] == game
-            browser.find_element(By.ID, "load-file").send_keys(str(saved[0]))
+            # the saved game, played on to a few moves before its end: what is loaded back
+            browser.find_element(By.ID, "load-file").send_keys(str(_near_the_end(saved[0], tmp_path)))
             WebDriverWait(browser, WAIT).until(lambda d: "loaded" in d.execute_script(
                 "const li = document.querySelector('#log li'); return li ? li.textContent : '';"))
             turn, again = _wait_for_turn(browser)

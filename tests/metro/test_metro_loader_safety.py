@@ -27,7 +27,7 @@ import pytest
 
 import metro_ai
 from metro_ai.engine.errors import StateFormatError
-from json_paths import get, put
+from json_paths import DELETE, get, mutated_text
 
 DATA = Path(__file__).parents[1] / "data" / "security"
 SEARCH = metro_ai.Limit(iterations=20)
@@ -199,10 +199,7 @@ def _mutations(obj):
             yield path, v - 1
     for key in obj:
         if key not in ("format", "version", "game", "options"):
-            yield (key,), _DELETE
-
-
-_DELETE = object()
+            yield (key,), DELETE
 
 
 def _check_playable(game, s, seed):
@@ -238,15 +235,11 @@ def test_mutated_states_are_refused_cleanly_or_play_safely(name, options):
     problems = []
     for k, s in enumerate(_states(game, 7)):
         base = s.to_dict()
-        for i, (path, value) in enumerate(_mutations(base)):
-            obj = json.loads(json.dumps(base))
-            if value is _DELETE:
-                del obj[path[0]]
-            else:
-                put(obj, path, value)
+        for i, (path, value) in enumerate(list(_mutations(base))):
+            text = mutated_text(base, path, value)
             where = f"state {k}, {'.'.join(map(str, path))} = {text_of(value)}"
             try:
-                loaded = game.state_from_json(json.dumps(obj))
+                loaded = game.state_from_json(text)
             except StateFormatError as exc:
                 refused += 1
                 if len(str(exc)) >= MAX_MESSAGE:
@@ -269,5 +262,5 @@ def test_mutated_states_are_refused_cleanly_or_play_safely(name, options):
 
 
 def text_of(value):
-    text = "<deleted>" if value is _DELETE else json.dumps(value)
+    text = "<deleted>" if value is DELETE else json.dumps(value)
     return text if len(text) < 80 else text[:80] + "..."
