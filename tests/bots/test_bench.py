@@ -55,13 +55,13 @@ def test_quick_settings_keep_what_is_given():
 
 
 def test_strength_pairs_and_options_are_read():
-    from metro_ai.cli import _parser
-    args = _parser().parse_args(["bench", "--strength-pairs", "ismcts:greedy, mo-ismcts:ismcts,",
+    from metro_ai.cli import build_parser
+    args = build_parser().parse_args(["bench", "--strength-pairs", "ismcts:greedy, mo-ismcts:ismcts,",
                                  "--option", "companies=true", "--option", "exchange_limit=3"])
     cfg = bench.settings_from(args)
     assert cfg.strength_pairs == (("ismcts", "greedy"), ("mo-ismcts", "ismcts"))
     assert cfg.options == {"companies": True, "exchange_limit": 3}
-    default = bench.settings_from(_parser().parse_args(["bench"]))
+    default = bench.settings_from(build_parser().parse_args(["bench"]))
     assert default.strength_pairs == (("ismcts", "openspiel"),) and default.options == {}
 
 
@@ -74,15 +74,15 @@ def test_option_texts_are_read_by_the_one_parser_the_cli_uses(pair, err, tmp_pat
     from both, and bench does not import the command line (that was an import circle)."""
     import ast
     from pathlib import Path
-    from metro_ai.cli import _parser
+    from metro_ai.cli import build_parser
     out = [f"--markdown={tmp_path / 'b.md'}", f"--json={tmp_path / 'b.json'}"]
     with pytest.raises(ValueError) as from_bench:
-        bench.settings_from(_parser().parse_args(["bench", "--option", pair, "--option", "companies=true", *out]))
+        bench.settings_from(build_parser().parse_args(["bench", "--option", pair, "--option", "companies=true", *out]))
     assert err in str(from_bench.value)
     assert cli_main(["match", "--bots", "random", "--option", pair]) == 2
     assert str(from_bench.value) in capsys.readouterr().err
     with pytest.raises(ValueError, match="option 'companies' given twice"):
-        bench.settings_from(_parser().parse_args(["bench", "--option", "companies=true", "--option", "companies=1"]))
+        bench.settings_from(build_parser().parse_args(["bench", "--option", "companies=true", "--option", "companies=1"]))
     trees = [ast.parse(f.read_text(encoding="utf-8")) for f in Path(bench.__file__).parent.glob("*.py")]
     imported = {n.module for t in trees for n in ast.walk(t) if isinstance(n, ast.ImportFrom)} | {
         a.name for t in trees for n in ast.walk(t) if isinstance(n, ast.Import) for a in n.names}
