@@ -163,7 +163,7 @@ def test_bots_listing_shows_options_and_presets(capsys):
     assert "ismcts:" in out and "c=0.7" in out and "presets" in out and "hard:" in out and "label=TEXT" in out
     assert main(["bots", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    from metro_ai.registry import PRESETS
+    from metro_ai.bots.catalogue import PRESETS
     assert info["bots"]["ismcts"]["options"]["c"] == 0.7
     assert info["presets"]["hard"]["budget"]["iterations"] == PRESETS["hard"][1].iterations
     assert info["bots"]["random"]["searches"] is False
