@@ -21,7 +21,7 @@ TESTS = Path(__file__).resolve().parents[1] / "tests"
 sys.path[:0] = [str(TESTS / "breakthrough"), str(TESTS)]   # the test module, and the helpers it imports
 
 import metro_ai  # noqa: E402
-from metro_ai.bench import random_game_rates  # noqa: E402  (the timed loops of metro-ai bench)
+from metro_ai.bench.engine import random_game_rates  # noqa: E402  (the timed loops of metro-ai bench)
 from metro_ai.engine.breakthrough import reference as ref
 from test_breakthrough_reference import _policy  # noqa: E402  (the card-aware random policy)
 

@@ -8,7 +8,8 @@ to play-outs per second, scaling, memory, OpenSpiel) come from ``metro-ai bench`
 import pytest
 
 import metro_ai
-from metro_ai.bench import STAGES, position
+from metro_ai.bench.common import position
+from metro_ai.engine.core import STAGES
 
 ITERATIONS = 2000
 SEARCH_BOTS = ["ismcts", "mo-ismcts", "flat-mc", "pimc"]

@@ -1,8 +1,8 @@
 """The bot catalogue: the bots by name (`BOTS`), the difficulty presets (`PRESETS`), bot
 specifications (`BotSpec`: a bot, its options and its budget in one line of text) and
 `make_bot`, which makes any of them. It sits on the bots floor: it knows every bot class and no
-game (the game registry, matches and tournaments above it use it; `metro_ai.registry` and
-`metro_ai.play.botspec` re-export its names).
+game (the game registry, matches and tournaments above it use it; users import its public names
+from `metro_ai`).
 
 A bot specification is a bot, its options and its budget in one line of text.
 

@@ -4,9 +4,6 @@ A game is registered by one line in ``GAME_CLASSES`` ("module:Class" of its ``Ga
 everything else about it (title, options, player range, action space, benchmark positions) is
 read from the class, so the CLI, ``metro-ai bench``, the OpenSpiel bridge and the docs need no
 edit for a new game.
-
-The bots (``BOTS``, ``PRESETS``, ``make_bot``, ``bot_catalogue``, ...) are the bots floor's
-(:mod:`metro_ai.bots.catalogue`); this module re-exports them.
 """
 from __future__ import annotations
 
@@ -83,9 +80,3 @@ def load_game(name: str, **options: Any) -> Game:
     """
     return game_class(name)(**options)
 
-
-# ---- bots ----
-# The bot catalogue lives on the bots floor (metro_ai.bots.catalogue), which knows no game; its
-# names stay importable from here, the registry's old home of them.
-from metro_ai.bots.catalogue import (BOTS, PRESETS, bot_catalogue, describe_bots, list_bots,  # noqa: E402,F401
-                                     make_bot)

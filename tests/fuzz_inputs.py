@@ -52,6 +52,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import hypothesis
 
 import metro_ai
+from metro_ai.bots.catalogue import BOTS
 from metro_ai.engine.breakthrough.cards import DEFAULT_PATH as CARDS_PATH
 from metro_ai.engine.errors import StateFormatError
 
@@ -454,7 +455,7 @@ def fuzz_cards(data):
 
 def _spec_texts():
     bots = metro_ai.list_bots()
-    keys = sorted({o.name for name in metro_ai.registry.BOTS for o in metro_ai.registry.BOTS[name][0].options}
+    keys = sorted({o.name for name in BOTS for o in BOTS[name][0].options}
                   - {"backend"}) + ["iterations", "time", "label", "colour"]
     values = st.one_of(st.integers(-5, 300).map(str), st.sampled_from(["none", "true", "false", "inf", "nan", "-1",
                                                                       "1e9", "random", "heuristic", "value", "x", ""]),

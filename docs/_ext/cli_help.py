@@ -16,9 +16,9 @@ from sphinx.util.docutils import SphinxDirective
 
 def help_text(command=None):
     """``metro-ai [COMMAND] --help``, 100 columns wide."""
-    from metro_ai.cli import _parser
+    from metro_ai.cli import build_parser
     os.environ["COLUMNS"] = "100"
-    parser = _parser()
+    parser = build_parser()
     if command:
         sub = next(a for a in parser._actions if a.dest == "command")
         if command not in sub.choices:

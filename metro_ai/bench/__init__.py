@@ -58,25 +58,3 @@ section briefly (CI uses it to keep them working; its figures are not for quotin
 Everything is seeded; timings and time-budgeted matches are wall clock, so they vary with the
 machine and its load: the figures to quote are the ratios, measured side by side in one run.
 """
-from metro_ai.bots.search import NODE_BYTES
-from metro_ai.engine.core import STAGES
-
-from .common import (DEAL, DEFAULT_PAIRS, OPENSPIEL, SAME_PLAYOUTS, SECTIONS, UCT_C, Settings, Skipped, _bar,
-                     _openspiel, _say, games_per_second, machine, playouts_per_second, position, search_rate, searcher,
-                     two_counts)
-from .engine import engine_section, random_game_rates, reference_of
-from .growth import MO_ITERATIONS, growth_section
-from .memory import game_memory, memory_section, peak_memory, server_memory_section
-from .openspiel import openspiel_cpp_accepts, openspiel_section
-from .options import option_rates, options_section
-from .parallel import parallel_section, time_margin
-from .runner import RUNNERS, _json_ready, add_arguments, check_sections, execute, markdown, run, settings_from
-from .shared import shared_section
-from .strength import parse_pairs, strength_game, strength_section
-
-__all__ = ["DEAL", "DEFAULT_PAIRS", "MO_ITERATIONS", "NODE_BYTES", "OPENSPIEL", "RUNNERS", "SAME_PLAYOUTS", "SECTIONS",
-           "STAGES", "UCT_C", "Settings", "Skipped", "add_arguments", "check_sections", "engine_section", "execute",
-           "game_memory", "games_per_second", "growth_section", "machine", "markdown", "memory_section", "openspiel_cpp_accepts",
-           "openspiel_section", "option_rates", "options_section", "parallel_section", "parse_pairs", "peak_memory",
-           "playouts_per_second", "position", "random_game_rates", "reference_of", "run", "search_rate", "searcher",
-           "settings_from", "shared_section", "strength_game", "strength_section", "time_margin", "two_counts"]

@@ -10,7 +10,7 @@ The opponent the benchmarks measure our ``ismcts`` against (``metro-ai bench``, 
   instead of a fixed number of simulations (:class:`TimedISMCTSBot`).
 * :func:`cpp_bot` builds OpenSpiel's C++ ``pyspiel.ISMCTSBot``.  On a game registered from
   Python it crashed (segmentation fault) in open-spiel 2.0.2, so call it only in a child process
-  that may die (see :func:`metro_ai.bench.openspiel_cpp_accepts`).
+  that may die (see :func:`metro_ai.bench.openspiel.openspiel_cpp_accepts`).
 * :func:`choose` asks an OpenSpiel bot for its move in a metro-ai state (the bot is handed the
   bridge state of the true position; it samples worlds from its player's information state).
 """

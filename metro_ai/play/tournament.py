@@ -38,7 +38,7 @@ from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.datafile import dumps, parse_json, version_problem
 from metro_ai.engine.errors import MetroAIError
-from metro_ai.bots.catalogue import BotSpec, BotSpecError, parse_specs
+from metro_ai.bots.catalogue import BotSpec, parse_specs
 from metro_ai.play.match import limit_from_dict, limit_to_dict, play_match
 from metro_ai.play.report import build_report
 from metro_ai.registry import load_game
@@ -982,5 +982,5 @@ def _execute(key, todo, jobs, client):
             delayed(play_scheduled)(key, g) for g in todo)
 
 
-__all__ = ["MAX_GAMES", "BotSpecError", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError",
+__all__ = ["MAX_GAMES", "RunLock", "Tournament", "TournamentConfig", "TournamentDB", "TournamentError",
            "TournamentFileError", "TournamentResult", "dask_client", "load_tournament", "play_scheduled", "run_tournament"]

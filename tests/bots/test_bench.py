@@ -8,8 +8,11 @@ import json
 import pytest
 
 import metro_ai
-from metro_ai import bench
+from metro_ai.bench import common, runner, strength
+from metro_ai.bench import engine as engine_module
+from metro_ai.bots.search import NODE_BYTES
 from metro_ai.cli import main as cli_main
+from metro_ai.engine.core import STAGES
 from metro_ai.registry import game_class
 
 
@@ -19,7 +22,7 @@ def tiny(**kw):
                 memory_iterations=2000, openspiel_iterations=5, strength_games=2, strength_time=0.002,
                 jobs=1)
     base.update(kw)
-    return bench.Settings.quick_run(**base)
+    return common.Settings.quick_run(**base)
 
 
 def test_settings_errors_are_usage_errors(tmp_path, capsys):
@@ -45,23 +48,23 @@ def test_settings_errors_are_usage_errors(tmp_path, capsys):
     assert "no such directory" in capsys.readouterr().err
     assert not (tmp_path / "b.md").exists() and not (tmp_path / "b.json").exists()
     with pytest.raises(ValueError, match="sections are engine"):
-        bench.run(bench.Settings(sections=("nope",)), progress=False)
+        runner.run(common.Settings(sections=("nope",)), progress=False)
 
 
 def test_quick_settings_keep_what_is_given():
-    cfg = bench.Settings.quick_run(seconds=0.5, workers=(1, 3))
+    cfg = common.Settings.quick_run(seconds=0.5, workers=(1, 3))
     assert cfg.quick and cfg.seconds == 0.5 and cfg.workers == (1, 3) and cfg.strength_games == 4
-    assert bench.Settings().strength_games == 200 and bench.Settings().memory_iterations == 1_000_000
+    assert common.Settings().strength_games == 200 and common.Settings().memory_iterations == 1_000_000
 
 
 def test_strength_pairs_and_options_are_read():
-    from metro_ai.cli import _parser
-    args = _parser().parse_args(["bench", "--strength-pairs", "ismcts:greedy, mo-ismcts:ismcts,",
+    from metro_ai.cli import build_parser
+    args = build_parser().parse_args(["bench", "--strength-pairs", "ismcts:greedy, mo-ismcts:ismcts,",
                                  "--option", "companies=true", "--option", "exchange_limit=3"])
-    cfg = bench.settings_from(args)
+    cfg = runner.settings_from(args)
     assert cfg.strength_pairs == (("ismcts", "greedy"), ("mo-ismcts", "ismcts"))
     assert cfg.options == {"companies": True, "exchange_limit": 3}
-    default = bench.settings_from(_parser().parse_args(["bench"]))
+    default = runner.settings_from(build_parser().parse_args(["bench"]))
     assert default.strength_pairs == (("ismcts", "openspiel"),) and default.options == {}
 
 
@@ -74,23 +77,23 @@ def test_option_texts_are_read_by_the_one_parser_the_cli_uses(pair, err, tmp_pat
     from both, and bench does not import the command line (that was an import circle)."""
     import ast
     from pathlib import Path
-    from metro_ai.cli import _parser
+    from metro_ai.cli import build_parser
     out = [f"--markdown={tmp_path / 'b.md'}", f"--json={tmp_path / 'b.json'}"]
     with pytest.raises(ValueError) as from_bench:
-        bench.settings_from(_parser().parse_args(["bench", "--option", pair, "--option", "companies=true", *out]))
+        runner.settings_from(build_parser().parse_args(["bench", "--option", pair, "--option", "companies=true", *out]))
     assert err in str(from_bench.value)
     assert cli_main(["match", "--bots", "random", "--option", pair]) == 2
     assert str(from_bench.value) in capsys.readouterr().err
     with pytest.raises(ValueError, match="option 'companies' given twice"):
-        bench.settings_from(_parser().parse_args(["bench", "--option", "companies=true", "--option", "companies=1"]))
-    trees = [ast.parse(f.read_text(encoding="utf-8")) for f in Path(bench.__file__).parent.glob("*.py")]
+        runner.settings_from(build_parser().parse_args(["bench", "--option", "companies=true", "--option", "companies=1"]))
+    trees = [ast.parse(f.read_text(encoding="utf-8")) for f in Path(common.__file__).parent.glob("*.py")]
     imported = {n.module for t in trees for n in ast.walk(t) if isinstance(n, ast.ImportFrom)} | {
         a.name for t in trees for n in ast.walk(t) if isinstance(n, ast.Import) for a in n.names}
     assert "metro_ai.optionspec" in imported and not any(m and m.startswith("metro_ai.cli") for m in imported)
 
 
 def test_options_section_times_each_option_set_next_to_the_base_game():
-    report = bench.run(tiny(sections=("options",), games=("metro",)), progress=False)
+    report = runner.run(tiny(sections=("options",), games=("metro",)), progress=False)
     rows = report["sections"]["options"]["rows"]
     sets = [s for s in metro_ai.load_game("metro").option_sets() if len(s) > 1]
     assert [(r["players"], r["options"]) for r in rows] == [
@@ -98,14 +101,14 @@ def test_options_section_times_each_option_set_next_to_the_base_game():
     assert (2, "companies=true") in [(r["players"], r["options"]) for r in rows]
     for r in rows:
         assert r["option"] > 0 and r["base"] > 0 and r["ratio"] == pytest.approx(r["option"] / r["base"])
-    assert "| metro | 2 | companies=true |" in bench.markdown(report)
+    assert "| metro | 2 | companies=true |" in runner.markdown(report)
 
 
 def test_strength_pairs_of_our_bots_with_game_options():
     # no OpenSpiel needed: both seats are metro-ai bots; seats swapped on each deal
     cfg = tiny(sections=("strength",), strength_pairs=(("ismcts", "greedy"), ("mo-ismcts", "ismcts")),
                options={"companies": True}, strength_iterations=5)
-    sec = bench.run(cfg, progress=False)["sections"]["strength"]
+    sec = runner.run(cfg, progress=False)["sections"]["strength"]
     assert [r["pair"] for r in sec["rows"]] == ["ismcts vs greedy", "mo-ismcts vs ismcts"]
     assert [(g["pair"], g["deal"], g["seat"]) for g in sec["games"]] == [
         ("ismcts vs greedy", 0, 0), ("ismcts vs greedy", 0, 1), ("mo-ismcts vs ismcts", 0, 0),
@@ -116,7 +119,7 @@ def test_strength_pairs_of_our_bots_with_game_options():
     assert [r["opponent_iterations"] for r in sec["rows"]] == [0, 5]      # greedy does not search
     assert sec["options"] == {"companies": True} and "with companies=true" in sec["note"]
     # iteration budgets: the same seed plays the same games; the game is the companies game
-    a, b = (bench.strength_game(5, 1, iterations=5, pair=("mo-ismcts", "ismcts"), options={"companies": True})
+    a, b = (strength.strength_game(5, 1, iterations=5, pair=("mo-ismcts", "ismcts"), options={"companies": True})
             for _ in range(2))
     assert a == b and a["seat"] == 1 and len(a["scores"]) == 2
     state = metro_ai.load_game("metro", players=2, companies=True).new_state(0)
@@ -125,22 +128,22 @@ def test_strength_pairs_of_our_bots_with_game_options():
 
 def test_position_is_fixed_and_a_real_choice():
     for game in ("metro", "breakthrough"):
-        for stage in bench.STAGES:
-            a, b = bench.position(game, 2, stage), bench.position(game, 2, stage)
+        for stage in STAGES:
+            a, b = common.position(game, 2, stage), common.position(game, 2, stage)
             assert a.to_json() == b.to_json() and len(a.legal_actions()) >= 2 and not a.is_terminal()
     metro = metro_ai.load_game("metro", players=4)
-    assert bench.position("metro", 4, "end").tiles_placed >= metro.benchmark_tiles["end"]
+    assert common.position("metro", 4, "end").tiles_placed >= metro.benchmark_tiles["end"]
 
 
 def test_engine_growth_parallel_memory_sections(tmp_path):
     cfg = tiny(sections=("engine", "growth", "parallel", "memory"), workers=(1, 2))
-    report = bench.run(cfg, progress=False)
+    report = runner.run(cfg, progress=False)
     secs = report["sections"]
     engine = secs["engine"]["rows"]
     # every registered game with a reference engine, at two player counts, in list_games() order
     assert [(r["game"], r["players"]) for r in engine] == [
         (name, players) for name in metro_ai.list_games() if game_class(name).reference is not None
-        for players in bench.two_counts(name)]
+        for players in common.two_counts(name)]
     assert ("metro", 4) in [(r["game"], r["players"]) for r in engine]
     for r in engine:
         assert r["c_loop"] > 0 and r["reference"] > 0
@@ -148,13 +151,13 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
     growth = secs["growth"]["rows"]
     assert {(r["game"], r["players"]) for r in growth} == {("metro", 2), ("breakthrough", 3), ("metro-solo", 1),
                                                                ("metro2033", 2)}
-    assert [r["stage"] for r in growth[:3]] == list(bench.STAGES)
+    assert [r["stage"] for r in growth[:3]] == list(STAGES)
     for r in growth:
         assert r["ismcts"] > 0 and r["playouts"] > 0
         # one node an iteration (plus the root); mo-ismcts grows one tree per player
         assert r["nodes"] == r["iterations"] + 1
-        assert r["bytes_per_iteration"] == pytest.approx(r["nodes"] * bench.NODE_BYTES / r["iterations"])
-        assert r["mo_bytes_per_iteration"] > (r["players"] - 0.5) * bench.NODE_BYTES
+        assert r["bytes_per_iteration"] == pytest.approx(r["nodes"] * NODE_BYTES / r["iterations"])
+        assert r["mo_bytes_per_iteration"] > (r["players"] - 0.5) * NODE_BYTES
     par = secs["parallel"]["rows"]
     assert [(r["players"], r["workers"], r["backend"]) for r in par] == [
         (2, 1, "threads"), (2, 2, "threads"), (2, 2, "processes"),
@@ -166,9 +169,9 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
         assert 1 < r["nodes"] <= r["iterations"] + 1 and r["peak_mib"] > 0
         if r["game"] != "leduc":          # (Leduc's whole tree is smaller than the budget)
             assert r["nodes"] == r["iterations"] + 1
-        assert r["tree_mib"] == pytest.approx(r["nodes"] * bench.NODE_BYTES / 2 ** 20)
+        assert r["tree_mib"] == pytest.approx(r["nodes"] * NODE_BYTES / 2 ** 20)
 
-    md = bench.markdown(report, "metro-ai bench --quick")
+    md = runner.markdown(report, "metro-ai bench --quick")
     assert md.startswith("# metro-ai bench") and "Quick mode" in md and "`metro-ai bench --quick`" in md
     for sec in secs.values():
         assert f"## {sec['title']}" in md
@@ -176,7 +179,7 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
     for block in md.split("\n\n"):
         rows = [line for line in block.splitlines() if line.startswith("|")]
         assert len({line.count("|") for line in rows}) <= 1
-    data = json.loads(json.dumps(bench._json_ready(report)))
+    data = json.loads(json.dumps(runner._json_ready(report)))
     assert data["machine"]["logical_cpus"] >= 1 and data["machine"]["metro_ai"] == metro_ai.__version__
     assert data["settings"]["sections"] == list(cfg.sections)
     assert data["sections"]["engine"]["columns"][:2] == ["game", "players"]
@@ -185,7 +188,7 @@ def test_engine_growth_parallel_memory_sections(tmp_path):
 def test_server_memory_section_measures_every_game(tmp_path):
     from metro_ai.protocol.limits import Limits
     cfg = tiny(sections=("server-memory",), games=("metro", "leduc"))
-    sec = bench.run(cfg, progress=False)["sections"]["server-memory"]
+    sec = runner.run(cfg, progress=False)["sections"]["server-memory"]
     assert [r["game"] for r in sec["rows"]] == ["metro", "leduc"]
     for r in sec["rows"]:
         assert r["games"] == cfg.server_games == 16 and r["max_undo"] == Limits().max_undo
@@ -193,11 +196,11 @@ def test_server_memory_section_measures_every_game(tmp_path):
     metro, leduc = sec["rows"]
     assert metro["steps"] == 16 * Limits().max_undo and metro["per_step"] is not None   # a Metro game is longer
     assert leduc["moves"] == 0 and leduc["per_move"] is None                            # a Leduc hand is over first
-    assert "| leduc |" in bench.markdown({"machine": bench.machine(), "settings": {}, "sections": {"m": sec}})
+    assert "| leduc |" in runner.markdown({"machine": common.machine(), "settings": {}, "sections": {"m": sec}})
 
 
 def test_games_without_reference_engines_skip_the_engine_section(tmp_path, monkeypatch):
-    monkeypatch.setattr(bench.engine, "reference_of", lambda game: None)   # the engine section's
+    monkeypatch.setattr(engine_module, "reference_of", lambda game: None)   # the engine section's
     md, js = tmp_path / "b.md", tmp_path / "b.json"
     # a section named on the command line that cannot run: reported, and exit code 1
     code = cli_main(["bench", "--sections", "engine", "--games", "metro", "--quiet",
@@ -217,17 +220,17 @@ def test_bench_games_option_is_checked(tmp_path, capsys):
 
 def test_openspiel_sections_skip_without_openspiel(monkeypatch):
     def missing():
-        raise bench.Skipped("needs OpenSpiel")
-    monkeypatch.setattr(bench.common, "_openspiel", missing)       # both sections call it there
-    report = bench.run(tiny(sections=("openspiel", "strength")), progress=False)
+        raise common.Skipped("needs OpenSpiel")
+    monkeypatch.setattr(common, "_openspiel", missing)       # both sections call it there
+    report = runner.run(tiny(sections=("openspiel", "strength")), progress=False)
     assert report["sections"]["openspiel"]["skipped"] == "needs OpenSpiel"
     assert report["sections"]["strength"]["skipped"] == "needs OpenSpiel"
-    assert "Skipped: needs OpenSpiel" in bench.markdown(report)
+    assert "Skipped: needs OpenSpiel" in runner.markdown(report)
 
 
 def test_openspiel_sections(tmp_path):
     pytest.importorskip("pyspiel")
-    report = bench.run(tiny(sections=("openspiel", "strength")), progress=False)
+    report = runner.run(tiny(sections=("openspiel", "strength")), progress=False)
     speed = report["sections"]["openspiel"]["rows"]
     assert [r["players"] for r in speed] == [2, 4]
     for r in speed:
@@ -244,7 +247,7 @@ def test_openspiel_sections(tmp_path):
 
 def test_strength_at_equal_iterations_is_reproducible():
     pytest.importorskip("pyspiel")
-    a, b = (bench.strength_game(5, 1, iterations=8) for _ in range(2))
+    a, b = (strength.strength_game(5, 1, iterations=8) for _ in range(2))
     assert a == b and a["seat"] == 1 and a["bot_iterations"] == a["opponent_iterations"] == 8
     assert len(a["scores"]) == 2 and a["first"] in (0.0, 0.5, 1.0)
 
@@ -275,12 +278,12 @@ def test_long_loops_show_a_progress_bar_on_a_terminal_only(monkeypatch):
             return True
 
     tty = Tty()
-    monkeypatch.setattr(bench.common.sys, "stderr", tty)
-    bar = bench._bar(True, 10, "strength")
+    monkeypatch.setattr(common.sys, "stderr", tty)
+    bar = common._bar(True, 10, "strength")
     for _ in range(10):
         bar.update(1)
     bar.close()
     assert "/10 [" in tty.getvalue() and "game/s" in tty.getvalue()          # drawn in place
-    assert bench._bar(False, 10, "strength") is None
-    monkeypatch.setattr(bench.common.sys, "stderr", io.StringIO())
-    assert bench._bar(True, 10, "strength") is None
+    assert common._bar(False, 10, "strength") is None
+    monkeypatch.setattr(common.sys, "stderr", io.StringIO())
+    assert common._bar(True, 10, "strength") is None

@@ -12,7 +12,7 @@ import metro_ai
 from metro_ai import Limit
 from metro_ai import ladder as lad
 from metro_ai.cli import main
-from metro_ai.play.botspec import BotSpec
+from metro_ai.bots.catalogue import BotSpec
 from metro_ai.bots.seeding import derive
 from metro_ai.play.match import play_match
 from metro_ai.play.ratings import wilson

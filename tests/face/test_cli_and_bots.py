@@ -127,7 +127,7 @@ def test_cli_lists(capsys):
 
 
 def test_cli_bot_catalogue_reads_the_option_declarations(capsys):
-    from metro_ai.registry import BOTS
+    from metro_ai.bots.catalogue import BOTS
     assert main(["bots", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)["bots"]
     for name, (cls, _) in BOTS.items():

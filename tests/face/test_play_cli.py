@@ -163,7 +163,7 @@ def test_bots_listing_shows_options_and_presets(capsys):
     assert "ismcts:" in out and "c=0.7" in out and "presets" in out and "hard:" in out and "label=TEXT" in out
     assert main(["bots", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    from metro_ai.registry import PRESETS
+    from metro_ai.bots.catalogue import PRESETS
     assert info["bots"]["ismcts"]["options"]["c"] == 0.7
     assert info["presets"]["hard"]["budget"]["iterations"] == PRESETS["hard"][1].iterations
     assert info["bots"]["random"]["searches"] is False
@@ -303,10 +303,10 @@ def test_play_deals_a_random_seed_and_prints_it(monkeypatch, capsys):
 
 
 def test_match_and_play_show_ties_as_shared_places(monkeypatch, capsys):
-    from metro_ai.cli import _standing_lines
-    lines = _standing_lines([0.5, 0.5, 0.5], [4, 4, 4], ["player 0 (a)", "player 1 (b)", "player 2 (c)"])
+    from metro_ai.cli.common import standing_lines
+    lines = standing_lines([0.5, 0.5, 0.5], [4, 4, 4], ["player 0 (a)", "player 1 (b)", "player 2 (c)"])
     assert [x.split(".")[0].strip() for x in lines] == ["=1", "=1", "=1"]
-    lines = _standing_lines([0.0, 0.75, 0.75, 0.5], [1, 9, 9, 5], [f"P{p}" for p in range(4)])
+    lines = standing_lines([0.0, 0.75, 0.75, 0.5], [1, 9, 9, 5], [f"P{p}" for p in range(4)])
     assert [x.strip() for x in lines] == ["=1. P1: 9 points, return 0.750", "=1. P2: 9 points, return 0.750",
                                           "3. P3: 5 points, return 0.500", "4. P0: 1 points, return 0.000"]
     game = metro_ai.load_game("leduc", players=2)        # a hand that ends level, played through the CLI

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from metro_ai.registry import game_class, list_games
-from metro_ai.cli import READINGS_HEADING, main
+from metro_ai.cli import main
+from metro_ai.cli.games import READINGS_HEADING
 from tests.project.test_rules_docs import docs_ids
 
 #: Readings each game must name, the ones the rules audit found unlabelled.
