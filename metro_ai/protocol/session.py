@@ -210,7 +210,7 @@ class Session:
         game written in Python whose code fails) is not opened."""
         self._room()
         entry = OpenGame(f"g{self._next_game}", game, seed, deque([state], maxlen=self.limits.max_undo + 1),
-                      names=dict(names or {}), public_scores=scores_public(state))
+                         names=dict(names or {}), public_scores=scores_public(state))
         summary = entry.summary()
         self._next_game += 1
         self.games[entry.id] = entry
