@@ -11,11 +11,11 @@ import sys
 import time
 
 from metro_ai.cli import main
-from metro_ai.play import tournament
+from metro_ai.play.tournament.store import TournamentDB
 
 
 def hold_after(n, gate=None):
-    real = tournament.TournamentDB.store
+    real = TournamentDB.store
     stored = [0]
 
     def store(self, game_id, outcome):
@@ -26,7 +26,7 @@ def hold_after(n, gate=None):
                 time.sleep(0.01)
         return done
 
-    tournament.TournamentDB.store = store
+    TournamentDB.store = store
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ from typing import Any
 from .access import Access
 from .limits import Limits, Server
 from .server import LineFramer, run_websocket, serve_stdio, serve_stream, serve_websocket
-from .session import PROTOCOL, PROTOCOL_VERSION, ProtocolError, Session
+from .errors import ProtocolError
+from .session import PROTOCOL, PROTOCOL_VERSION, Session
 
 __all__ = ["Access", "Limits", "LineFramer", "PROTOCOL", "PROTOCOL_VERSION", "ProtocolError", "Server", "Session",
            "run_websocket", "schema", "serve_stdio", "serve_stream", "serve_websocket"]

@@ -7,18 +7,26 @@ it with one error that says nothing of what lies outside: an absolute path, ``..
 leads out, a missing file all read "no such file in the data directory". Inside it, a FIFO, a
 device or a folder is not a regular file, and a file over the size cap is refused before
 anything opens it. Without ``--data-dir`` every file option is refused.
+
+A session reads a game's or a bot's files through `game_files` (the names resolved) and
+`read_files` (in a thread, for `FILE_SECONDS` at most, an error naming each file as the client
+named it).
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from metro_ai.bots.catalogue import BOTS
 
+from .errors import FILE_REFUSED, ProtocolError
+
 #: Bot options that name a file, besides any a bot class declares with ``Option.path``.
 BOT_FILE_OPTIONS = ("ladder",)
+FILE_SECONDS = 10.0                 # the longest a game or bot may take to read its data files
 
 
 class FileRefused(Exception):
@@ -91,3 +99,45 @@ def bot_file_options(name: str) -> tuple[str, ...]:
     cls = BOTS.get(name, (None,))[0]
     declared = tuple(o.name for o in getattr(cls, "options", ()) if o.kind == "path")
     return declared + tuple(n for n in BOT_FILE_OPTIONS if n not in declared)
+
+
+def game_files(data_dir: Optional[DataDir], cls: Any, options: dict[str, Any],
+               method: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`options` with the game's file options resolved in the data directory, and those
+    options as the client named them; ProtocolError(FILE_REFUSED) if one may not be read."""
+    keys = game_file_options(cls)
+    try:
+        resolved = resolve_options(data_dir, keys, options, f"game {cls.name!r}")
+    except FileRefused as exc:
+        raise ProtocolError(FILE_REFUSED, f"{method}: {exc}") from None
+    return resolved, {k: options[k] for k in keys if options.get(k) is not None}
+
+
+async def read_files(data_dir: Optional[DataDir], fn: Callable[[], Any], names: dict[str, Any],
+                     resolved: dict[str, Any], code: int, method: str) -> Any:
+    """``fn()``: at once when no file is named; else in a thread, for FILE_SECONDS at most,
+    so that reading a file never holds up the event loop (other sessions). An error names a
+    file by the client's name for it, never its real path."""
+    try:
+        if not names:
+            return fn()
+        future = asyncio.get_running_loop().run_in_executor(None, fn)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), FILE_SECONDS)
+        except asyncio.TimeoutError:
+            future.add_done_callback(_stop_orphan)
+            raise ProtocolError(FILE_REFUSED, f"{method}: reading the data files took over {FILE_SECONDS:g} s"
+                                ) from None
+    except (ValueError, TypeError, OverflowError, OSError) as exc:
+        text = str(exc)
+        for key, name in names.items():
+            text = text.replace(str(resolved[key]), str(name))
+        if data_dir is not None:
+            text = text.replace(str(data_dir.root), "<data-dir>")
+        raise ProtocolError(code, f"{method}: {text}") from None
+
+
+def _stop_orphan(future: Any) -> None:
+    """A search started after its request gave up waiting: stop it."""
+    if not future.cancelled() and future.exception() is None and hasattr(future.result(), "request_stop"):
+        future.result().request_stop()

@@ -15,7 +15,9 @@ from typing import Any, BinaryIO, Callable, Optional
 
 from .access import Access
 from .limits import MAX_MESSAGE_BYTES, Server
-from .session import MESSAGE_TOO_LONG, TOO_MANY_CONNECTIONS, ProtocolError, Session, _error_response
+from .errors import MESSAGE_TOO_LONG, TOO_MANY_CONNECTIONS, ProtocolError
+from .messages import error_response
+from .session import Session
 
 
 class LineFramer:
@@ -98,7 +100,7 @@ async def serve_stream(reader: Callable[[], bytes], writer: BinaryIO, server: Op
         lines = framer.feed(data) if data is not None else framer.end()
         for line in lines:
             if line is None:
-                await session.send(_error_response(None, _too_long(max_message_bytes)))
+                await session.send(error_response(None, _too_long(max_message_bytes)))
             elif line.strip():
                 await session.handle_text(line)
         if data is None or session.closed:
@@ -155,7 +157,7 @@ async def serve_websocket(host: str, port: int, server: Optional[Server] = None,
             error = ProtocolError(TOO_MANY_CONNECTIONS, f"too many connections: this server takes {most} at once "
                                   "(max_connections); try again later", {"limit": "max_connections", "max": most})
             try:
-                await ws.send(json.dumps(_error_response(None, error)))
+                await ws.send(json.dumps(error_response(None, error)))
                 await ws.close(1013, "too many connections")
             except ConnectionClosed:
                 pass

@@ -380,13 +380,13 @@ def test_a_calibration_on_a_dask_cluster_gives_the_ladder_of_a_local_run(tmp_pat
 def test_calibrate_dask_errors_are_clear_and_write_nothing(tmp_path, capsys, monkeypatch):
     pytest.importorskip("dask.distributed")
     import sys
-    from metro_ai.play import tournament
+    from metro_ai.play.tournament import runner
     db, out = tmp_path / "c.sqlite", tmp_path / "l.json"
     args = ["calibrate", *TINY, "--quiet", "--db", str(db), "--out", str(out)]
     assert main([*args, "--dask", "no-port-here"]) == 2
     err = capsys.readouterr().err
     assert "cannot reach the Dask scheduler at 'no-port-here'" in err and "Traceback" not in err
-    monkeypatch.setattr(tournament, "DASK_TIMEOUT", 1)
+    monkeypatch.setattr(runner, "DASK_TIMEOUT", 1)
     assert main([*args, "--dask", "tcp://127.0.0.1:1"]) == 2           # nothing listens on port 1
     assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "dask.distributed", None)          # as if Dask were not installed

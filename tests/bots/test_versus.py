@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 
 import metro_ai
-from metro_ai.bench import versus
-from metro_ai.bench.versus import (Sprt, VersusError, VersusSettings, elo_from_score, elo_interval, game_score, llr,
-                                   pair_grid, run_pairs, score_from_elo, seats_of, sprt_bounds, summarise)
+from metro_ai.bench.versus import match
+from metro_ai.bench.versus.match import Interrupted, game_score, run_pairs, seats_of
+from metro_ai.bench.versus.other import VersusError, serve_command
+from metro_ai.bench.versus.report import report_json
+from metro_ai.bench.versus.settings import MAX_JOBS, VersusSettings
+from metro_ai.bench.versus.sprt import (Sprt, elo_from_score, elo_interval, llr, pair_grid, score_from_elo, sprt_bounds,
+                                        summarise)
 from metro_ai.cli import main as cli_main
 
 
@@ -98,7 +102,7 @@ def _strict(text):
 def test_the_json_report_is_strict_with_null_for_an_unbounded_elo():
     summary = summarise([1.0, 1.0], Sprt())                  # one pair, won: Elo +inf, interval unbounded
     assert summary["elo"] == math.inf and summary["elo_low"] == -math.inf
-    data = _strict(versus.report_json({"summary": summary, "games": [{"score": math.nan, "actions": [1]}]}))
+    data = _strict(report_json({"summary": summary, "games": [{"score": math.nan, "actions": [1]}]}))
     assert data["summary"]["elo"] is None and data["summary"]["elo_low"] is None
     assert data["summary"]["elo_high"] is None and data["summary"]["games"] == 2
     assert data["games"] == [{"score": None, "actions": [1]}]
@@ -207,11 +211,11 @@ def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="--jobs"):
         VersusSettings(me, jobs=-1)
     with pytest.raises(ValueError, match="--jobs"):
-        VersusSettings(me, jobs=versus.MAX_JOBS + 1)
+        VersusSettings(me, jobs=MAX_JOBS + 1)
     assert VersusSettings(me, jobs=0).jobs >= 1                          # 0: one per CPU
     with pytest.raises(ValueError, match="no such file"):
-        versus.serve_command("/no/such/metro-ai")
-    assert versus.serve_command(me)[1:] == ["-m", "metro_ai", "serve"]
+        serve_command("/no/such/metro-ai")
+    assert serve_command(me)[1:] == ["-m", "metro_ai", "serve"]
 
 
 def test_a_relative_path_to_the_other_build_still_leads_there_from_the_servers_folder(tmp_path, monkeypatch):
@@ -222,7 +226,7 @@ def test_a_relative_path_to_the_other_build_still_leads_there_from_the_servers_f
     link.parent.mkdir(parents=True)
     link.symlink_to(sys.executable)
     monkeypatch.chdir(tmp_path / "venv")
-    command = versus.serve_command("bin/python3")
+    command = serve_command("bin/python3")
     assert command == [str(link), "-m", "metro_ai", "serve"]
 
 
@@ -264,20 +268,20 @@ def test_ctrl_c_keeps_the_pairs_read_so_far(jobs):
         threading.Thread(target=lambda: (stop.wait(10), time.sleep(0.2), os.kill(os.getpid(), signal.SIGINT)),
                          daemon=True).start()
     t0 = time.perf_counter()
-    with pytest.raises(versus.Interrupted) as stopped:
+    with pytest.raises(Interrupted) as stopped:
         run_pairs(pair, Sprt(0, 50), pairs=50, jobs=jobs, report=lambda i, sc: seen.append(i))
     assert time.perf_counter() - t0 < 6
     assert stopped.value.scores == [1.0, 0.5] * 4 and seen == [1, 2, 3, 4]
 
 
 def test_an_interrupted_match_writes_the_games_played_and_exits_1(tmp_path, capsys, monkeypatch):
-    played = versus.play_game
+    played = match.play_game
 
     def play_game(cfg, other, deal, swapped):
         if deal == 2:
             raise KeyboardInterrupt
         return played(cfg, other, deal, swapped)
-    monkeypatch.setattr(versus, "play_game", play_game)
+    monkeypatch.setattr(match, "play_game", play_game)
     out, md = tmp_path / "v.json", tmp_path / "v.md"
     code = cli_main(["bench", "--versus", sys.executable, "--game", "leduc", "--bot", "random", "--games", "10",
                      "--seed", "5", "--out", str(out), "--markdown", str(md)])
@@ -363,7 +367,7 @@ def test_builds_that_disagree_on_legal_actions_are_an_error(tmp_path):
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     cfg = VersusSettings(str(fake), game="leduc", bot="random", games=2)
     with pytest.raises(VersusError, match="disagree.*legal actions"):
-        versus.run_versus(cfg, progress=False)
+        match.run_versus(cfg, progress=False)
     out = tmp_path / "v.json"
     assert cli_main(["bench", "--versus", str(fake), "--game", "leduc", "--bot", "random", "--games", "2",
                      "--out", str(out), "--quiet"]) == 1
@@ -385,7 +389,7 @@ def test_the_script_and_usage_errors(tmp_path, capsys):
 
 def test_three_players_split_the_seats_by_parity():
     cfg = VersusSettings(sys.executable, game="metro", players=3, bot="random", games=2, seed=3)
-    report = versus.run_versus(cfg, progress=False)
+    report = match.run_versus(cfg, progress=False)
     games = report["games"]
     assert [g["this_seats"] for g in games] == [[0, 2], [1]]
     game = metro_ai.load_game("metro", players=3)

@@ -9,6 +9,7 @@ import pytest
 
 import metro_ai
 from metro_ai import Limit
+from metro_ai.protocol import errors as E
 from metro_ai.protocol import session as S
 from metro_ai.registry import game_class
 from tests.protocol_client import Client, run
@@ -62,8 +63,8 @@ def test_a_whole_game_by_legal_actions_and_apply_then_save_replays(game):
         last = seats(game) - 1
         obs = await c.result("observation", game_id=gid, seat=last)
         assert obs["observation"] == expected.observation(last)
-        await c.error("apply", S.GAME_OVER, game_id=gid, action=0)
-        await c.error("go", S.GAME_OVER, game_id=gid)
+        await c.error("apply", E.GAME_OVER, game_id=gid, action=0)
+        await c.error("go", E.GAME_OVER, game_id=gid)
     run(main())
 
 
@@ -98,9 +99,9 @@ def test_go_runs_in_the_background_with_progress_and_stop_returns_the_best_so_fa
         # other requests are answered while it searches: on this game (reads) and on another
         legal = await c.result("legal_actions", game_id=gid)
         await c.result("apply", game_id=other, action=legal["actions"][0]["id"])
-        assert "busy" in await c.error("apply", S.BUSY, game_id=gid, action=legal["actions"][0]["id"])
-        await c.error("go", S.BUSY, game_id=gid)
-        await c.error("undo", S.BUSY, game_id=gid)
+        assert "busy" in await c.error("apply", E.BUSY, game_id=gid, action=legal["actions"][0]["id"])
+        await c.error("go", E.BUSY, game_id=gid)
+        await c.error("undo", E.BUSY, game_id=gid)
         for _ in range(6000):                   # a minute at most
             if any(n["params"]["iterations"] > 0 for n in c.notes):
                 break
@@ -111,7 +112,7 @@ def test_go_runs_in_the_background_with_progress_and_stop_returns_the_best_so_fa
         go = await c.answer(i)
         assert go["result"]["stopped"] and go["result"]["action"] == stopped["action"]
         assert stopped["action"] in [a["id"] for a in legal["actions"]]
-        await c.error("stop", S.NO_SEARCH, game_id=gid)
+        await c.error("stop", E.NO_SEARCH, game_id=gid)
         await c.result("apply", game_id=gid, action=stopped["action"])     # no longer busy
     run(main())
 
@@ -165,8 +166,8 @@ def test_analyse_reports_the_top_moves():
         assert a["actions"][0]["visits"] >= a["actions"][1]["visits"] >= a["actions"][2]["visits"]
         state = metro_ai.load_game("metro", players=2).new_state(seed=1)
         assert a["chosen"] == metro_ai.make_bot("ismcts", seed=5).analyse(state, Limit(iterations=500)).chosen
-        assert "does not search" in await c.error("analyse", S.INVALID_PARAMS, game_id=gid, bot="random")
-        await c.error("analyse", S.INVALID_PARAMS, game_id=gid, top=0)
+        assert "does not search" in await c.error("analyse", E.INVALID_PARAMS, game_id=gid, bot="random")
+        await c.error("analyse", E.INVALID_PARAMS, game_id=gid, top=0)
     run(main())
 
 
@@ -174,7 +175,7 @@ def test_undo_and_redo_walk_the_history():
     async def main():
         c = Client()
         gid = (await _new(c))["game_id"]
-        await c.error("undo", S.NO_HISTORY, game_id=gid)
+        await c.error("undo", E.NO_HISTORY, game_id=gid)
         start = await c.result("save", game_id=gid)
         texts = []
         for _ in range(3):
@@ -184,14 +185,14 @@ def test_undo_and_redo_walk_the_history():
         back = await c.result("undo", game_id=gid, count=3)
         assert back["ply"] == 0 and back["can_redo"] and not back["can_undo"]
         assert (await c.result("save", game_id=gid))["state"] == start["state"]
-        await c.error("redo", S.NO_HISTORY, game_id=gid, count=4)
+        await c.error("redo", E.NO_HISTORY, game_id=gid, count=4)
         assert (await c.result("redo", game_id=gid, count=3))["ply"] == 3
         assert (await c.result("save", game_id=gid))["state"] == after["state"]
         await c.result("undo", game_id=gid)
         legal = await c.result("legal_actions", game_id=gid)
         await c.result("apply", game_id=gid, action=legal["actions"][0]["id"])   # a new move: no redo
         assert not (await c.result("state", game_id=gid))["can_redo"]
-        await c.error("redo", S.NO_HISTORY, game_id=gid)
+        await c.error("redo", E.NO_HISTORY, game_id=gid)
     run(main())
 
 
@@ -209,10 +210,10 @@ def test_undo_keeps_max_undo_positions_and_says_so_past_them():
             await c.result("apply", game_id=gid, action=legal["actions"][0]["id"])
         assert len(c.session.games[gid].states) == 4                        # the current one and 3 before it
         answer = await c.call("undo", game_id=gid, count=4)
-        assert answer["error"]["code"] == S.NO_HISTORY and "max_undo" in answer["error"]["message"]
+        assert answer["error"]["code"] == E.NO_HISTORY and "max_undo" in answer["error"]["message"]
         assert answer["error"]["data"] == {"limit": "max_undo", "max": 3}
         assert (await c.result("state", game_id=gid))["ply"] == 5                # nothing changed
-        await c.error("undo", S.NO_HISTORY, game_id=gid, count=6)                 # more than were played
+        await c.error("undo", E.NO_HISTORY, game_id=gid, count=6)                 # more than were played
         back = await c.result("undo", game_id=gid, count=3)
         assert back["ply"] == 2 and not back["can_undo"] and back["can_redo"]
         assert (await c.result("save", game_id=gid))["state"] == saved[2]
@@ -266,68 +267,68 @@ def test_games_are_isolated_and_close_ends_one():
         a = (await _new(c))["game_id"]
         b = (await c.result("new_game", game=GAMES[0], seed=9))["game_id"]
         before = await c.result("save", game_id=b)
-        await c.error("apply", S.ILLEGAL_ACTION, game_id=a, action=-5)
+        await c.error("apply", E.ILLEGAL_ACTION, game_id=a, action=-5)
         await c.result("apply", game_id=a, action=(await c.result("legal_actions", game_id=a))["actions"][0]["id"])
         assert (await c.result("save", game_id=b))["state"] == before["state"]
         i, sending = c.send("go", game_id=a, limit={"iterations": 10 ** 12})
         await sending
         assert (await c.result("close", game_id=a))["closed"]
         assert (await c.answer(i))["result"]["stopped"]                     # its search answered
-        await c.error("state", S.UNKNOWN_GAME, game_id=a)
+        await c.error("state", E.UNKNOWN_GAME, game_id=a)
         assert (await c.result("state", game_id=b))["ply"] == 0
         other = Client()                                                      # another session
-        assert "open games: none" in await other.error("state", S.UNKNOWN_GAME, game_id=b)
+        assert "open games: none" in await other.error("state", E.UNKNOWN_GAME, game_id=b)
     run(main())
 
 
 def test_every_error_has_its_code_and_names_the_problem():
     async def main():
         c = Client(max_games=2, max_message_bytes=10_000)
-        assert (await c.raw("{not json"))[0]["error"]["code"] == S.PARSE_ERROR
-        assert (await c.raw(b"\xff\xfe"))[0]["error"]["code"] == S.PARSE_ERROR
-        assert (await c.raw('{"a": NaN}'))[0]["error"]["code"] == S.PARSE_ERROR
-        assert (await c.raw("[" * 100_000))[0]["error"]["code"] in (S.PARSE_ERROR, S.MESSAGE_TOO_LONG)
-        assert (await c.raw("[" * 5000 + "]" * 5000))[0]["error"]["code"] == S.PARSE_ERROR
-        assert (await c.raw("1" * 5000))[0]["error"]["code"] == S.PARSE_ERROR          # > 4,300 digits
-        assert (await c.raw("x" * 10_001))[0]["error"]["code"] == S.MESSAGE_TOO_LONG
+        assert (await c.raw("{not json"))[0]["error"]["code"] == E.PARSE_ERROR
+        assert (await c.raw(b"\xff\xfe"))[0]["error"]["code"] == E.PARSE_ERROR
+        assert (await c.raw('{"a": NaN}'))[0]["error"]["code"] == E.PARSE_ERROR
+        assert (await c.raw("[" * 100_000))[0]["error"]["code"] in (E.PARSE_ERROR, E.MESSAGE_TOO_LONG)
+        assert (await c.raw("[" * 5000 + "]" * 5000))[0]["error"]["code"] == E.PARSE_ERROR
+        assert (await c.raw("1" * 5000))[0]["error"]["code"] == E.PARSE_ERROR          # > 4,300 digits
+        assert (await c.raw("x" * 10_001))[0]["error"]["code"] == E.MESSAGE_TOO_LONG
         assert "batches" in (await c.raw("[]"))[0]["error"]["message"]
-        assert (await c.raw('"hello"'))[0]["error"]["code"] == S.INVALID_REQUEST
-        assert (await c.raw('{"jsonrpc": "1.0", "method": "hello"}'))[0]["error"]["code"] == S.INVALID_REQUEST
+        assert (await c.raw('"hello"'))[0]["error"]["code"] == E.INVALID_REQUEST
+        assert (await c.raw('{"jsonrpc": "1.0", "method": "hello"}'))[0]["error"]["code"] == E.INVALID_REQUEST
         bad_id = await c.raw('{"jsonrpc": "2.0", "id": [1], "method": "hello"}')
-        assert bad_id[0]["error"]["code"] == S.INVALID_REQUEST
-        assert (await c.raw('{"jsonrpc": "2.0", "id": 1.5, "method": "hello"}'))[0]["error"]["code"] == S.INVALID_REQUEST
+        assert bad_id[0]["error"]["code"] == E.INVALID_REQUEST
+        assert (await c.raw('{"jsonrpc": "2.0", "id": 1.5, "method": "hello"}'))[0]["error"]["code"] == E.INVALID_REQUEST
         await c.session.handle_text('{"jsonrpc": "2.0", "id": 99, "method": 3}')
-        assert c.answers[99]["error"]["code"] == S.INVALID_REQUEST
+        assert c.answers[99]["error"]["code"] == E.INVALID_REQUEST
         await c.session.handle_text('{"jsonrpc": "2.0", "id": 98, "method": "hello", "params": [1]}')
-        assert c.answers[98]["error"]["code"] == S.INVALID_PARAMS
-        assert "'nope'" in await c.error("nope", S.METHOD_NOT_FOUND)
-        assert "missing parameter 'game'" in await c.error("new_game", S.INVALID_PARAMS)
-        assert "seed must be an integer" in await c.error("new_game", S.INVALID_PARAMS, game="metro", seed="x")
-        assert "unknown game 'chess'" in await c.error("new_game", S.INVALID_PARAMS, game="chess")
-        assert "'colour'" in await c.error("new_game", S.INVALID_PARAMS, game="metro", colour=1)
-        assert "players" in await c.error("new_game", S.INVALID_PARAMS, game="metro", options={"players": 10 ** 40})
+        assert c.answers[98]["error"]["code"] == E.INVALID_PARAMS
+        assert "'nope'" in await c.error("nope", E.METHOD_NOT_FOUND)
+        assert "missing parameter 'game'" in await c.error("new_game", E.INVALID_PARAMS)
+        assert "seed must be an integer" in await c.error("new_game", E.INVALID_PARAMS, game="metro", seed="x")
+        assert "unknown game 'chess'" in await c.error("new_game", E.INVALID_PARAMS, game="chess")
+        assert "'colour'" in await c.error("new_game", E.INVALID_PARAMS, game="metro", colour=1)
+        assert "players" in await c.error("new_game", E.INVALID_PARAMS, game="metro", options={"players": 10 ** 40})
         gid = (await c.result("new_game", game="metro", seed=10 ** 40))["game_id"]    # any int seeds
-        assert 'unknown game id "g9"' in await c.error("state", S.UNKNOWN_GAME, game_id="g9")
-        assert "game_id must be a string" in await c.error("state", S.INVALID_PARAMS, game_id=1)
-        reason = await c.error("apply", S.ILLEGAL_ACTION, game_id=gid, action=10 ** 30)
+        assert 'unknown game id "g9"' in await c.error("state", E.UNKNOWN_GAME, game_id="g9")
+        assert "game_id must be a string" in await c.error("state", E.INVALID_PARAMS, game_id=1)
+        reason = await c.error("apply", E.ILLEGAL_ACTION, game_id=gid, action=10 ** 30)
         assert "out of range" in reason
-        assert "cannot read" in await c.error("apply", S.ILLEGAL_ACTION, game_id=gid, action="fly away")
-        assert "action must be an action id" in await c.error("apply", S.INVALID_PARAMS, game_id=gid, action=True)
-        assert "seat must be" in await c.error("observation", S.INVALID_PARAMS, game_id=gid, seat=10 ** 30)
-        assert "unknown bot" in await c.error("go", S.INVALID_PARAMS, game_id=gid, bot="deep-blue")
-        await c.error("go", S.INVALID_PARAMS, game_id=gid, limit={"iterations": 0})
-        await c.error("go", S.INVALID_PARAMS, game_id=gid, limit={"iterations": 1.5})
-        await c.error("go", S.INVALID_PARAMS, game_id=gid, limit={"nodes": 5})
-        await c.error("go", S.INVALID_PARAMS, game_id=gid, limit={"time": 1e308 * 10})
-        await c.error("go", S.INVALID_PARAMS, game_id=gid, bot="ismcts:workers=100000")
-        await c.error("undo", S.NO_HISTORY, game_id=gid, count=10 ** 30)
-        await c.error("load_state", S.BAD_STATE, state="{")
-        await c.error("load_state", S.BAD_STATE, state={"game": "metro", "options": {"players": 2}})
-        await c.error("load_state", S.BAD_STATE, state={"game": "chess"})
-        await c.error("load_state", S.BAD_STATE, state="/etc/passwd")       # text is JSON, never a path
-        await c.error("load_state", S.INVALID_PARAMS, state=5)
+        assert "cannot read" in await c.error("apply", E.ILLEGAL_ACTION, game_id=gid, action="fly away")
+        assert "action must be an action id" in await c.error("apply", E.INVALID_PARAMS, game_id=gid, action=True)
+        assert "seat must be" in await c.error("observation", E.INVALID_PARAMS, game_id=gid, seat=10 ** 30)
+        assert "unknown bot" in await c.error("go", E.INVALID_PARAMS, game_id=gid, bot="deep-blue")
+        await c.error("go", E.INVALID_PARAMS, game_id=gid, limit={"iterations": 0})
+        await c.error("go", E.INVALID_PARAMS, game_id=gid, limit={"iterations": 1.5})
+        await c.error("go", E.INVALID_PARAMS, game_id=gid, limit={"nodes": 5})
+        await c.error("go", E.INVALID_PARAMS, game_id=gid, limit={"time": 1e308 * 10})
+        await c.error("go", E.INVALID_PARAMS, game_id=gid, bot="ismcts:workers=100000")
+        await c.error("undo", E.NO_HISTORY, game_id=gid, count=10 ** 30)
+        await c.error("load_state", E.BAD_STATE, state="{")
+        await c.error("load_state", E.BAD_STATE, state={"game": "metro", "options": {"players": 2}})
+        await c.error("load_state", E.BAD_STATE, state={"game": "chess"})
+        await c.error("load_state", E.BAD_STATE, state="/etc/passwd")       # text is JSON, never a path
+        await c.error("load_state", E.INVALID_PARAMS, state=5)
         await c.result("new_game", game="metro")
-        assert "too many" in await c.error("new_game", S.TOO_MANY_GAMES, game="metro")
+        assert "too many" in await c.error("new_game", E.TOO_MANY_GAMES, game="metro")
         assert (await c.result("hello"))["limits"]["max_games"] == 2                  # still serving
     run(main())
 
@@ -381,7 +382,7 @@ def test_the_schema_and_the_spec_cover_every_method_and_error():
     headings = "\n".join(line for line in doc.splitlines() if line.startswith("### "))
     for m in methods:
         assert f"`{m}`" in headings, f"docs/protocol.md has no section for {m}"
-    for code, name in S.ERROR_NAMES.items():
+    for code, name in E.ERROR_NAMES.items():
         assert f"| {code} | {name} |" in doc, f"docs/protocol.md's error table lacks {code} ({name})"
 
 
@@ -411,9 +412,9 @@ def test_svg_draws_the_position_for_a_seat_with_the_last_move_marked(game):
         assert plain["lastmove"] is None and plain["svg"] == expected.svg(player=seat)
         assert plain["svg"] != pic["svg"]                           # the mark shows
         n = seats(game)
-        assert f"seat must be 0-{n - 1}" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat=n)
-        assert "seat must be an integer" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, seat="0")
-        assert "g9" in await c.error("svg", S.UNKNOWN_GAME, game_id="g9")
+        assert f"seat must be 0-{n - 1}" in await c.error("svg", E.INVALID_PARAMS, game_id=gid, seat=n)
+        assert "seat must be an integer" in await c.error("svg", E.INVALID_PARAMS, game_id=gid, seat="0")
+        assert "g9" in await c.error("svg", E.UNKNOWN_GAME, game_id="g9")
     run(main())
 
 
@@ -434,7 +435,7 @@ def test_svg_with_labels_is_metro_ai_svg_with_labels(game):
             assert pic["svg"] != plain["svg"]
         if game.startswith("metro") and game != "metro2033":
             assert 'class="edge-label"' in pic["svg"] and 'class="edge-label"' not in plain["svg"]
-        assert "labels must be" in await c.error("svg", S.INVALID_PARAMS, game_id=gid, labels="yes")
+        assert "labels must be" in await c.error("svg", E.INVALID_PARAMS, game_id=gid, labels="yes")
     run(main())
 
 
@@ -465,5 +466,5 @@ def test_legal_actions_with_labels_say_each_action_in_words(game):
             action = state.legal_actions()[len(state.legal_actions()) // 2]
             await c.result("apply", game_id=gid, action=action)
             state.apply(action)
-        assert "labels must be" in await c.error("legal_actions", S.INVALID_PARAMS, game_id=gid, labels=1)
+        assert "labels must be" in await c.error("legal_actions", E.INVALID_PARAMS, game_id=gid, labels=1)
     run(main())

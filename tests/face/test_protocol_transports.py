@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from metro_ai.protocol import LineFramer
-from metro_ai.protocol import session as S
+from metro_ai.protocol import errors as E
 from tests.protocol_client import check_server_message
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +89,7 @@ def test_stdio_serves_survives_a_100_mb_line_and_garbage():
     s.send(2, "legal_actions", game_id="g1")
     assert s.answer(2)["result"]["actions"]
     nulls = [m for m in s.messages if m.get("id") is None]
-    assert [m["error"]["code"] for m in nulls] == [S.MESSAGE_TOO_LONG, S.PARSE_ERROR, S.INVALID_REQUEST]
+    assert [m["error"]["code"] for m in nulls] == [E.MESSAGE_TOO_LONG, E.PARSE_ERROR, E.INVALID_REQUEST]
     s.finish()
 
 
@@ -144,14 +144,14 @@ def test_websocket_serves_several_clients_and_survives_rude_ones(ws_server):
     with connect(ws_server) as a, connect(ws_server) as b:
         assert call(a, 1, "hello", methods)["result"]["protocol"] == "metro-ai"
         gid = call(a, 2, "new_game", methods, game="metro")["result"]["game_id"]
-        assert call(b, 3, "state", methods, game_id=gid)["error"]["code"] == S.UNKNOWN_GAME   # per connection
+        assert call(b, 3, "state", methods, game_id=gid)["error"]["code"] == E.UNKNOWN_GAME   # per connection
         a.send(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "go",
                            "params": {"game_id": gid, "limit": {"iterations": 10 ** 12}}}))
         methods[4] = "go"
         stop = call(a, 5, "stop", methods, game_id=gid)["result"]
         assert stop["stopped"]
         a.send(b"\xff\xfe")                                 # binary, not UTF-8
-        assert json.loads(a.recv(timeout=60))["error"]["code"] == S.PARSE_ERROR
+        assert json.loads(a.recv(timeout=60))["error"]["code"] == E.PARSE_ERROR
     with connect(ws_server) as rude:                        # leaves mid-search
         call(rude, 6, "new_game", methods, game="metro")
         rude.send(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "go",

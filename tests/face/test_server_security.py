@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from metro_ai.protocol import session as S
+from metro_ai.protocol import errors as E
 from metro_ai.protocol.access import Access
 from metro_ai.protocol.limits import Limits, Server
 from tests.protocol_client import Client, check_server_message, run
@@ -279,7 +279,7 @@ def data_dir(tmp_path):
     return d
 
 
-def _chart_error(client, name, code=S.FILE_REFUSED):
+def _chart_error(client, name, code=E.FILE_REFUSED):
     async def go():
         t0 = time.perf_counter()
         message = await client.error("new_game", code, game="metro",
@@ -295,11 +295,11 @@ def test_no_data_dir_no_files():
         for name in ("chart.csv", "/etc/passwd", str(CHART)):
             message, _ = await _chart_error(c, name)
             assert "--data-dir" in message and "passwd" not in message.replace(name, "")
-        message = await c.error("load_state", S.FILE_REFUSED, state={"game": "metro", "options": {
+        message = await c.error("load_state", E.FILE_REFUSED, state={"game": "metro", "options": {
             "players": 2, "companies": True, "company_chart": "/etc/passwd"}})
         assert "--data-dir" in message
         g = (await c.result("new_game", game="metro", options={"players": 2}))["game_id"]
-        message = await c.error("go", S.FILE_REFUSED, game_id=g, bot="ismcts:elo=1400,ladder=/etc/passwd")
+        message = await c.error("go", E.FILE_REFUSED, game_id=g, bot="ismcts:elo=1400,ladder=/etc/passwd")
         assert "--data-dir" in message
     run(go())
 
@@ -343,9 +343,9 @@ def test_every_file_option_of_every_game_is_held_to_the_data_dir(data_dir):
             for option in options:
                 for bad in ("fifo.csv", "/dev/zero", "../secret.csv", "out.csv", "/etc/passwd"):
                     t0 = time.perf_counter()
-                    message = await c.error("new_game", S.FILE_REFUSED, game=game, options={option: bad})
+                    message = await c.error("new_game", E.FILE_REFUSED, game=game, options={option: bad})
                     assert option in message and time.perf_counter() - t0 < 1.0, message
-                    message = await c.error("load_state", S.FILE_REFUSED, state={"game": game, "options": {option: bad}})
+                    message = await c.error("load_state", E.FILE_REFUSED, state={"game": game, "options": {option: bad}})
                     assert "SECRET" not in message and "root:" not in message
     run(go())
 
@@ -362,15 +362,15 @@ def test_a_file_inside_the_data_dir_plays_and_round_trips_by_its_name(data_dir):
         assert str(data_dir) not in json.dumps(saved)
         loaded = await c.result("load_state", state=saved["state"])
         assert loaded["options"]["company_chart"] == "chart.csv"
-        message = await c.error("go", S.INVALID_PARAMS, game_id="g1", bot="ismcts:elo=1400,ladder=ladder.json")
+        message = await c.error("go", E.INVALID_PARAMS, game_id="g1", bot="ismcts:elo=1400,ladder=ladder.json")
         assert "measured with other options" in message and str(data_dir) not in message     # the chart's path hidden
         plain = (await c.result("new_game", game="metro", options={"players": 2}))["game_id"]
         go_ = await c.result("go", game_id=plain, bot="ismcts:elo=1400,ladder=ladder.json", limit={"iterations": 50})
         assert go_["bot"] == "ismcts:elo=1400,ladder=ladder.json"
         for bad in ("../secret.csv", "/etc/passwd", "fifo.csv", "zero.csv"):
-            message = await c.error("go", S.FILE_REFUSED, game_id="g1", bot=f"ismcts:elo=1400,ladder={bad}")
+            message = await c.error("go", E.FILE_REFUSED, game_id="g1", bot=f"ismcts:elo=1400,ladder={bad}")
             assert "SECRET" not in message and str(data_dir) not in message
-        message = await c.error("go", S.INVALID_PARAMS, game_id="g1", bot="ismcts:elo=1400,ladder=chart.csv")
+        message = await c.error("go", E.INVALID_PARAMS, game_id="g1", bot="ismcts:elo=1400,ladder=chart.csv")
         assert str(data_dir) not in message                            # not a ladder: named as the client named it
     run(go())
 
@@ -385,7 +385,7 @@ def test_over_websocket_a_fifo_refused_and_the_server_keeps_serving(data_dir):
                 a.send(json.dumps({"jsonrpc": "2.0", "id": i, "method": "new_game", "params": {
                     "game": "metro", "options": {"players": 2, "companies": True, "company_chart": name}}}))
                 answer = json.loads(a.recv(timeout=10))
-                assert answer["error"]["code"] == S.FILE_REFUSED and time.perf_counter() - t0 < 2, answer
+                assert answer["error"]["code"] == E.FILE_REFUSED and time.perf_counter() - t0 < 2, answer
                 b.send(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "hello", "params": {}}))
                 assert json.loads(b.recv(timeout=10))["result"]["data_dir"] is True
     finally:
@@ -409,7 +409,7 @@ def test_a_client_cannot_exceed_the_limits():
                                  ("ismcts", {"time": 1.0}, "max_search_seconds"),
                                  ("ismcts:workers=2,backend=processes", None, "backend")):
             answer = await a.call("go", game_id=games[0], bot=bot, **({"limit": limit} if limit else {}))
-            assert answer["error"]["code"] == S.OVER_LIMIT and answer["error"]["data"]["limit"] == what, answer
+            assert answer["error"]["code"] == E.OVER_LIMIT and answer["error"]["data"]["limit"] == what, answer
             assert what in answer["error"]["message"] or what == "backend"
         # a search on iterations only stops by the time limit, with its best move
         t0 = time.perf_counter()
@@ -420,7 +420,7 @@ def test_a_client_cannot_exceed_the_limits():
         for _, sending in runs:
             await sending
         answer = await a.call("go", game_id=games[2])
-        assert answer["error"]["code"] == S.TOO_MANY_SEARCHES
+        assert answer["error"]["code"] == E.TOO_MANY_SEARCHES
         assert answer["error"]["data"] == {"limit": "max_searches_per_connection", "max": 2}
         g = (await b.result("new_game", game="metro", options={"players": 2}))["game_id"]
         g2 = (await b.result("new_game", game="metro", options={"players": 2}))["game_id"]
@@ -443,7 +443,7 @@ def test_max_connections_is_told_and_closed():
         with connect(p.ws) as a, connect(p.ws) as b:
             with connect(p.ws) as c:
                 message = json.loads(c.recv(timeout=30))
-                assert message["error"]["code"] == S.TOO_MANY_CONNECTIONS and message["id"] is None
+                assert message["error"]["code"] == E.TOO_MANY_CONNECTIONS and message["id"] is None
                 with pytest.raises(ConnectionClosed) as closed:
                     c.recv(timeout=30)
                 assert closed.value.rcvd.code == 1013
@@ -516,16 +516,16 @@ def test_a_greedy_client_cannot_starve_another():
                 if "error" in m:
                     refused[m["error"]["code"]] = refused.get(m["error"]["code"], 0) + 1
             busy, busy_go, busy_go_seconds = bystander(other, 2000)
-            assert refused.get(S.OVER_LIMIT) == n_games                 # workers=256: never
-            assert refused.get(S.TOO_MANY_SEARCHES) == n_games - limits.max_searches_per_connection
+            assert refused.get(E.OVER_LIMIT) == n_games                 # workers=256: never
+            assert refused.get(E.TOO_MANY_SEARCHES) == n_games - limits.max_searches_per_connection
     finally:
         p.close()
 
     def fig(xs):
         return f"median {statistics.median(xs) * 1000:.1f} ms, max {max(xs) * 1000:.1f} ms"
     print(f"\ngreedy client: {n_games} Metro 2033 games, {limits.max_searches_per_connection} searches at "
-          f"workers={limits.max_workers} running, {refused.get(S.OVER_LIMIT)} asks for workers=256 refused "
-          f"(-32010), {refused.get(S.TOO_MANY_SEARCHES)} more searches refused (-32011)")
+          f"workers={limits.max_workers} running, {refused.get(E.OVER_LIMIT)} asks for workers=256 refused "
+          f"(-32010), {refused.get(E.TOO_MANY_SEARCHES)} more searches refused (-32011)")
     for method in ("hello", "new_game", "legal_actions"):
         print(f"  other client's {method}: alone {fig(calm[method])}; beside the greedy one {fig(busy[method])}")
     print(f"  other client's go (2,000 iterations): alone {calm_go:.3f} s; beside the greedy one {busy_go:.3f} s "

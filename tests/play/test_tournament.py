@@ -153,7 +153,7 @@ def test_tournament_in_memory_and_refusals():
 
 
 def test_failed_games_are_kept_apart_and_retried(tmp_path, monkeypatch):
-    import metro_ai.play.tournament as t
+    import metro_ai.play.tournament.runner as t
     real = t.play_match
 
     def flaky(game, specs, **kw):

@@ -186,7 +186,7 @@ def test_a_state_or_record_of_another_version_is_refused_everywhere_it_enters(tm
     """Not only files: a state's JSON text or dict (``state_from_json``, the protocol's
     ``load_state``) and a record dict (``replay``), and ``metro-ai analyse`` on a record file."""
     from metro_ai.cli import main
-    from metro_ai.protocol import session as S
+    from metro_ai.protocol import errors as E
     from tests.protocol_client import Client, run
     game = metro_ai.load_game("metro")
     state = {**game.new_state(1).to_dict(), "version": 2}
@@ -198,7 +198,7 @@ def test_a_state_or_record_of_another_version_is_refused_everywhere_it_enters(tm
         metro_ai.replay({**_record_doc(), "version": 999})
 
     async def protocol():
-        message = await Client().error("load_state", S.BAD_STATE, state=state)
+        message = await Client().error("load_state", E.BAD_STATE, state=state)
         assert "its format version is 2; this metro-ai reads version 1" in message
     run(protocol())
     path = _write(tmp_path / "rec.json", {**_record_doc(), "version": 2})
