@@ -128,7 +128,7 @@ def add_arguments(p):
                    "--versus and --out, none unless named)")
     p.add_argument("--json", default="bench.json", metavar="FILE", help="JSON report (default bench.json)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    from .versus import add_arguments as versus_arguments
+    from .versus.settings import add_arguments as versus_arguments
     versus_arguments(p, bench=True)
 
 
@@ -173,7 +173,7 @@ def execute(args, command=None):
     if getattr(args, "versus", None):
         from . import versus
         return versus.execute(args, command)
-    from .versus import versus_only_given
+    from .versus.settings import versus_only_given
     stray = versus_only_given(args)
     if stray:
         raise ValueError(f"{', '.join(stray)}: only with --versus OTHER")

@@ -19,6 +19,10 @@ FACES = {
     "metro_ai": "the facade users import from (README, docs/reference/api.md)",
     "metro_ai.ladder": "the Elo ladders and their calibration in one place (docs/reference/api.md)",
     "metro_ai.protocol": "the protocol package: its servers, session and limits (docs/guide/server.md)",
+    "metro_ai.play.tournament": "the tournament package's public face: what users and the facade import (README, "
+                                "docs/tutorials/tournament.md), its modules one idea each",
+    "metro_ai.bench.versus": "the versus command's entry: add_arguments and execute, which metro-ai bench --versus "
+                             "and benches/versus.py call",
     "metro_ai.engine": "the engine floor: the library's errors",
     "metro_ai.engine.metro": "a game package: its game and state classes (GAME_CLASSES names them there)",
     "metro_ai.engine.breakthrough": "a game package",
@@ -43,6 +47,9 @@ def _source(module):
 def passed_on(module):
     """The names `module` imports from modules of ours and never uses: names it only passes on."""
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):                 # imports for type checking only: never run, never passed on
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            node.body = []
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     source = _source(module)
     out = []

@@ -41,13 +41,7 @@ pairs, the run, the command) and ``report`` (the JSON and Markdown files). What 
 ``metro_ai.bench.versus`` is its public face: ``metro-ai bench --versus`` and
 ``benches/versus.py`` call `add_arguments` and `execute`.
 """
-from .match import Interrupted, execute, game_score, play_game, run_pairs, run_versus, seats_of
-from .other import OtherBuild, VersusError, serve_command
-from .report import compact_moves, markdown, report_json
-from .settings import VersusSettings, add_arguments, settings_from, versus_only_given
-from .sprt import Sprt, elo_from_score, elo_interval, llr, pair_grid, score_from_elo, sprt_bounds, summarise
+from .match import execute
+from .settings import add_arguments
 
-__all__ = ["OtherBuild", "Sprt", "VersusError", "VersusSettings", "add_arguments", "compact_moves", "elo_from_score",
-           "elo_interval", "execute", "game_score", "llr", "markdown", "pair_grid", "play_game", "report_json",
-           "Interrupted", "run_pairs", "run_versus", "score_from_elo", "seats_of", "serve_command", "settings_from", "sprt_bounds",
-           "summarise", "versus_only_given"]
+__all__ = ["add_arguments", "execute"]
