@@ -15,7 +15,8 @@ is a decision: its row names it and holds its ``legal_*`` (the legal actions) an
 (applying one); a task (``J_*``) is a step of the agenda: its row names it, says its arguments and
 holds its ``run_*``, which plays the step or sets the phase that asks for it. The functions live
 side by side, a phase's task, legal and do together, in one file per part of the round, included
-here so that the whole machine stays one C translation unit (the compiler sees every call):
+here so that the whole machine stays one C translation unit (the compiler inlines the shared
+helpers into each phase's functions):
 
     machine_setup.pxi    the set-up (G5-G7, G24): drafts, home stations, the heroes' places
     machine_events.pxi   the round's start and events (G8, G9, G31, G32): production, law, threat
