@@ -104,6 +104,7 @@ cdef enum:
     P_STRIP_EQ, P_DISCARD_EQ, P_HIRE, P_ARMY, P_HERO_MOVE, P_HERO_ACT, P_BUY
     P_QUEST_KEEP, P_EX_FROM, P_EX_TO, P_EX_AMOUNT, P_STAGE2_EQ, P_LAW_LOOK, P_UPKEEP, P_QUEST_COMPLETE
     P_OVER
+    P_COUNT             # how many phases (not a phase): machine.pyx's phase table has a row for each
 cdef enum:
     J_DRAFT_FACTION, J_DRAFT_HERO, J_SETUP, J_PLACE_HERO, J_ROUND_START, J_PRODUCE, J_POLIS_RES
     J_LAW_EVENT, J_VOTE, J_LAW_RESULT, J_DECLARE, J_THREAT_REVEAL, J_THREAT_FIGHT, J_THREAT_DONE
@@ -111,6 +112,7 @@ cdef enum:
     J_FREE_STATION, J_DEFENDER, J_COMBAT_DEAL, J_COMBAT_PICK, J_COMBAT_RESOLVE, J_TAKE_EQ
     J_STRIP_EQ, J_DISCARD_EQ, J_BUY, J_EX_FROM, J_EX_TO, J_EX_AMOUNT, J_STAGE2_EQ, J_END_ROUND
     J_QUEST_CHECK, J_QUEST_OFFER
+    J_COUNT             # how many tasks (not a task): machine.pyx's task table has a row for each
 
 # G8: the round track (resource bits 1, 2, 4; law 8; threat 16), START first
 

@@ -5,7 +5,9 @@ generic checks (random play, JSON round trips, observation and determinize, C pl
 are the contract suite's (tests/contract)."""
 import json
 import random
+import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -65,12 +67,53 @@ def test_phase_and_task_names_are_built_beside_their_enums():
     assert machine.PHASES[0] == "none" and machine.PHASES[-1] == "over" and len(set(machine.PHASES)) == 31
     assert len(machine.TASK_NAMES) == len(machine.TASK_ARGS) == len(set(machine.TASK_NAMES)) == 37
     assert machine._by_value(((1, "b"), (0, "a")), "test") == [(0, "a"), (1, "b")]
-    for bad in (((0, "a"), (2, "b")), ((0, "a"), (0, "b")), ((1, "a"),)):
+    assert machine._by_value(((1, "b"), (0, "a")), "test", 2) == [(0, "a"), (1, "b")]
+    for bad, count in ((((0, "a"), (2, "b")), None), (((0, "a"), (0, "b")), None), (((1, "a"),), None),
+                       (((0, "a"), (1, "b")), 3)):         # the last: the enum's last member has no row
         with pytest.raises(ImportError, match="the test table does not number its enums"):
-            machine._by_value(bad, "test")
+            machine._by_value(bad, "test", count)
     # the phase a state shows is named from the table
     s = metro_ai.load_game("metro2033", players=2).new_state(1)
     assert s.observation(0)["phase"] in machine.PHASES
+
+
+MACHINE = Path(__file__).resolve().parents[2] / "engine" / "metro2033"        # the sources
+
+
+def _enum_members(prefix):
+    """The members of rules.pxd's enum of `prefix` (P_ or J_), in order, its _COUNT left out."""
+    text = (MACHINE / "rules.pxd").read_text(encoding="utf-8")
+    block = re.search(rf"cdef enum:\n((?:    {prefix}.*\n)+)", text).group(1)
+    names = re.findall(rf"\b({prefix}\w+)", re.sub(r"#.*", "", block))
+    assert names[-1] == prefix + "COUNT"
+    return names[:-1]
+
+
+def test_every_phase_and_task_has_its_row_in_the_machine_tables():
+    """#42: the state machine is one table of phases (legal and do) and one of tasks (run), filled
+    once at import: every member of rules.pxd's enums has its row, in the enum's order, naming
+    functions that the machine's files define; the compiled tables hold no empty entry, and the
+    name tuples are the rows' names."""
+    import metro_ai.engine.metro2033.machine as machine
+    sources = {f.name: f.read_text(encoding="utf-8") for f in [MACHINE / "machine.pyx", *MACHINE.glob("machine_*.pxi")]}
+    assert sorted(sources) == ["machine.pyx", "machine_actions.pxi", "machine_end.pxi", "machine_events.pxi",
+                               "machine_fights.pxi", "machine_setup.pxi"]
+    assert all(f'include "{name}"' in sources["machine.pyx"] for name in sources if name.endswith(".pxi"))
+    defined = {m.group(1) for text in sources.values()
+               for m in re.finditer(r"^cdef \w+ (\w+)\(Machine\* m", text, re.M)}
+    for prefix, call, kinds in (("P_", "_phase", ("legal_", "do_")), ("J_", "_task", ("run_",))):
+        rows = re.findall(rf"^{call}\(({prefix}\w+), \"(\w+)\", (.*)\)$", sources["machine.pyx"], re.M)
+        assert [r[0] for r in rows] == _enum_members(prefix), f"{call} rows not one per enum member in order"
+        names = tuple(r[1] for r in rows)
+        assert names == (machine.PHASES if prefix == "P_" else machine.TASK_NAMES)
+        for enum, _, rest in rows:
+            functions = [f.strip() for f in rest.split(",") if not f.strip().startswith('"')]
+            assert [f.startswith(k) for f, k in zip(functions, kinds)] == [True] * len(kinds), (enum, functions)
+            assert set(functions) <= defined, f"{enum}: {set(functions) - defined} not defined"
+    phases, tasks = machine._table_rows()
+    assert [row[0] for row in phases] == list(machine.PHASES)
+    assert [row[0] for row in tasks] == list(machine.TASK_NAMES)
+    assert all(legal and do for _, legal, do in phases) and all(run for _, run in tasks)
 
 
 def test_returns_rank_the_g2_winner_first():
