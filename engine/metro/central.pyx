@@ -4,8 +4,9 @@
 Module 2, central stations (``central_stations=True``): a part of the state, not a class: the
 pieces (``CentralData``, ``MetroState.cd``) are switched on by the tables' ``ncentral``; the base
 state's methods play them with the C helpers of ``rules.pyx`` (``space_free``, ``place_piece``,
-``check_space``; with companies, a share shown: ``co_show``); this module holds their text,
-deal and loader. The board's
+``check_space``; with companies, a share shown: ``co_show``), tested through ``has_central``;
+this file holds the module (``CentralModule``, ``module.py``): their text, deal and loader, and
+the state's methods ``central_pieces`` and ``shown``. The board's
 geometry for them lives in ``rules.pyx`` too: the 8 spaces
 round the centre (space j, clockwise from the top-left, faces square D3 E3 F4 F5 E6 D6 C5 C4;
 the facing square's even port towards the centre is the departure, the odd one the arrival, C12);
@@ -34,13 +35,15 @@ from libc.stdint cimport uint64_t
 
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
 from metro_ai.engine.metro.state cimport (MetroGame, MetroState, MetroTables, METRO_KINDS, METRO_CENTRAL_ACTION,
-                                         CO_SHARES, deal_tiles)
+                                         CO_SHARES, CO_PCTS, R_CE_PHASE, R_CE_PIECE, R_CE_SPACE, R_CE_RANGE,
+                                         R_CE_SHARE, R_CE_SHOWN, deal_tiles, has_central, has_companies)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
 from .state import _load_state, square_name, share_name, CENTRAL_SPACE_SQUARES
 from . import companies as _companies
 from .loader import brief, int_in as _int_in
+from .module import MetroModule
 
 cdef uint64_t TRACKS_SALT = 0x43454E5452414C33ULL
 cdef int CENTRE[4]
@@ -76,45 +79,6 @@ def string_to_central(MetroGame game, text):
         raise ValueError(f"{m.group(1)} faces no central space; they face {', '.join(map(square_name, CENTRAL_SPACE_SQUARES))}")
     share = 4 * int(m.group(3)) + (10, 20, 30, 40).index(int(m.group(2))) if m.group(2) else 0
     return METRO_CENTRAL_ACTION + 8 * share + CENTRAL_SPACE_SQUARES.index(sq)
-
-
-# ---- the module's hooks (state.pyx MODULES) ----
-
-def owns_action(MetroGame game, action):
-    """A central-station action's id (C16), with central stations."""
-    return game.central_stations and not isinstance(action, bool) and isinstance(action, int) \
-        and action >= METRO_CENTRAL_ACTION
-
-
-def action_to_string(MetroGame game, action):
-    return central_to_string(game, action)
-
-
-def owns_text(MetroGame game, text):
-    return game.central_stations and text.strip().lower().startswith("central")
-
-
-def string_to_action(MetroGame game, text):
-    return string_to_central(game, text)
-
-
-def action_bounds(MetroGame game):
-    """The central-station pieces (C2; with companies one a share, C18): at most 8 placements (32
-    with companies) a position; none with central tracks (C3), which add no action."""
-    if not game.tables.ncentral:
-        return 0, 0
-    return (32 if game.companies else 8), METRO_CENTRAL_ACTION + (8 * CO_SHARES if game.companies else 8)
-
-
-def game_length(MetroGame game):
-    """The central-station pieces (C2), each a turn: one a player (with companies one a company)."""
-    return game.tables.ncentral
-
-
-def reference_game(MetroGame game):
-    """The game with modules 2 or 3 on ``reference_city.py``."""
-    from .reference_city import city_game
-    return city_game(**game.reference_options())
 
 
 def new_state(MetroGame game, seed):
@@ -219,3 +183,99 @@ def load_state(MetroGame game, obj):
             if sorted(obj["known"]["held"][p][i]) != list(range(n)):
                 bad(f"known.held[{p}][{i}]: a shown share is known to every player (C18)")
     return st
+
+
+# ---- the central part's Python methods on the state (C2, C18), lent to MetroState by name ----
+
+def central_pieces(MetroState st):
+    """The piece on each central space (its player; with companies its company), or None (C2)."""
+    if not has_central(st.t):
+        raise ValueError("this game has no central stations (option central_stations, C2)")
+    return [None if st.cd.space_piece[j] < 0 else st.cd.space_piece[j] for j in range(8)]
+
+
+def shown(MetroState st, int player):
+    """Pct indices (0..3 for 10%..40%) of the shares `player` has shown for central stations
+    (C18), ascending."""
+    st._check_player(player)
+    if not has_central(st.t):
+        raise ValueError("this game has no central stations (option central_stations, C2)")
+    if not has_companies(st.t):
+        raise ValueError("this game has no companies' shares (option companies, M11)")
+    return [i for i in range(CO_PCTS) if (st.cd.shown[player] >> i) & 1]
+
+
+class CentralModule(MetroModule):
+    """City Edition modules 2 and 3 (C2, C3, C12-C18): the central-station pieces as the state's
+    central part and their actions; the central tracks as cells laid at the deal."""
+    name = "central"
+    rules = "C2-C3, C12-C18"
+    state_methods = ("central_pieces", "shown")
+    reasons = {
+        R_CE_PHASE: "a tile was drawn this turn and must be placed; a central station is a whole turn instead (C2)",
+        R_CE_PIECE: "that central-station piece is already on the board (C2)",
+        R_CE_SPACE: "that central space holds a piece or a line has already reached it (C15)",
+        R_CE_RANGE: "not a central-station action (6209 + 8 * share + space; share 0 without companies, C16)",
+        R_CE_SHARE: "the player does not hold that share, or has shown it already (C18)",
+        R_CE_SHOWN: "that share was shown for a central station and can no longer be exchanged (C2, C18)",
+    }
+
+    def active(self, MetroGame game):
+        return bool(game.central_stations or game.central_tracks)
+
+    def new_state(self, MetroGame game, seed):
+        return new_state(game, seed)
+
+    def load_state(self, MetroGame game, obj):
+        return load_state(game, obj)
+
+    def reference_game(self, MetroGame game):
+        """The game with modules 2 or 3 on ``reference_city.py``."""
+        from .reference_city import city_game
+        return city_game(**game.reference_options())
+
+    def owns_action(self, MetroGame game, action):
+        """A central-station action's id (C16), with central stations."""
+        return game.central_stations and not isinstance(action, bool) and isinstance(action, int) \
+            and action >= METRO_CENTRAL_ACTION
+
+    def action_to_string(self, MetroGame game, action):
+        return central_to_string(game, action)
+
+    def owns_text(self, MetroGame game, text):
+        return game.central_stations and text.strip().lower().startswith("central")
+
+    def string_to_action(self, MetroGame game, text):
+        return string_to_central(game, text)
+
+    def action_bounds(self, MetroGame game):
+        """The central-station pieces (C2; with companies one a share, C18): at most 8 placements
+        (32 with companies) a position; none with central tracks (C3), which add no action."""
+        if not game.tables.ncentral:
+            return 0, 0
+        return (32 if game.companies else 8), METRO_CENTRAL_ACTION + (8 * CO_SHARES if game.companies else 8)
+
+    def game_length(self, MetroGame game):
+        """The central-station pieces (C2), each a turn: one a player (with companies one a company)."""
+        return game.tables.ncentral
+
+    def public(self, MetroState st, obj):
+        """The central part's public fields (C2), last; with companies the shown shares too (C18)."""
+        if not has_central(st.t):
+            return
+        if has_companies(st.t):
+            obj["central"] = {"spaces": central_pieces(st), "shown": [shown(st, p) for p in range(st.t.players)]}
+        else:
+            obj["central"] = {"spaces": central_pieces(st)}
+
+    def render(self, MetroState st, rows, player):
+        """The pieces on the central spaces: P<player>, or with companies C<company> (C2)."""
+        if not has_central(st.t):
+            return
+        letter = "C" if has_companies(st.t) else "P"
+        rows.append("central: " + "  ".join(
+            f"{square_name(CENTRAL_SPACE_SQUARES[j])}={'-' if v is None else letter + str(v)}"
+            for j, v in enumerate(central_pieces(st))))
+
+
+MODULE = CentralModule()

@@ -69,3 +69,15 @@ cdef class CityState(MetroState):         # the base state's parts (New York: co
     cdef CityData city                     # the city's part (tourists, landmarks, Berlin's piles)
     cdef const CityTables* ct
     cdef object rules                      # keeps the tables alive
+
+
+# The rules the loader (city_loader.pyx) shares with the state.
+cdef inline bint has_tourist(const CityData* cd, int sq) noexcept nogil:
+    cdef int c
+    for c in range(8):
+        if cd.tour[sq][c]:
+            return True
+    return False
+
+# New York's board, Berlin's tickets (C31, C33): their points.
+cdef int set_points(const CityTables* ct, const unsigned char* held) noexcept nogil

@@ -1,9 +1,10 @@
 # cython: language_level=3
 """The Metro companies expansion (rules M11-M14, decisions M15-M19 of ``docs/rules/metro.md``),
-switched on by ``MetroGame(companies=True)``: no state class of its own; the shares are the
-state's companies part (``CompanyData``, ``MetroState.co``), switched on by the tables'
-``companies`` flag, and played by its C rules (``rules.pyx``). This module holds the part's deal,
-loader and actions' text (the module's hooks, ``state.pyx`` MODULES).
+switched on by ``MetroGame(companies=True)``: a module (``CompaniesModule``, ``module.py``) with
+no state class of its own; the shares are the state's companies part (``CompanyData``,
+``MetroState.co``), switched on by the tables' ``companies`` flag (``has_companies``), and played
+by its C rules (``rules.pyx``). This file holds the part's deal, loader, actions' text, its
+hooks and its Python methods on the state (``profits``, ``shares`` ...: lent to ``MetroState``).
 
 The board, tiles, turn and lines are the base game's (rules.pxd helpers); what changes:
 
@@ -42,12 +43,14 @@ import re
 from metro_ai.engine.rng cimport rng_t, rng_shuffle
 from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroTables, CompanyData, METRO_DRAW, CO_COMPANIES, CO_PCTS, CO_SHARES, CO_PILE,
-    CO_EXCHANGE, deal_tiles)
+    CO_EXCHANGE, R_EX_PHASE, R_EX_CLOSED, R_EX_LIMIT, R_EX_NOT_HELD, R_EX_RANGE, deal_tiles, has_companies,
+    co_exchanges_open, co_company_values)
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 
 from .state import _load_state, PCTS, share_name
 from .loader import brief, int_in
+from .module import MetroModule
 
 SOURCES = ("face-up", "face-down")
 _EX_RE = re.compile(r"^\s*exchange\s+(10|20|30|40)\s*%\s*\(\s*company\s+([0-7])\s*\)\s*take\s+face[- ]?(up|down)\s*$",
@@ -72,44 +75,6 @@ def string_to_exchange(text):
         raise ValueError(f"cannot read Metro exchange {text!r}: expected e.g. 'exchange 20% (company 3) take face-up'")
     share = 4 * int(m.group(2)) + PCTS.index(int(m.group(1)))
     return CO_EXCHANGE + 2 * share + (0 if m.group(3).lower() == "up" else 1)
-
-
-# ---- the module's hooks (state.pyx MODULES) ----
-
-def owns_action(MetroGame game, action):
-    """An exchange's id (or any int past the draw): its text is ``exchange_to_string``'s."""
-    return not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW
-
-
-def action_to_string(MetroGame game, action):
-    return exchange_to_string(action)
-
-
-def owns_text(MetroGame game, text):
-    return text.strip().lower().startswith("exchange")
-
-
-def string_to_action(MetroGame game, text):
-    return string_to_exchange(text)
-
-
-def action_bounds(MetroGame game):
-    """The exchanges (M13): at most one a percentage from each source; their ids end the block."""
-    return 2 * CO_PCTS, CO_EXCHANGE + 2 * CO_SHARES
-
-
-def game_length(MetroGame game):
-    """The exchanges (M17): exchange_limit each (with exchange_limit=None the turn limit bounds
-    the game instead, M20)."""
-    return game.players * (game.exchange_limit or 0)
-
-
-def reference_game(MetroGame game):
-    """The companies game on ``reference_companies.py``."""
-    from .reference_companies import RefCompaniesGame
-    o = game.reference_options()
-    return RefCompaniesGame(players=o["players"], orientation=o["orientation"], hand_size=o["hand_size"],
-                            chart=o["chart"], exchange_limit=o["exchange_limit"], turn_limit=o["turn_limit"])
 
 
 def new_state(MetroGame game, seed, MetroState st=None):
@@ -236,11 +201,177 @@ def load_state(MetroGame game, obj, MetroState st=None, central=(), extra_profit
         for j in range(CO_PILE):
             c.pile[i][j] = piles[i][j] if j < size else -1
             c.pile_known[i][j] = pile_masks[i][j] if j < size else 0
-    for key, value in (("scores", st.scores()), ("lines", st.lines()), ("profits", st.profits())):
+    for key, value in (("scores", st.scores()), ("lines", st.lines()), ("profits", profits(st))):
         if key in obj and obj[key] != value:
             bad(f"{key} {brief(obj[key])} do not match the board and shares, which give {brief(value)}")
-    for key, value in (("exchanges_open", st.exchanges_open), ("pile_sizes", [size] * CO_PCTS),
-                       ("known", st._knowledge())):
+    for key, value in (("exchanges_open", exchanges_open(st)), ("pile_sizes", [size] * CO_PCTS),
+                       ("known", _knowledge(st))):
         if key in obj and obj[key] != value:
             bad(f"{key} {brief(obj[key])} does not match the state, which gives {brief(value)}")
     return st
+
+
+# ---- the part's Python methods on the state (M11-M18), lent to MetroState by name ----
+
+def _part(MetroState st):
+    if not has_companies(st.t):
+        raise ValueError("this game has no companies' shares (option companies, M11)")
+
+
+def profits(MetroState st):
+    """The 8 companies' profit points, company 0 first (M14)."""
+    _part(st)
+    return [st.d.score[k] for k in range(CO_COMPANIES)]
+
+
+def company_values(MetroState st):
+    """Each company's value now (M14): 8 for the most profit, down by distinct profits."""
+    cdef double profit[8]
+    cdef int value[8]
+    _part(st)
+    for k in range(CO_COMPANIES):
+        profit[k] = st.d.score[k]
+    co_company_values(profit, value)
+    return [value[k] for k in range(CO_COMPANIES)]
+
+
+def exchanges_open(MetroState st):
+    """Whether exchanges are still allowed: no company has reached 25 profit (M13). A property of
+    the state."""
+    _part(st)
+    return bool(co_exchanges_open(&st.d))
+
+
+def shares(MetroState st, int player):
+    """The share ids `player` holds, 10% first (hidden from the others, M12)."""
+    _part(st)
+    st._check_player(player)
+    return [st.co.hold[player][i] for i in range(CO_PCTS)]
+
+
+def face_up(MetroState st):
+    """The face-up share of each pile, 10% first (public)."""
+    _part(st)
+    return [st.co.face_up[i] for i in range(CO_PCTS)]
+
+
+def piles(MetroState st):
+    """The face-down shares of each pile, top first, 10% pile first (hidden)."""
+    _part(st)
+    return [[st.co.pile[i][j] for j in range(st.co.pile_n[i])] for i in range(CO_PCTS)]
+
+
+def exchanges_made(MetroState st):
+    """Exchanges each player has made so far (public, M17)."""
+    _part(st)
+    return [st.co.exchanges[p] for p in range(st.t.players)]
+
+
+def _known(MetroState st, int mask):
+    return [p for p in range(st.t.players) if (mask >> p) & 1]
+
+
+def _knowledge(MetroState st):
+    """Who knows each share place (M18): per player's holding, per pile position."""
+    c = st.co
+    return {"held": [[_known(st, c.hold_known[p][i]) for i in range(CO_PCTS)] for p in range(st.t.players)],
+            "piles": [[_known(st, c.pile_known[i][j]) for j in range(c.pile_n[i])] for i in range(CO_PCTS)]}
+
+
+class CompaniesModule(MetroModule):
+    """The companies (M11-M20): exchanges as actions, the shares as the state's companies part."""
+    name = "companies"
+    rules = "M11-M20"
+    state_methods = ("profits", "company_values", "exchanges_open", "shares", "face_up", "piles", "exchanges_made")
+    reasons = {
+        R_EX_PHASE: "a tile was drawn this turn and must be placed; an exchange is a whole turn instead (M13)",
+        R_EX_CLOSED: "a company has reached 25 profit points: exchanges are over (M13)",
+        R_EX_LIMIT: "the player has made all the exchanges allowed (exchange_limit, M17)",
+        R_EX_NOT_HELD: "the player does not hold that share (M13)",
+        R_EX_RANGE: "not a Metro companies action (exchanges are 6145 + 2 * share + src, share 0..31)",
+    }
+
+    def active(self, MetroGame game):
+        return bool(game.companies)
+
+    def new_state(self, MetroGame game, seed):
+        """The base game's deal, then the shares (M15)."""
+        return new_state(game, seed)
+
+    def load_state(self, MetroGame game, obj):
+        return load_state(game, obj)
+
+    def reference_game(self, MetroGame game):
+        """The companies game on ``reference_companies.py``."""
+        from .reference_companies import RefCompaniesGame
+        o = game.reference_options()
+        return RefCompaniesGame(players=o["players"], orientation=o["orientation"], hand_size=o["hand_size"],
+                                chart=o["chart"], exchange_limit=o["exchange_limit"], turn_limit=o["turn_limit"])
+
+    def owns_action(self, MetroGame game, action):
+        """An exchange's id (or any int past the draw): its text is ``exchange_to_string``'s."""
+        return not isinstance(action, bool) and isinstance(action, int) and action > METRO_DRAW
+
+    def action_to_string(self, MetroGame game, action):
+        return exchange_to_string(action)
+
+    def owns_text(self, MetroGame game, text):
+        return text.strip().lower().startswith("exchange")
+
+    def string_to_action(self, MetroGame game, text):
+        return string_to_exchange(text)
+
+    def action_bounds(self, MetroGame game):
+        """The exchanges (M13): at most one a percentage from each source; their ids end the block."""
+        return 2 * CO_PCTS, CO_EXCHANGE + 2 * CO_SHARES
+
+    def game_length(self, MetroGame game):
+        """The exchanges (M17): exchange_limit each (with exchange_limit=None the turn limit bounds
+        the game instead, M20)."""
+        return game.players * (game.exchange_limit or 0)
+
+    def public(self, MetroState st, obj):
+        """The company stations, profits and values, face-up shares, pile sizes, exchanges and
+        who knows which share (M11-M18), after the base game's fields."""
+        g = st.game
+        obj["stations"] = [list(g.owners[k]) for k in range(CO_COMPANIES)]     # per company (M11)
+        obj["profits"] = profits(st)
+        obj["company_values"] = company_values(st)
+        obj["face_up"] = face_up(st)
+        obj["pile_sizes"] = [st.co.pile_n[i] for i in range(CO_PCTS)]
+        obj["exchanges"] = exchanges_made(st)
+        obj["exchanges_open"] = exchanges_open(st)
+        obj["known"] = _knowledge(st)
+
+    def state_fields(self, MetroState st, obj):
+        obj["shares"] = {"held": [shares(st, p) for p in range(st.t.players)], "face_up": face_up(st),
+                         "piles": piles(st)}
+
+    def observe(self, MetroState st, obs, int player):
+        """M18: no scores (they depend on shares the player may not know); their own shares, and
+        every share place they know (``holdings``, ``pile_known``)."""
+        c = st.co
+        del obs["scores"]
+        obs["shares"] = shares(st, player)
+        obs["holdings"] = [[c.hold[q][i] if (c.hold_known[q][i] >> player) & 1 else None for i in range(CO_PCTS)]
+                           for q in range(st.t.players)]
+        obs["pile_known"] = [[c.pile[i][j] if (c.pile_known[i][j] >> player) & 1 else None
+                              for j in range(c.pile_n[i])] for i in range(CO_PCTS)]
+
+    def render(self, MetroState st, rows, player):
+        """The company profits and values, the face-up shares, exchanges made and, if `player` is
+        given, that player's shares."""
+        rows.append("profits: " + "  ".join(f"C{k}={v}" for k, v in enumerate(profits(st)))
+                    + "   values: " + " ".join(str(v) for v in company_values(st)))
+        rows.append("face up: " + "  ".join(share_name(s) for s in face_up(st))
+                    + f"   face down: {[st.co.pile_n[i] for i in range(CO_PCTS)]}"
+                    + f"   exchanges {'open' if exchanges_open(st) else 'closed'}: "
+                    + " ".join(f"P{p}={e}" for p, e in enumerate(exchanges_made(st))))
+        if player is not None:
+            rows.append(f"P{player} shares: " + "  ".join(share_name(s) for s in shares(st, player)))
+
+    def summary(self, MetroState st):
+        return f", profits {profits(st)}, exchanges " + ("open" if co_exchanges_open(&st.d) else "closed")
+
+
+MODULE = CompaniesModule()

@@ -4,7 +4,7 @@ companies expansion, the central stations (C2), the central tracks (C3) and the 
 use): every field is checked before the state is returned; a state it accepts is one the engine
 can play safely to the end.
 
-Every Metro loader (this one, ``companies``, ``central``, ``solo``, ``cities``) follows one
+Every Metro loader (this one, ``companies``, ``central``, ``solo``, ``city_loader``) follows one
 discipline, with the checkers below:
 
 1. *Check in Python first.* Each value from outside is checked for its type (``int_in`` refuses
@@ -23,7 +23,7 @@ from libc.stdint cimport uint64_t
 
 from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_KINDS, METRO_TILES, METRO_EMPTY, clear_state, hand_add,
-    retrace_lines, advance_line, central_square, central_port)
+    retrace_lines, advance_line, central_square, central_port, has_centre_tracks)
 from metro_ai.engine.errors import BRIEF, StateFormatError, brief
 
 from .state import CENTRE_SQUARES, square_name, _PHASES
@@ -70,14 +70,14 @@ def load_state(MetroGame game, obj, MetroState st=None, exchanges=None, central=
     track_ids = [f"CT{i + 1}" for i in range(len(game.track_layouts))]
     tracks = {}
     cells = []                        # (square, kind * 4 + rotation, a tile (not a central track))
-    if t.centre_tracks and any(board[sq // 8][sq % 8] is None for sq in CENTRE_SQUARES):
+    if has_centre_tracks(t) and any(board[sq // 8][sq % 8] is None for sq in CENTRE_SQUARES):
         bad("with central_tracks the 4 central squares each hold a central-track piece (C3)")
     for sq in range(64):
         cell = board[sq // 8][sq % 8]
         if cell is None:
             continue
         where = f"board cell {square_name(sq)}"
-        if sq in CENTRE_SQUARES and t.centre_tracks:
+        if sq in CENTRE_SQUARES and has_centre_tracks(t):
             if not isinstance(cell, dict) or set(cell) != {"tile", "rotation"} \
                     or not isinstance(cell["tile"], str) or cell["tile"] not in track_ids \
                     or not int_in(cell["rotation"], 0, 3):

@@ -66,7 +66,7 @@ cdef struct MetroTables:                   # per game configuration, shared by a
     int turn_limit                         # turns after which the game ends (M20), 0: none
     int max_actions                        # the most legal actions a position has (c_max_actions) and
     int num_actions                        # the end of the action ids (c_num_actions): the base game's
-                                           # and what each module's part adds (MODULES' action_bounds)
+                                           # and what each module's part adds (MetroModule.action_bounds)
 
 cdef struct MetroData:                     # the whole state, hidden parts included
     unsigned char cell[64]                 # METRO_EMPTY or kind * 4 + rot
@@ -132,7 +132,22 @@ cdef enum:
     R_EX_RANGE = 24
 
 
-# ---- the companies part's rules (rules.pyx; MetroState calls them where t.companies) ----
+# ---- one test per module's C part (issue #42): the state's C methods ask these, not the tables'
+# fields; inline, so a test costs what the field's did. The modules' Python side: module.py.
+cdef inline bint has_companies(const MetroTables* t) noexcept nogil:
+    """The companies' shares part (MetroState.co, M11-M18)."""
+    return t.companies != 0
+
+cdef inline bint has_central(const MetroTables* t) noexcept nogil:
+    """The central-station pieces part (MetroState.cd, C2)."""
+    return t.ncentral != 0
+
+cdef inline bint has_centre_tracks(const MetroTables* t) noexcept nogil:
+    """The central tracks on the centre's squares (C3): a table flag, no part."""
+    return t.centre_tracks != 0
+
+
+# ---- the companies part's rules (rules.pyx; MetroState calls them where has_companies) ----
 # With MetroData.score[0..7] as the eight companies' profits (M14):
 cdef bint co_exchanges_open(const MetroData* d) noexcept nogil      # no company has reached 25 (M13)
 # Turns taken (M13, C2): tiles placed, exchanges made, central-station pieces placed.

@@ -155,7 +155,7 @@ cdef void advance_line(MetroData* d, const MetroTables* t, int l) noexcept nogil
             sq = nx
             p = ENTER[q]
             continue
-        if nx == -2 and t.centre_tracks:    # C3: tracks cover the centre, whose squares count as tiles
+        if nx == -2 and has_centre_tracks(t):    # C3: tracks cover the centre, whose squares count as tiles
             sq = RAW_NEXT[sq][q]
             p = ENTER[q]
             continue
@@ -262,7 +262,7 @@ cdef int co_actions(const MetroData* d, const MetroTables* t, const CompanyData*
     cdef int p = d.current, i, j, s, n = 0
     cdef int held[4]
     cdef bint exchanges = c.exchanges[p] < t.exchange_limit and co_exchanges_open(d)
-    if not (exchanges or t.ncentral):
+    if not (exchanges or has_central(t)):
         return 0
     for i in range(CO_PCTS):                  # the 4 shares held, ascending (insertion sort)
         s = c.hold[p][i]
@@ -273,12 +273,12 @@ cdef int co_actions(const MetroData* d, const MetroTables* t, const CompanyData*
         held[j] = s
     if exchanges:
         for i in range(CO_PCTS):
-            if t.ncentral and (cd.shown[p] >> (held[i] & 3)) & 1:
+            if has_central(t) and (cd.shown[p] >> (held[i] & 3)) & 1:
                 continue                      # a shown share cannot be exchanged (C18)
             out[n] = CO_EXCHANGE + 2 * held[i]
             out[n + 1] = CO_EXCHANGE + 2 * held[i] + 1
             n += 2
-    if t.ncentral:                            # the central part (C2, C18): show a share, place its company's piece
+    if has_central(t):                        # the central part (C2, C18): show a share, place its company's piece
         for i in range(CO_PCTS):
             s = held[i]
             if (cd.shown[p] >> (s & 3)) & 1 or cd.piece_space[s >> 2] >= 0:
@@ -304,7 +304,7 @@ cdef int co_check_exchange(const MetroData* d, const MetroTables* t, const Compa
     share = (action - CO_EXCHANGE) >> 1
     if c.hold[p][share & 3] != share:
         return R_EX_NOT_HELD
-    if t.ncentral and (cd.shown[p] >> (share & 3)) & 1:
+    if has_central(t) and (cd.shown[p] >> (share & 3)) & 1:
         return R_CE_SHOWN
     return 0
 

@@ -1,7 +1,8 @@
 # Metro (Dirk Henn's tile-laying game): the game and its state on the contract (state.pyx), over the
 # C data and mechanics of rules.pxd, cimported here whole: a module cimports what it needs from
-# here. A module adds a part to MetroState (switched on by a table flag) or, with rules of its own
-# over a part of its own (the cities, the solo game), a subclass of it.
+# here. A module (module.py: a MetroModule) adds a part to MetroState (switched on by a table flag,
+# tested through its inline helper: has_companies, has_central) or, with a turn of its own (the
+# cities), a subclass of it; a game of its own (the solo game) subclasses MetroGame and MetroState.
 from libc.stdint cimport uint64_t
 from metro_ai.engine.core cimport Game, GameState
 from metro_ai.engine.rng cimport rng_t
@@ -28,7 +29,7 @@ cdef class MetroGame(Game):
     cdef readonly object city            # None or a City Edition city (C5-C10)
     cdef readonly object city_data       # None (the shipped, reconstructed numbers) or a file path (C26)
     cdef readonly object city_rules      # the city's tables (cities.CityRules), cities only
-    cdef readonly tuple modules          # the active modules (state.pyx MODULES), in dispatch order
+    cdef readonly tuple modules          # the active MetroModules (module.py MODULES), in dispatch order
     cdef object state_maker              # an active module's blank_state (a state class of its own), or None
     cdef _build_tables(self)
     cdef MetroState _blank(self)

@@ -1,18 +1,17 @@
 # cython: language_level=3
-# Why about 1,000 lines: the companies' Python methods still live here (issue #42 moves them to
-# companies.pyx behind the MetroModule base); the file shrinks below 1,000 with that move.
 """Metro, Dirk Henn's tile-laying game: the game and its state on the contract (rules M1-M10),
 ``MetroGame`` and ``MetroState``, over the C data and mechanics of ``rules.pyx``/``rules.pxd``.
-The modules (``MODULES``: the companies, M11-M20; the City Edition's central stations and tracks,
-C2-C3; the cities, C5-C10) are switched on by options: each adds a part to the state
-(``MetroState.cd`` for the central pieces, ``MetroState.co`` for the companies' shares, whose C
-rules are ``rules.pyx``'s; ``CityState``'s tourists) and table flags that the state's methods
-test, and its module supplies the deal, the loader and its actions' text.
+The modules (``module.py``: ``MetroModule`` and the ``MODULES`` table; the companies, M11-M20; the
+City Edition's central stations and tracks, C2-C3; the cities, C5-C10) are switched on by options:
+each adds a part to the state (``MetroState.cd`` for the central pieces, ``MetroState.co`` for the
+companies' shares, whose C rules are ``rules.pyx``'s; ``CityState``'s tourists), which the state's
+C methods play behind one inline test per module (``has_companies``, ``has_central``), and its
+``MetroModule`` subclass, in its own file, supplies the deal, the loader, its actions' text and
+its Python methods on the state (lent to ``MetroState`` by name, below).
 
 Rules as this project plays them: ``docs/rules/metro.md``; board and tiles: ``data/*.csv``; the
 loader is ``loader.pyx``; the independent pure-Python engine it is tested against is
-``reference.py``. About 1,000 lines: the game's options and tables, and the state's C-level
-contract methods with their Python face.
+``reference.py``.
 
 Encoding (part of the public contract, shared with the reference engine)
 ---------------------------------------------------------------------------------
@@ -37,6 +36,7 @@ import dataclasses
 import importlib
 import random
 import re
+from types import MethodType
 
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t
@@ -48,6 +48,7 @@ from metro_ai.engine.errors import StateFormatError
 from . import data as metro_data
 from .rules import CENTRE_SQUARES, CENTRAL_SPACE_SQUARES, CENTRAL_STATION_BASE
 from . import readings as readings_module
+from . import module as metro_modules
 
 # With exchange_limit=None (the printed rule, M17) the turn limit (M20): by default the 60
 # placements and 30 exchanges per player (the most turns the largest cap, 30, allows); at most
@@ -77,19 +78,7 @@ _REASONS = {
     R_ROTATION: "that rotation is not allowed (orientation rule, or a duplicate layout under M9)",
     R_SQUARE: "the square is taken, central, or neither on the edge nor next to a tile (M5)",
     R_ONE_TILE: "it would join a station to an arrival through this one tile (M6)",
-    # the companies part (M13, M17): codes in rules.pxd
-    R_EX_PHASE: "a tile was drawn this turn and must be placed; an exchange is a whole turn instead (M13)",
-    R_EX_CLOSED: "a company has reached 25 profit points: exchanges are over (M13)",
-    R_EX_LIMIT: "the player has made all the exchanges allowed (exchange_limit, M17)",
-    R_EX_NOT_HELD: "the player does not hold that share (M13)",
-    R_EX_RANGE: "not a Metro companies action (exchanges are 6145 + 2 * share + src, share 0..31)",
-    # the central part (C2): codes in rules.pxd
-    R_CE_PHASE: "a tile was drawn this turn and must be placed; a central station is a whole turn instead (C2)",
-    R_CE_PIECE: "that central-station piece is already on the board (C2)",
-    R_CE_SPACE: "that central space holds a piece or a line has already reached it (C15)",
-    R_CE_RANGE: "not a central-station action (6209 + 8 * share + space; share 0 without companies, C16)",
-    R_CE_SHARE: "the player does not hold that share, or has shown it already (C18)",
-    R_CE_SHOWN: "that share was shown for a central station and can no longer be exchanged (C2, C18)",
+    # the modules' codes: each MetroModule's reasons (module.py)
 }
 
 # The city option (C5): one of the five cities; St. Petersburg passes the option's check so that
@@ -99,24 +88,6 @@ _CITY_CHOICE = Option.choice("city", None, "a City Edition city: tourists, landm
                              "'st_petersburg' is refused, its rules are not available (C11)",
                              (None, "paris", "stockholm", "london", "new_york", "berlin"), rule="C5")
 _CITY_OPTION = dataclasses.replace(_CITY_CHOICE, test=lambda v: _CITY_CHOICE.test(v) or v == "st_petersburg")
-
-# The modules of Metro, each switched on by its options (table flags) and adding a part to the
-# state: in the order they take over a new state's deal, the loader and their actions' text, a
-# line (the options' test, the module under metro_ai.engine.metro). A module defines
-# ``new_state(game, seed)``, ``load_state(game, obj)``, ``owns_action(game, action)`` with
-# ``action_to_string(game, action)``, ``owns_text(game, text)`` with ``string_to_action(game,
-# text)``, ``reference_game(game)`` and ``game_length(game)`` (the most actions its part adds to
-# a game); a module whose part has rules of its own over the base state's (the cities) defines
-# ``blank_state(game)`` too, an empty state of its class. MetroGame dispatches to the first active
-# one that claims the call (``MetroGame.modules``). ``action_bounds(game)`` gives what the module's
-# part adds to the action bounds: (legal actions a position may gain, end of its action ids), summed
-# and maxed into the tables' ``max_actions`` / ``num_actions``. A new module adds its options, its
-# part and a line here.
-MODULES = (
-    (lambda g: g.city is not None, "cities"),                          # C5-C10, C26-C35
-    (lambda g: g.central_stations or g.central_tracks, "central"),     # C2, C3, C12-C18
-    (lambda g: g.companies, "companies"),                              # M11-M20
-)
 
 _SQ_RE = re.compile(r"^\s*place\s+(t\d{1,2})\s+(?:at\s+)?([a-h])([1-8])(?:\s*,?\s*rot(?:ation)?\s*([0-3]))?\s*$", re.I)
 
@@ -136,6 +107,26 @@ def square_name(sq):
     if isinstance(sq, bool) or not isinstance(sq, int) or not 0 <= sq < METRO_SQUARES:
         raise ValueError(f"a square is an int in 0..63 (row * 8 + col), got {sq!r}")
     return "ABCDEFGH"[sq % 8] + str(sq // 8 + 1)
+
+
+class _Lent:
+    """A method (or, with `prop`, a property) of ``MetroState`` defined in a module's file
+    (``MetroModule.state_methods``): the function ``name`` of ``metro_ai.engine.metro.<module>``,
+    taking the state first, found on first use (the module's file cimports this one)."""
+    __slots__ = ("module", "name", "prop", "fn")
+
+    def __init__(self, module, name, prop=False):
+        self.module, self.name, self.prop, self.fn = module, name, prop, None
+
+    def function(self):
+        if self.fn is None:
+            self.fn = getattr(importlib.import_module(f"{__package__}.{self.module}"), self.name)
+        return self.fn
+
+    def __get__(self, st, owner=None):
+        if st is None:
+            return self
+        return self.function()(st) if self.prop else MethodType(self.function(), st)
 
 
 cdef class MetroGame(Game):
@@ -253,16 +244,15 @@ cdef class MetroGame(Game):
         self.data = metro_data.load()
         self.tile_ids = tuple(t.id for t in self.data.tiles)
         self._build_tables()
-        self.modules = tuple(importlib.import_module(f"{__package__}.{name}") for on, name in MODULES if on(self))
+        self.modules = metro_modules.active(self)
         # the action bounds (c_max_actions, c_num_actions): the base game's placements and draw
         # (M4), and what each module's part adds
         self.tables.max_actions = METRO_MAX_HAND * METRO_SQUARES * 4 + 1
         self.tables.num_actions = METRO_DRAW + 1
-        for module in self.modules:
-            more, end = module.action_bounds(self)
+        for more, end in metro_modules.total(self.modules, "action_bounds", self):
             self.tables.max_actions += more
             self.tables.num_actions = max(self.tables.num_actions, end)
-        self.state_maker = next((m.blank_state for m in self.modules if hasattr(m, "blank_state")), None)
+        self.state_maker = metro_modules.state_maker(self.modules)
 
     def _configure_city(self):
         """The city option (C5-C11, C35): its modules, its data file, Berlin's options."""
@@ -406,7 +396,7 @@ cdef class MetroGame(Game):
             # tile), an exchange or a central-station piece 1
             return self.turn_limit + min(self.turn_limit, METRO_TILES)
         # every tile placed, each at most one draw before it; and what each module's part adds
-        return 2 * METRO_TILES + sum(module.game_length(self) for module in self.modules)
+        return 2 * METRO_TILES + sum(metro_modules.total(self.modules, "game_length", self))
 
     def reference_game(self):
         """The same game on the pure-Python reference engine (``reference.py``; with a module, the
@@ -414,8 +404,9 @@ cdef class MetroGame(Game):
         if self.city is None and self.edition != self.option("edition").default:    # the setup frames (C1)
             from . import reference_city
             return reference_city.city_game(**self.reference_options())
-        for module in self.modules:
-            return module.reference_game(self)
+        ref = metro_modules.claim(self.modules, "reference_game", self)
+        if ref is not None:
+            return ref
         from . import reference
         return reference.RefMetroGame(**self.reference_options(False))
 
@@ -455,24 +446,24 @@ cdef class MetroGame(Game):
         cdef MetroState st = MetroState.__new__(MetroState)
         st.game = self
         st.t = &self.tables
-        if self.tables.ncentral:
+        if has_central(&self.tables):
             clear_central(&st.cd)
         return st
 
     def new_state(self, seed=0):
         """A new game dealt from `seed` (any int): supply shuffled, hands dealt, player 0 to move
         (with a module, the module's deal: e.g. the shares after the tiles, ``companies.pyx``, M15)."""
-        for module in self.modules:
-            return module.new_state(self, seed)
+        st0 = metro_modules.claim(self.modules, "new_state", self, seed)
+        if st0 is not None:
+            return st0
         cdef rng_t rng = as_seed(seed)
         cdef MetroState st = self._blank()
         deal_tiles(&st.d, &self.tables, &rng)
         return st
 
     def _load_state(self, obj):
-        for module in self.modules:
-            return module.load_state(self, obj)
-        return _load_state(self, obj)
+        st = metro_modules.claim(self.modules, "load_state", self, obj)
+        return st if st is not None else _load_state(self, obj)
 
     def piece_name(self, int kind):
         """Text id of a cell's kind: a tile "T01".."T24", or a central-track piece "CT1".."CT8" (C3)."""
@@ -487,9 +478,9 @@ cdef class MetroGame(Game):
     def action_to_string(self, action):
         """Human text of an action: "draw", "place T05 at C1" or "place T05 at C1 rot 1";
         ValueError for anything that is not an action id."""
-        for module in self.modules:           # a module's actions (MODULES)
-            if module.owns_action(self, action):
-                return module.action_to_string(self, action)
+        module = metro_modules.owner(self.modules, "owns_action", self, action)    # a module's actions
+        if module is not None:
+            return module.action_to_string(self, action)
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action <= METRO_DRAW:
             raise ValueError(f"not a Metro action: {action!r} (actions are 0..{METRO_DRAW})")
         if action == METRO_DRAW:
@@ -504,9 +495,9 @@ cdef class MetroGame(Game):
             raise ValueError(f"action text must be a str, got {text!r}")
         if text.strip().lower() == "draw":
             return METRO_DRAW
-        for module in self.modules:           # a module's actions (MODULES)
-            if module.owns_text(self, text):
-                return module.string_to_action(self, text)
+        module = metro_modules.owner(self.modules, "owns_text", self, text)     # a module's actions
+        if module is not None:
+            return module.string_to_action(self, text)
         m = _SQ_RE.match(text)
         if not m:
             raise ValueError(f"cannot read Metro action {text!r}: expected 'draw' or 'place T05 at C1 [rot 1]'")
@@ -534,13 +525,13 @@ cdef class MetroState(GameState):
     cdef int c_legal_actions(self, int* out) noexcept nogil:
         cdef int n = tile_actions(&self.d, self.t, out), j
         cdef unsigned int free = 0
-        if not (self.t.ncentral or self.t.companies) or self.d.phase != PHASE_TURN:
+        if not (has_central(self.t) or has_companies(self.t)) or self.d.phase != PHASE_TURN:
             return n
-        if self.t.ncentral:                   # the central part (C2): the spaces that may take a piece
+        if has_central(self.t):               # the central part (C2): the spaces that may take a piece
             for j in range(8):
                 if space_free(&self.d, &self.cd, j):
                     free |= 1u << j
-        if self.t.companies:                  # the companies part: exchanges, pieces by a share shown (C18)
+        if has_companies(self.t):             # the companies part: exchanges, pieces by a share shown (C18)
             return n + co_actions(&self.d, self.t, &self.co, &self.cd, free, out + n)
         if self.cd.piece_space[self.d.current] < 0:     # the mover's own piece, as the whole turn
             for j in range(8):
@@ -554,16 +545,16 @@ cdef class MetroState(GameState):
         cdef const MetroTables* t = self.t
         cdef int k, sq, r, i
         cdef bint found
-        if t.ncentral and action >= METRO_CENTRAL_ACTION:     # the central part (C2; a share shown, C18)
-            k = check_space(d, &self.cd, action, CO_SHARES if t.companies else 1)
+        if has_central(t) and action >= METRO_CENTRAL_ACTION:     # the central part (C2; a share shown, C18)
+            k = check_space(d, &self.cd, action, CO_SHARES if has_companies(t) else 1)
             if k != 0:
                 return k
-            if t.companies:
+            if has_companies(t):
                 return co_check_piece(d, &self.co, &self.cd, action)
             return R_CE_PIECE if self.cd.piece_space[d.current] >= 0 else 0
         if d.phase == PHASE_OVER:
             return R_OVER
-        if t.companies and action > METRO_DRAW:                # the companies part: an exchange (M13)
+        if has_companies(t) and action > METRO_DRAW:           # the companies part: an exchange (M13)
             return co_check_exchange(d, t, &self.co, &self.cd, action)
         if action == METRO_DRAW:
             if d.phase != PHASE_TURN:
@@ -607,7 +598,7 @@ cdef class MetroState(GameState):
         if action > METRO_DRAW:
             if action >= METRO_CENTRAL_ACTION:     # the central part (C2): the mover's own piece, or
                 i = p                              # with companies the shown share's company's (C18)
-                if self.t.companies:
+                if has_companies(self.t):
                     i = co_show(&self.co, &self.cd, self.t, p, (action - METRO_CENTRAL_ACTION) >> 3)
                 place_piece(d, self.t, &self.cd, i, (action - METRO_CENTRAL_ACTION) & 7)
             else:                                  # the companies part: an exchange (M13, M16)
@@ -622,7 +613,7 @@ cdef class MetroState(GameState):
                 if d.top < METRO_TILES:
                     hand_add(d, p, draw_tile(d))
         pass_turn(d, self.t, p)
-        if self.t.companies:                       # M20: the turn limit
+        if has_companies(self.t):                  # M20: the turn limit
             co_end_at_turn_limit(d, self.t, &self.co)
 
     cdef int c_num_actions(self) noexcept nogil:
@@ -632,7 +623,7 @@ cdef class MetroState(GameState):
         """The players' points (M7); with companies the final scoring on the profits as they
         stand (M14, M19)."""
         cdef int i
-        if self.t.companies:
+        if has_companies(self.t):
             co_scores(&self.d, self.t, &self.co, out)
             return
         for i in range(self.t.players):
@@ -644,7 +635,7 @@ cdef class MetroState(GameState):
         With companies each player's expected final score from what they know (M19), the
         companies' profits projected the same way."""
         cdef int l
-        if self.t.companies:
+        if has_companies(self.t):
             co_expected(&self.d, self.t, &self.co, METRO_OPEN_LINE_WEIGHT, 0.0, out)
             return
         self.c_scores(out)
@@ -659,7 +650,7 @@ cdef class MetroState(GameState):
         share value, each company's open lines projected the same way."""
         cdef int l, n = self.c_num_players()
         cdef double out[8]
-        if self.t.companies:
+        if has_companies(self.t):
             co_expected(&self.d, self.t, &self.co, 1.0, open_bonus, out)
             return [out[i] for i in range(n)]
         self.c_scores(out)
@@ -671,15 +662,15 @@ cdef class MetroState(GameState):
     cdef int c_observed_action(self, int action, int player) noexcept nogil:
         """With companies (M18) others see an exchange's percentage and source, not the company
         put back; every other action is seen as it is."""
-        if self.t.companies:
+        if has_companies(self.t):
             return co_observed(&self.d, action, player)
         return action
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<MetroState>other).d
-        if self.t.ncentral:
+        if has_central(self.t):
             self.cd = (<MetroState>other).cd
-        if self.t.companies:
+        if has_companies(self.t):
             self.co = (<MetroState>other).co
 
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
@@ -721,7 +712,7 @@ cdef class MetroState(GameState):
         for i in range(d.top, METRO_TILES):
             d.supply[i] = pool[n]
             n += 1
-        if t.companies:                 # the companies part: the shares `player` does not know (M18)
+        if has_companies(t):            # the companies part: the shares `player` does not know (M18)
             self.co = (<MetroState>source).co
             co_determinize(&self.co, t, player, seed)
 
@@ -730,15 +721,16 @@ cdef class MetroState(GameState):
 
     # ---- Python face ----
     def _reason(self, int code):
-        return _REASONS.get(code, f"reason code {code}")
+        if code in _REASONS:
+            return _REASONS[code]
+        return metro_modules.reasons().get(code, f"reason code {code}")
 
     def _summary(self):
         d = self.d
         return (f"metro {self.t.players} players, {d.nplaced} tiles placed, phase {_PHASES[d.phase]}, "
                 f"player {d.current} to move with hand {[self.game.tile_ids[k] for k in self.hand(d.current)] if d.current >= 0 else []}"
                 + (f", drawn {self.game.tile_ids[d.drawn]}" if d.drawn >= 0 else "")
-                + (f", profits {self.profits()}, exchanges " + ("open" if co_exchanges_open(&self.d) else "closed")
-                   if self.t.companies else ""))
+                + "".join(m.summary(self) for m in metro_modules.layers(self.game.modules)))
 
     @property
     def phase(self):
@@ -789,111 +781,23 @@ cdef class MetroState(GameState):
                             "points": self.d.line_len[l] * (2 if doubled else 1)})
         return out
 
-    def central_pieces(self):
-        """The piece on each central space (its player; with companies its company), or None (C2)."""
-        if not self.t.ncentral:
-            raise ValueError("this game has no central stations (option central_stations, C2)")
-        return [None if self.cd.space_piece[j] < 0 else self.cd.space_piece[j] for j in range(8)]
-
-    def _central_public(self):
-        """The central part's public fields (C2); with companies the shown shares too (C18)."""
-        if self.t.companies:
-            return {"spaces": self.central_pieces(), "shown": [self.shown(p) for p in range(self.t.players)]}
-        return {"spaces": self.central_pieces()}
-
-    # ---- the companies part (M11-M18): its Python face ----
-    def _companies_part(self):
-        if not self.t.companies:
-            raise ValueError("this game has no companies' shares (option companies, M11)")
-
-    def profits(self):
-        """The 8 companies' profit points, company 0 first (M14)."""
-        self._companies_part()
-        return [self.d.score[k] for k in range(CO_COMPANIES)]
-
-    def company_values(self):
-        """Each company's value now (M14): 8 for the most profit, down by distinct profits."""
-        cdef double profit[8]
-        cdef int value[8]
-        self._companies_part()
-        for k in range(CO_COMPANIES):
-            profit[k] = self.d.score[k]
-        co_company_values(profit, value)
-        return [value[k] for k in range(CO_COMPANIES)]
-
-    @property
-    def exchanges_open(self):
-        """Whether exchanges are still allowed: no company has reached 25 profit (M13)."""
-        self._companies_part()
-        return bool(co_exchanges_open(&self.d))
-
-    def shares(self, int player):
-        """The share ids `player` holds, 10% first (hidden from the others, M12)."""
-        self._companies_part()
-        self._check_player(player)
-        return [self.co.hold[player][i] for i in range(CO_PCTS)]
-
-    def face_up(self):
-        """The face-up share of each pile, 10% first (public)."""
-        self._companies_part()
-        return [self.co.face_up[i] for i in range(CO_PCTS)]
-
-    def piles(self):
-        """The face-down shares of each pile, top first, 10% pile first (hidden)."""
-        self._companies_part()
-        return [[self.co.pile[i][j] for j in range(self.co.pile_n[i])] for i in range(CO_PCTS)]
-
-    def exchanges_made(self):
-        """Exchanges each player has made so far (public, M17)."""
-        self._companies_part()
-        return [self.co.exchanges[p] for p in range(self.t.players)]
+    # ---- the modules' Python methods: each defined in its module's file (MetroModule.state_methods)
+    # and lent here by name ----
+    profits = _Lent("companies", "profits")
+    company_values = _Lent("companies", "company_values")
+    exchanges_open = _Lent("companies", "exchanges_open", True)
+    shares = _Lent("companies", "shares")
+    face_up = _Lent("companies", "face_up")
+    piles = _Lent("companies", "piles")
+    exchanges_made = _Lent("companies", "exchanges_made")
+    central_pieces = _Lent("central", "central_pieces")
+    shown = _Lent("central", "shown")
 
     def _check_observable(self, action):
         """Any Metro action id reads the same in every position (M18: an exchange as company 0's
         of the same percentage and source), legal now or not."""
-        if not 0 <= action < (CO_EXCHANGE + 2 * CO_SHARES if self.t.companies else self.c_num_actions()):
+        if not 0 <= action < (CO_EXCHANGE + 2 * CO_SHARES if has_companies(self.t) else self.c_num_actions()):
             raise ValueError(f"not a Metro action: {action!r}")
-
-    def shown(self, int player):
-        """Pct indices (0..3 for 10%..40%) of the shares `player` has shown for central
-        stations (C18), ascending."""
-        self._check_player(player)
-        if not self.t.ncentral:
-            raise ValueError("this game has no central stations (option central_stations, C2)")
-        self._companies_part()
-        return [i for i in range(CO_PCTS) if (self.cd.shown[player] >> i) & 1]
-
-    def _known(self, int mask):
-        return [p for p in range(self.t.players) if (mask >> p) & 1]
-
-    def _knowledge(self):
-        c = self.co
-        return {"held": [[self._known(c.hold_known[p][i]) for i in range(CO_PCTS)] for p in range(self.t.players)],
-                "piles": [[self._known(c.pile_known[i][j]) for j in range(c.pile_n[i])] for i in range(CO_PCTS)]}
-
-    def _companies_public(self, obj):
-        """The companies part's public fields (M11-M18), added after the base game's."""
-        g = self.game
-        obj["stations"] = [list(g.owners[k]) for k in range(CO_COMPANIES)]     # per company (M11)
-        obj["profits"] = self.profits()
-        obj["company_values"] = self.company_values()
-        obj["face_up"] = self.face_up()
-        obj["pile_sizes"] = [self.co.pile_n[i] for i in range(CO_PCTS)]
-        obj["exchanges"] = self.exchanges_made()
-        obj["exchanges_open"] = self.exchanges_open
-        obj["known"] = self._knowledge()
-
-    def _companies_render(self, rows, player):
-        """The companies part's rows of ``render``: the company profits and values, the face-up
-        shares, exchanges made and, if `player` is given, that player's shares."""
-        rows.append("profits: " + "  ".join(f"C{k}={v}" for k, v in enumerate(self.profits()))
-                    + "   values: " + " ".join(str(v) for v in self.company_values()))
-        rows.append("face up: " + "  ".join(share_name(s) for s in self.face_up())
-                    + f"   face down: {[self.co.pile_n[i] for i in range(CO_PCTS)]}"
-                    + f"   exchanges {'open' if self.exchanges_open else 'closed'}: "
-                    + " ".join(f"P{p}={e}" for p, e in enumerate(self.exchanges_made())))
-        if player is not None:
-            rows.append(f"P{player} shares: " + "  ".join(share_name(s) for s in self.shares(player)))
 
     def _board_json(self):
         name = self.game.piece_name
@@ -902,13 +806,11 @@ cdef class MetroState(GameState):
                  for c in range(8)] for r in range(8)]
 
     def _public(self):
-        """The public fields: the base game's, then each part's (the companies', M11-M18; the
-        central part's last, C2)."""
+        """The public fields: the base game's, then each module's part, innermost first (the
+        companies', M11-M18; the central part's last, C2)."""
         obj = self._base_public()
-        if self.t.companies:
-            self._companies_public(obj)
-        if self.t.ncentral:
-            obj["central"] = self._central_public()
+        for m in metro_modules.layers(self.game.modules):
+            m.public(self, obj)
         return obj
 
     def _base_public(self):
@@ -943,14 +845,8 @@ cdef class MetroState(GameState):
         obs["player"] = player
         obs["hand"] = [ids[k] for k in self.hand(player)]
         obs["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 and self.d.current == player else None
-        if self.t.companies:
-            c = self.co
-            del obs["scores"]
-            obs["shares"] = self.shares(player)
-            obs["holdings"] = [[c.hold[q][i] if (c.hold_known[q][i] >> player) & 1 else None for i in range(CO_PCTS)]
-                               for q in range(self.t.players)]
-            obs["pile_known"] = [[c.pile[i][j] if (c.pile_known[i][j] >> player) & 1 else None
-                                  for j in range(c.pile_n[i])] for i in range(CO_PCTS)]
+        for m in metro_modules.layers(self.game.modules):
+            m.observe(self, obs, player)
         return obs
 
     def _state_fields(self):
@@ -959,9 +855,8 @@ cdef class MetroState(GameState):
         obj["hands"] = [[ids[k] for k in self.hand(p)] for p in range(self.t.players)]
         obj["drawn"] = ids[self.d.drawn] if self.d.drawn >= 0 else None
         obj["supply"] = [ids[k] for k in self.supply()]
-        if self.t.companies:
-            obj["shares"] = {"held": [self.shares(p) for p in range(self.t.players)], "face_up": self.face_up(),
-                             "piles": self.piles()}
+        for m in metro_modules.layers(self.game.modules):
+            m.state_fields(self, obj)
         return obj
 
     def render(self, player=None):
@@ -973,7 +868,7 @@ cdef class MetroState(GameState):
         rows = [board_text(self, player)]
         # a seat's view (`player`) shows the scores where its observation does: with companies
         # not before the end, since they reveal shares (M18)
-        shown = player is None or not self.t.companies or self.d.current < 0
+        shown = player is None or not has_companies(self.t) or self.d.current < 0
         rows.append("scores: " + ("  ".join(f"P{p}={s}" for p, s in enumerate(self.scores())) if shown
                                   else "hidden until the end")
                     + f"   supply: {self.supply_size}   placed: {self.d.nplaced}/60")
@@ -985,13 +880,8 @@ cdef class MetroState(GameState):
             self._check_player(player)
             rows.append(f"P{player} hand: " + " ".join(ids[k] for k in self.hand(player))
                         + (f"  drawn: {ids[self.d.drawn]}" if self.d.drawn >= 0 and self.d.current == player else ""))
-        if self.t.companies:
-            self._companies_render(rows, player)
-        if self.t.ncentral:                  # the central part (C2): P<player> or C<company>
-            letter = "C" if self.t.companies else "P"
-            rows.append("central: " + "  ".join(
-                f"{square_name(CENTRAL_SPACE_SQUARES[j])}={'-' if v is None else letter + str(v)}"
-                for j, v in enumerate(self.central_pieces())))
+        for m in metro_modules.layers(self.game.modules):
+            m.render(self, rows, player)
         return "\n".join(rows)
 
 _PHASES = ("turn", "place_drawn", "over")
