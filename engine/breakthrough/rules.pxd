@@ -200,6 +200,18 @@ cdef inline int bits_to_ids(const uint64_t* mark, unsigned char* out) noexcept n
     return m
 
 
+cdef inline int decode_action(const BtTables* t, int a, int* card) noexcept nogil:
+    """The one decoding of an action id (B1): ids are block * C + card for the nine blocks of cards
+    (B_*), then 9 * C + option (O_*). Returns the block, the card in `card`; for an option, -1
+    and the option in `card`."""
+    cdef int fixed = 9 * t.C
+    if a < fixed:
+        card[0] = a % t.C
+        return a // t.C
+    card[0] = a - fixed
+    return -1
+
+
 cdef inline int num_actions(const BtTables* t) noexcept nogil:
     """Every action is an int in [0, 10*C + 9): nine blocks of C, nine fixed ids, PAY's block."""
     return 9 * t.C + O_PAY + t.C

@@ -477,18 +477,13 @@ cdef void after_loss(BtData* d, const BtTables* t, int p) noexcept nogil:
 
 cdef void apply_action(BtData* d, const BtTables* t, int a) noexcept nogil:
     """The effect of a legal action (the reference's apply_action)."""
-    cdef int C = t.C, fixed = 9 * C, n = t.players
+    cdef int n = t.players
     cdef int p = d.decider, block, c, q, k, w, s, ph = d.phase, card
     cdef uint64_t x
     cdef int free, icons
     cdef int lines[4]
     cdef int tot[6]
-    if a < fixed:
-        block = a // C
-        c = a % C
-    else:
-        block = -1
-        c = a - fixed
+    block = decode_action(t, a, &c)
     if ph == BT_MAIN:
         if block == B_PLAY or block == B_PLAY_ROTATED:
             play_card(d, t, p, c, block == B_PLAY_ROTATED, False)
@@ -801,18 +796,13 @@ cdef int list_legal(const BtData* d, const BtTables* t, int* out) noexcept nogil
 
 cdef int reason_code(const BtData* d, const BtTables* t, int a) noexcept nogil:
     """Why a (known illegal) action is illegal."""
-    cdef int C = t.C, fixed = 9 * C, p = d.decider, ph = d.phase, block, c, i
+    cdef int p = d.decider, ph = d.phase, block, c, i
     cdef int tot[6]
     if ph == BT_OVER:
         return R_OVER
     if a < 0 or a >= num_actions(t):
         return R_RANGE
-    if a < fixed:
-        block = a // C
-        c = a % C
-    else:
-        block = -1
-        c = a - fixed
+    block = decode_action(t, a, &c)
     if ph == BT_MAIN:
         if block in (B_PLAY, B_PLAY_ROTATED, B_DISCARD, B_DISCARD3):
             if d.main_done:

@@ -745,13 +745,13 @@ cdef class BreakthroughState(GameState):
 
     def action_to_string(self, a):
         """Human-readable text of an action, in the rulebook's words (as the reference)."""
-        C = self.t.C
-        fixed = 9 * C
+        cdef int card, block
         if isinstance(a, bool) or not isinstance(a, int) or a < 0 or a >= num_actions(self.t):
             raise ValueError(f"not a Breakthrough action: {a!r} (actions are 0..{num_actions(self.t) - 1})")
         p = self.d.decider if self.d.decider >= 0 else self.d.active
-        if a >= fixed:
-            o = a - fixed
+        block = decode_action(self.t, a, &card)
+        if block < 0:
+            o = card
             if o >= O_PAY:
                 c = o - O_PAY
                 if self.t.ctype[c] != CT_RESOURCE:
@@ -764,7 +764,7 @@ cdef class BreakthroughState(GameState):
                     O_QUEST_NO_HERO: "complete the quest without a hero",
                     O_KEEP_STATION: "keep the station", O_DISCARD_STATION: "discard the station",
                     O_PASS: "decline the free play"}[o]
-        block, c = divmod(a, C)
+        c = card
         name = self._name(c)
         ct = self.t.ctype[c]
         free = self.d.phase == BT_FREE

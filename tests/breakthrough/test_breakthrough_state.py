@@ -9,6 +9,7 @@ import json
 import math
 import pickle
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -639,3 +640,16 @@ def test_render_shows_what_each_card_does():
     komso = next(k for k in s.game.card_set.kinds if k.name == "Komsomolskaya")
     assert f"quest {komso.quest.amount} {komso.quest.cls} -> free food" in komso.summary()
     assert "P1 hand" not in text and "hand 5" in text           # the other hand only as a size
+
+
+def test_action_ids_are_decoded_in_one_place():
+    """An action id is block * C + card, then 9 * C + option (B1): decoded by rules.pxd's
+    ``decode_action`` alone, which the rules (apply_action, reason_code) and the state's texts
+    call (issue #42: the decoding was written out in three places)."""
+    root = Path(__file__).resolve().parents[2] / "engine" / "breakthrough"
+    decoding = re.compile(r"\ba\s*(//|%)\s*C\b|divmod\(a,|\ba\s*-\s*fixed\b")
+    assert "cdef inline int decode_action(" in (root / "rules.pxd").read_text(encoding="utf-8")
+    for name in ("rules.pyx", "state.pyx"):
+        text = (root / name).read_text(encoding="utf-8")
+        found = [line.strip() for line in text.splitlines() if decoding.search(line)]
+        assert "decode_action(" in text and not found, (name, found)
