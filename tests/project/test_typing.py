@@ -1,11 +1,17 @@
-"""The .pyi stubs of the extension modules cover what the compiled modules give Python.
+"""The .pyi stubs: one for each public compiled module, covering what it gives Python (issue #42).
 
 Type checkers and IDEs cannot read a compiled module, so they see the engine through the stubs
-next to each ``.pyx``; a stub that misses a name hides it, and one that names something gone lies.
-Each stub is parsed with ``ast`` and compared with the imported module: every public class and
-function defined in the module is in the stub; every public method and property a class defines
-is in that class's stub (data attributes may come from a stubbed base class); every name in a stub
-exists at run time, with the same parameter names where the runtime signature is readable.
+next to its ``.pyx``. A compiled module is public when Python code imports it: the package's own
+``.py`` files (``metro_ai/``, ``engine/``, ``bots/``), found here by reading their imports; each
+game's state module (its registered ``Game`` and ``GameState``) is one of them. Those have a stub
+and no other has one: the loaders, the C mechanics and the Metro modules are reached through
+Cython (``cimport``) or by name (``MODULES``, the registry), and a stub nobody reads would only be
+one more copy to keep. Each stub is parsed with ``ast`` and compared with the imported module:
+every public class and function defined in the module is in the stub; every public method and
+property a class defines is in its stub or in a stubbed base class's (an override is restated
+only where it narrows a type, and a stub that restates a base's member word for word is refused);
+every name in a stub exists at run time, with the same parameter names where the runtime signature
+is readable.
 """
 import ast
 import importlib
@@ -19,21 +25,46 @@ import metro_ai
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"engine": "metro_ai.engine", "bots": "metro_ai.bots"}
-# Extension modules without a stub, left out of these checks (mypy would treat one as untyped):
-# none; every .pyx has its .pyi (bots/search.pyx's came with its rewrite).
-NOT_STUBBED: set = set()
 
 
-def _module_name(pyx: Path) -> str:
-    folder, *rest = pyx.relative_to(ROOT).with_suffix("").parts
-    return ".".join([PACKAGES[folder], *rest])
+def _module_name(source: Path) -> str:
+    """The installed name of a source file (a package's ``__init__.py`` names the package)."""
+    folder, *rest = source.relative_to(ROOT).with_suffix("").parts
+    if rest and rest[-1] == "__init__":
+        rest = rest[:-1]
+    return ".".join([{"metro_ai": "metro_ai", **PACKAGES}[folder], *rest])
 
 
 def compiled_sources() -> list[Path]:
     return sorted(p for folder in PACKAGES for p in (ROOT / folder).rglob("*.pyx"))
 
 
-STUBBED = [p for p in compiled_sources() if str(p.relative_to(ROOT)) not in NOT_STUBBED]
+def python_imports() -> set[str]:
+    """Every module name (and ``package.name`` of ``from package import name``) that the package's
+    Python files import, relative imports resolved."""
+    found = set()
+    for folder in ("metro_ai", *PACKAGES):
+        for py in (ROOT / folder).rglob("*.py"):
+            here = _module_name(py).split(".")
+            package = here if py.name == "__init__.py" else here[:-1]
+            for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"), filename=str(py))):
+                if isinstance(node, ast.Import):
+                    found.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else [])) \
+                        if node.level else node.module
+                    found.add(base)
+                    found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def public_compiled() -> list[Path]:
+    """The compiled modules that Python code imports, and each game's state module."""
+    imported = python_imports()
+    return [p for p in compiled_sources() if _module_name(p) in imported or p.name == "state.pyx"]
+
+
+STUBBED = public_compiled()
 IDS = [str(p.relative_to(ROOT)) for p in STUBBED]
 
 
@@ -86,23 +117,37 @@ def _is_method_or_property(value) -> bool:
             or inspect.isgetsetdescriptor(value) or inspect.ismemberdescriptor(value))
 
 
-def _all_stubs():
-    """(module name, class name) -> names in the stub class, over every stubbed module."""
+def _member_texts(path: Path) -> dict[str, dict[str, str]]:
+    """Class name -> each member's declaration in the stub as text (decorators, parameters and
+    their types, the return type; an annotated attribute's type), to tell a restatement."""
     out = {}
-    for pyx in STUBBED:
-        _, classes, _ = parse_stub(_stub_of(pyx))
-        for cls_name, names in classes.items():
-            out[_module_name(pyx), cls_name] = names
+    for node in ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body:
+        if isinstance(node, ast.ClassDef):
+            members = out[node.name] = {}
+            for f in node.body:
+                if isinstance(f, ast.FunctionDef):
+                    members[f.name] = ast.unparse(ast.FunctionDef(
+                        name=f.name, args=f.args, body=[ast.Expr(ast.Constant(...))],
+                        decorator_list=f.decorator_list, returns=f.returns, type_params=[], lineno=0))
+                elif isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name):
+                    members.setdefault(f.target.id, ast.unparse(f.annotation))
     return out
 
 
-def test_every_compiled_module_has_a_stub():
+def _all_stubs():
+    """(module name, class name) -> {member name: its declaration's text}, over every stub."""
+    return {(_module_name(pyx), cls_name): members for pyx in STUBBED
+            for cls_name, members in _member_texts(_stub_of(pyx)).items()}
+
+
+def test_stubs_are_for_the_public_compiled_modules_only():
     assert compiled_sources(), "no Cython sources found"
+    assert {"metro_ai.engine.core", "metro_ai.bots.search"} <= {_module_name(p) for p in STUBBED}
     missing = [str(p.relative_to(ROOT)) for p in STUBBED if not _stub_of(p).is_file()]
-    assert not missing, f"no .pyi stub beside {missing}"
-    for name in NOT_STUBBED:
-        if (ROOT / name).with_suffix(".pyi").is_file():
-            pytest.fail(f"{name} has a stub now: take it out of NOT_STUBBED so it is checked")
+    assert not missing, f"public compiled modules (imported by Python code) without a .pyi stub: {missing}"
+    private = sorted(str(p.relative_to(ROOT)) for p in compiled_sources()
+                     if p not in STUBBED and _stub_of(p).is_file())
+    assert not private, f"stubs of modules no Python code imports (Cython's alone): {private}; drop them"
 
 
 def test_py_typed_marker_ships():
@@ -120,22 +165,28 @@ def test_stub_names_every_public_class_and_function(pyx):
 
 @pytest.mark.parametrize("pyx", STUBBED, ids=IDS)
 def test_stub_classes_name_every_public_member(pyx):
+    """Each public method or property is in the class's stub or a stubbed base's; a member the
+    stub restates exactly as the nearest stubbed base declares it is refused (it says nothing new)."""
     module = importlib.import_module(_module_name(pyx))
     _, classes, _ = parse_stub(_stub_of(pyx))
     stubs = _all_stubs()
     problems = []
     for cls_name in sorted(classes):
         cls = getattr(module, cls_name)
-        own = classes[cls_name]
-        inherited = set().union(*(stubs.get((k.__module__, k.__name__), set()) for k in cls.__mro__))
+        own = stubs[module.__name__, cls_name]
+        bases = [stubs[k.__module__, k.__name__] for k in cls.__mro__[1:] if (k.__module__, k.__name__) in stubs]
+        inherited = set().union(*bases)
         for name, value in vars(cls).items():
-            if not _is_public(name):
+            if not _is_public(name) or name in own or name in inherited:
                 continue
             if _is_method_or_property(value):
-                if name not in own:
-                    problems.append(f"{cls_name}.{name} (defined in the class, missing from its stub)")
-            elif name not in inherited:
+                problems.append(f"{cls_name}.{name} (defined in the class, in neither its stub nor a base's)")
+            else:
                 problems.append(f"{cls_name}.{name} (an attribute neither the class's stub nor a base's declares)")
+        for name, text in own.items():
+            nearest = next((b[name] for b in bases if name in b), None)
+            if text == nearest:
+                problems.append(f"{cls_name}.{name} (restates its base's stub word for word)")
     assert not problems, f"{_stub_of(pyx).name}: " + "; ".join(problems)
 
 
