@@ -357,6 +357,7 @@ def _tiny_ladder(tmp_path, name, *flags):
     return {k: v for k, v in ladder.items() if k not in RUN_FIELDS}
 
 
+@pytest.mark.slow          # a Dask cluster's start; tournaments on one stay in the default tier
 def test_a_calibration_on_a_dask_cluster_gives_the_ladder_of_a_local_run(tmp_path, capsys):
     """The same seed gives the same ladder, bit for bit, in this process, on two local processes
     and on a Dask cluster (--dask, through the tournament's Dask path), the timings aside."""

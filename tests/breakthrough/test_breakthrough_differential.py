@@ -1,7 +1,9 @@
 """Differential test: the Cython Breakthrough engine against the pure-Python reference engine.
 
 Same seed and same actions must give the same states, legal actions, scores and returns, bit for
-bit, over 1,000 games: 2-5 players, every combination of the three survival switches (B9).
+bit, over 1,000 games in both tiers (the default tier: the first 30 card-aware games of 2
+players and the uniform ones; tests/tiers.py): 2-5 players, every combination of the three
+survival switches (B9).
 
 Policies (uniformly random play cleans up its own progress and essentially never wins, R18):
 
@@ -25,6 +27,7 @@ from metro_ai.engine.breakthrough import BreakthroughGame
 from metro_ai.engine.breakthrough import reference as ref
 from breakthrough_positions import ref_to_dict
 from differential import lockstep
+from tiers import tiered
 from test_breakthrough_reference import _policy  # the card-aware random policy
 
 SWITCHES = [(a, b, c) for a in (False, True) for b in (False, True) for c in (False, True)]
@@ -76,16 +79,24 @@ def _play_pair(players, seed, switches, greedy, turn_limit=1000):
     return fast, step, pays
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_card_aware_games_match_reference(players):
+#: The card-aware games of each player count in chunks (first, last): the default tier plays the
+#: first chunk of 2 players, the slow tier the rest.
+CHUNKS = [(0, 30), (30, GREEDY_GAMES)]
+
+
+@pytest.mark.parametrize("players, games", tiered([(p, c) for p in [2, 3, 4, 5] for c in CHUNKS],
+                                                  fast=lambda p, c: p == 2 and c == CHUNKS[0]),
+                         ids=[f"{p}-{a}-{b}" for p in [2, 3, 4, 5] for a, b in CHUNKS])
+def test_card_aware_games_match_reference(players, games):
     winners = pays = 0
-    for g in range(GREEDY_GAMES):
+    for g in range(*games):
         seed = 10_000 * players + g
         fast, _, n = _play_pair(players, seed, SWITCHES[g % 8], greedy=True)
         winners += fast.winner is not None
         pays += n
-    assert winners == GREEDY_GAMES          # B8: these games end with a winner
-    assert pays >= GREEDY_GAMES // 4        # R2: payments the player chose are compared too
+    played = games[1] - games[0]
+    assert winners == played                # B8: these games end with a winner
+    assert pays >= played // 4              # R2: payments the player chose are compared too
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

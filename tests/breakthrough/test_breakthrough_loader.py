@@ -392,9 +392,7 @@ def apply_mutation(obj, m):
     return new
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data())
-def test_mutated_states_are_refused_or_play_safely(child, data):
+def _check_a_mutated_state(child, data):
     options, text = data.draw(st.sampled_from(state_pool()), label="state")
     obj = json.loads(text)
     muts = mutations(obj)
@@ -402,6 +400,21 @@ def test_mutated_states_are_refused_or_play_safely(child, data):
     bad = apply_mutation(obj, m)
     out = child.run(options, json.dumps(bad), seed=data.draw(st.integers(0, 2 ** 32), label="seed"))
     assert "crash" not in out and "error" not in out, (m[:2], out, json.dumps(bad))
+
+
+# 150 mutated states in all: 40 in the default tier, 110 others (another test, another derandomized
+# stream of examples) in the slow tier (tests/tiers.py).
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_states_are_refused_or_play_safely(child, data):
+    _check_a_mutated_state(child, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=110, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_more_mutated_states_are_refused_or_play_safely(child, data):
+    _check_a_mutated_state(child, data)
 
 
 def test_real_states_play_safely(child):

@@ -21,6 +21,7 @@ from metro_ai.engine.breakthrough import cards as cards_mod  # noqa: E402
 
 from stats import chi2_pvalue  # noqa: E402
 from metro_ai.engine.breakthrough import reference as ref
+from tiers import tiered
 
 Game = ref.RefBreakthroughGame
 
@@ -777,7 +778,7 @@ def play_random_game(g, seed, greedy=True, check=True):
     return st
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("n", tiered([2, 3, 4, 5], fast=lambda n: n == 2))
 def test_random_games_invariants(n):
     g = Game(players=n)
     turns = []

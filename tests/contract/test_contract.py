@@ -9,7 +9,9 @@ here: a new game gets all of it by registering.
 Cost control: random games are played on a *short* version of each option set where the class
 declares an int option that bounds ``max_game_length`` (found by trying smaller values, see
 ``short_game``); the C-level play-out is also compared with Python-driven play at full length.
-Bots are checked on the first option set of each game only.
+Bots are checked on the first option set of each game only. The default tier (tests/tiers.py)
+checks each variant once, on its first option set (the fewest players); the other player counts
+of a variant are the slow tier's.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from metro_ai import IllegalActionError, Limit
 from metro_ai.engine.core import STAGES, STATE_FORMAT, STATE_VERSION, random_playouts
 from metro_ai.registry import game_class
 from differential import lockstep
+from tiers import SLOW
 
 #: Random play stops here when a game has no declared option to make it shorter and its random
 #: games do not end sooner (only invariants are checked then).
@@ -43,8 +46,18 @@ def _case_id(name, options):
     return name + "-" + "-".join(f"{k}={v}" for k, v in options.items())
 
 
-ALL_SETS = [pytest.param(name, i, id=_case_id(name, opts))
-            for name in GAMES for i, opts in enumerate(game_class(name).option_sets())]
+def _variant(options):
+    """An option set without its player count: what makes it a variant of its game."""
+    return sorted((k, repr(v)) for k, v in options.items() if k != "players")
+
+
+def _first_of_its_variant(sets, i):
+    return all(_variant(sets[j]) != _variant(sets[i]) for j in range(i))
+
+
+ALL_SETS = [pytest.param(name, i, id=_case_id(name, opts),
+                         marks=() if _first_of_its_variant(sets, i) else SLOW)
+            for name in GAMES for sets in [game_class(name).option_sets()] for i, opts in enumerate(sets)]
 FIRST_SETS = [pytest.param(name, 0, id=_case_id(name, game_class(name).option_sets()[0])) for name in GAMES]
 BOTS = metro_ai.list_bots()
 

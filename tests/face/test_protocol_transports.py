@@ -13,6 +13,7 @@ import pytest
 from metro_ai.protocol import LineFramer
 from metro_ai.protocol import errors as E
 from tests.protocol_client import check_server_message
+from tiers import tiered
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "tests" / "fuzz_protocol.py"
@@ -165,7 +166,7 @@ def test_websocket_serves_several_clients_and_survives_rude_ones(ws_server):
         assert "result" in call(after, 8, "hello", methods)
 
 
-@pytest.mark.parametrize("target", ["inprocess", "stdio", "ws"])
+@pytest.mark.parametrize("target", tiered(["inprocess", "stdio", "ws"], fast=lambda target: target == "inprocess"))
 def test_fuzzed_messages_get_schema_valid_answers_and_never_stop_the_server(target):
     run = subprocess.run([sys.executable, str(FUZZ), "--target", target, "--examples", "60"],
                          capture_output=True, text=True, timeout=600, cwd=tempfile.gettempdir())

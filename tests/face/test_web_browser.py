@@ -6,7 +6,10 @@ few moves before its end, so the middle is not clicked through), and takes a scr
 end.
 The first screen (Metro chosen, *New game* in view, the options folded), the board in view after
 *New game* at 1280x720 and on a phone-sized window, the seats' legend, the board's square names,
-a hint row marking its square, redo and the bots' time per move have their own tests.
+a hint row marking its square, redo and the bots' time per move have their own tests. The
+default tier (tests/tiers.py) plays the whole game of Metro and the first screen at 1280x720;
+the other games, the phone-sized window, the hint row with redo, the rated seat and the bots'
+time per move are the slow tier's.
 
 Screenshots go to the folder ``METRO_AI_SCREENSHOTS`` names (made if missing), else to the
 test's temporary folder.
@@ -33,6 +36,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from seats import seats
 from web_server import web_server as serve_page
+from tiers import tiered
 
 BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 DRIVER = shutil.which("chromedriver")
@@ -187,7 +191,7 @@ def _near_the_end(saved, tmp_path):
     return path
 
 
-@pytest.mark.parametrize("game", metro_ai.list_games())
+@pytest.mark.parametrize("game", tiered(metro_ai.list_games(), fast=lambda game: game == "metro"))
 def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path):
     rng = random.Random(7)
     _set_up(browser, page_url, game)
@@ -249,6 +253,7 @@ def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path
         assert colours is not None and len(colours) > 50      # a drawn page, not a blank one
 
 
+@pytest.mark.slow
 def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
     """The Elo dial: where a shipped ladder covers the game as set up, a seat may be ISMCTS at a
     rating within the ladder's range; the bot then plays as ``ismcts:elo=R``. Out of range is
@@ -299,7 +304,7 @@ def _rect(driver, css):
                                  " page: document.documentElement.scrollWidth};", css)
 
 
-@pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize("size", tiered(sorted(SIZES), fast=lambda size: size == "desktop"))
 def test_the_first_screen_starts_metro_in_one_click_and_shows_the_board(size, page_url, browser, tmp_path):
     """Opens on Metro with *New game* in view and the options folded; after *New game* the
     whole board is in the window (1280x720 and a phone's 390x844), with the square names on its
@@ -340,6 +345,7 @@ def test_the_first_screen_starts_metro_in_one_click_and_shows_the_board(size, pa
     browser.save_screenshot(str(_shots(tmp_path) / f"new-game-{size}.png"))
 
 
+@pytest.mark.slow
 def test_a_hint_row_marks_its_square_and_redo_replays(page_url, browser, tmp_path):
     """Hovering a hint row marks the square its move is played on (and only while hovered); the
     hint's progress is shown apart from the bot's; undo then redo returns to the same ply."""
@@ -380,6 +386,7 @@ def test_a_hint_row_marks_its_square_and_redo_replays(page_url, browser, tmp_pat
     assert "redo" in browser.find_elements(By.CSS_SELECTOR, "#log li")[-1].text
 
 
+@pytest.mark.slow
 def test_the_bots_time_per_move(page_url, browser):
     """A time per move goes with every bot move as the search's limit; a bad one is an error
     naming the setting that starts no game."""

@@ -22,6 +22,7 @@ def test_random_sim_test(name, params, sims, serialize):
     pyspiel.random_sim_test(game, num_sims=sims, serialize=serialize, verbose=False)
 
 
+@pytest.mark.slow          # a whole Breakthrough game through OpenSpiel's API
 def test_breakthrough_full_length_game():
     pyspiel.random_sim_test(bridge.load("breakthrough", players=2), num_sims=1, serialize=False, verbose=False)
 

@@ -8,6 +8,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import metro_ai  # noqa: E402
 from metro_ai.interop.pettingzoo import env, raw_env  # noqa: E402
+from tiers import tiered
 
 CASES = [("metro", dict(players=2)), ("metro", dict(players=4, hand_size=2)),
          ("metro", dict(players=3, companies=True)), ("breakthrough", dict(players=2)),
@@ -37,7 +38,8 @@ def test_pettingzoo_seed_test(game, options):
     seed_test(lambda: env(game, **options), num_cycles=50)
 
 
-@pytest.mark.parametrize("game,options", CASES)
+@pytest.mark.parametrize("game,options", tiered(CASES, fast=lambda game, options: game != "breakthrough"
+                                                or "turn_limit" in options))
 def test_a_full_episode_matches_the_engine(game, options):
     """Observations are the engine's tensors and dicts of each seat; masks the legal actions; the
     final rewards the game's returns; the same seed replays the same episode."""

@@ -9,7 +9,8 @@ with and without central tracks (C3), the M9 variant, hand size 2 (M10), the Cit
 (C1), Berlin's sides and its ticket variant (its set-up, C33: the landmark row and the groups
 of 4 by quarter, also compared deal by deal over 600 deals), New York with the companies (C35): 90
 configurations. ``METRO_CITIES_GAMES`` sets the games per configuration (default 3: 270 games;
-12 gives the full run of 1,080).
+12 gives the full run of 1,080). The default tier plays every city's every variant at one player
+count, the counts taken in turn; the slow tier the other counts (tests/tiers.py).
 """
 import os
 
@@ -17,6 +18,7 @@ import pytest
 
 import metro_ai
 from differential import lockstep
+from tiers import tiered
 from metro_ai.engine.metro import reference_cities as ref
 
 GAMES = int(os.environ.get("METRO_CITIES_GAMES", "3"))
@@ -42,7 +44,12 @@ def play_pair(game, rgame, seed):
     return lockstep(game, seed, rgame=rgame, same=_same)[0]
 
 
-@pytest.mark.parametrize("city,players,extra", CONFIGS)
+def _one_player_count(city, players, extra):
+    """The default tier: every city's every variant once, the player counts taken in turn."""
+    return players == 2 + (list(EXTRAS).index(city) + extra) % 5
+
+
+@pytest.mark.parametrize("city,players,extra", tiered(CONFIGS, fast=_one_player_count))
 def test_cities_cython_matches_reference(city, players, extra):
     game = metro_ai.load_game("metro", players=players, city=city, **EXTRAS[city][extra])
     rgame = game.reference_game()

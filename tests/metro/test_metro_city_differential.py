@@ -6,13 +6,16 @@ Same seed and same actions must give the same legal actions, player to move, sco
 companies: profits, shares held, shown shares), pieces, board (central tracks included), end and
 returns, after every action: 1,080 random games over every player count, both variants of M9,
 with and without companies. Random play picks a central-station action half the time it may,
-so that pieces go down early and often (and lines arrive at them).
+so that pieces go down early and often (and lines arrive at them). The default tier plays the
+configurations that take every module with and without companies, every player count and both
+orientations (five); the slow tier the rest (tests/tiers.py).
 """
 
 import pytest
 
 import metro_ai
 from differential import favour, lockstep
+from tiers import each_value, tiered
 from metro_ai.engine.metro import reference_city as ref
 
 CENTRAL = ref.CENTRAL
@@ -20,6 +23,8 @@ MODULES = [dict(central_stations=True), dict(central_tracks=True), dict(edition=
 CONFIGS = [(p, o, c, i) for i in range(3) for p in range(2, 7) for o in (True, False) for c in (False, True)
            if not (i == 2 and c)]                                                   # 50 configs
 GAMES = {0: 24, 1: 24, 2: 12}                                                       # 1,080 games
+# the default tier: every module with and without companies, every player count and orientation
+_EACH = each_value([(p, o, (c, i)) for p, o, c, i in CONFIGS])
 
 
 def _same(fast, slow, ctx, companies):
@@ -46,7 +51,8 @@ def play_pair(game, rgame, seed, companies):
                     same=lambda f, s, ctx: _same(f, s, ctx, companies), hidden=_same_board, hidden_every=4)[0]
 
 
-@pytest.mark.parametrize("players,orientation,companies,module", CONFIGS)
+@pytest.mark.parametrize("players,orientation,companies,module",
+                         tiered(CONFIGS, fast=lambda p, o, c, i: _EACH(p, o, (c, i))))
 def test_city_cython_matches_reference(players, orientation, companies, module):
     game = metro_ai.load_game("metro", players=players, orientation=orientation, companies=companies,
                               **MODULES[module])

@@ -5,6 +5,8 @@ Same seed and same actions must give the same legal actions, player to move, pro
 held, face-up shares, piles, exchanges, scores, end and returns, after every action, over 1,020
 random games across every player count and both variants (M9, M10). Random play picks an
 exchange half the time it may, so that games exchange often (and the limit, M17, is reached).
+The default tier plays five configurations that take every value of each; the slow tier the
+rest (tests/tiers.py).
 """
 import os
 
@@ -12,6 +14,7 @@ import pytest
 
 import metro_ai
 from differential import favour, lockstep
+from tiers import each_value, tiered
 from metro_ai.engine.metro import reference_companies as ref
 from test_metro_differential import _same_hidden   # board, hands, supply, drawn tile, lines
 
@@ -39,7 +42,7 @@ def play_pair(game, rgame, seed):
     return fast
 
 
-@pytest.mark.parametrize("players,orientation,hand_size", CONFIGS)
+@pytest.mark.parametrize("players,orientation,hand_size", tiered(CONFIGS, fast=each_value(CONFIGS)))
 def test_companies_cython_matches_reference(players, orientation, hand_size):
     game = metro_ai.load_game("metro", players=players, orientation=orientation, hand_size=hand_size,
                               companies=True)

@@ -1,13 +1,15 @@
 """Differential test: the Cython Metro engine against the independent pure-Python reference.
 
 Same seed and same actions must give the same state, legal actions, scores and end, after every
-action, over 1,000+ random games across every player count and both variants (M9, M10).
+action, over 1,000+ random games across every player count and both variants (M9, M10), in both tiers (the default
+tier: five configurations that take every player count, variant and hand size, tests/tiers.py).
 """
 
 import pytest
 
 import metro_ai
 from differential import lockstep
+from tiers import each_value, tiered
 from metro_ai.engine.metro import reference as ref
 
 CONFIGS = [(p, o, h) for p in range(2, 7) for o in (True, False) for h in (1, 2, 3)]   # 30 configs
@@ -28,7 +30,7 @@ def _same_hidden(fast, slow, ctx):
     assert lines == dict(slow.lines), ctx
 
 
-@pytest.mark.parametrize("players,orientation,hand_size", CONFIGS)
+@pytest.mark.parametrize("players,orientation,hand_size", tiered(CONFIGS, fast=each_value(CONFIGS)))
 def test_cython_matches_reference(players, orientation, hand_size):
     game = metro_ai.load_game("metro", players=players, orientation=orientation, hand_size=hand_size)
     rgame = ref.RefMetroGame(players=players, orientation=orientation, hand_size=hand_size)

@@ -23,6 +23,7 @@ from test_metro_cities_differential import _same as _same_city
 from test_metro_city_differential import _same as _same_central, _same_board
 from test_metro_companies_differential import _same
 from test_metro_differential import _same_hidden
+from tiers import each_value, tiered
 
 EXCHANGE = 6145
 DRAW = 6144
@@ -228,9 +229,12 @@ def _pair(g, seed, same, hidden):
     return fast
 
 
+PRINTED_RULE_CASES = [(p, o, h, t) for p in range(2, 7) for o, h in ((True, 1), (False, 2), (True, 3))
+                      for t in (None, 45)]
+
+
 @pytest.mark.parametrize("players,orientation,hand_size,turn_limit",
-                         [(p, o, h, t) for p in range(2, 7) for o, h in ((True, 1), (False, 2), (True, 3))
-                          for t in (None, 45)])
+                         tiered(PRINTED_RULE_CASES, fast=each_value(PRINTED_RULE_CASES)))
 def test_companies_cython_matches_reference_with_the_printed_rule(players, orientation, hand_size, turn_limit):
     g = game(players, orientation=orientation, hand_size=hand_size, turn_limit=turn_limit)
     assert isinstance(g.reference_game(), ref.RefCompaniesGame)

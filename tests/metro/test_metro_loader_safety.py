@@ -28,6 +28,7 @@ import pytest
 import metro_ai
 from metro_ai.engine.errors import StateFormatError
 from json_paths import DELETE, get, mutated_text
+from tiers import tiered
 
 DATA = Path(__file__).parents[1] / "data" / "security"
 SEARCH = metro_ai.Limit(iterations=20)
@@ -143,7 +144,8 @@ JUNK = [None, {}, [], "x", True, 1.5, 2 ** 64, -1, -2 ** 63, 10 ** 6]
 
 
 def _states(game, seed):
-    """Real states of `game`: the deal, one from the middle and one near the end of a random game."""
+    """Real states of `game`: the deal, one from the middle and one near the end of a random game
+    (``STAGES``)."""
     s = game.new_state(seed)
     rng = random.Random(seed)
     out = [s.clone()]
@@ -226,37 +228,49 @@ def _check_playable(game, s, seed):
     raise AssertionError("the game did not end within max_game_length")
 
 
-@pytest.mark.parametrize("name, options", CONFIGS, ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items())}"
-                                                         for n, o in CONFIGS])
-def test_mutated_states_are_refused_cleanly_or_play_safely(name, options):
+#: The swept states of each configuration: the deal, the middle, near the end (``_states``). The
+#: default tier sweeps every loader once (the base game, each module and city, the solo game), one
+#: state of each in turn; the slow tier the rest.
+STAGES = ("deal", "middle", "late")
+EACH_LOADER = [("metro", {}), ("metro", {"companies": True, "players": 6}),
+               ("metro", {"central_stations": True, "companies": True}), ("metro", {"central_tracks": True}),
+               ("metro", {"city": "paris"}), ("metro", {"city": "stockholm", "players": 3}),
+               ("metro", {"city": "london"}), ("metro", {"city": "new_york", "companies": True}),
+               ("metro", {"city": "berlin", "berlin_sides": "mixed", "berlin_tickets": True}), ("metro-solo", {})]
+SWEEPS = [pytest.param(name, options, k, id=f"{name}-{'-'.join(f'{o}={v}' for o, v in options.items())}-{stage}",
+                       marks=() if k == c % len(STAGES) and (name, options) in EACH_LOADER else pytest.mark.slow)
+          for c, (name, options) in enumerate(CONFIGS) for k, stage in enumerate(STAGES)]
+
+
+@pytest.mark.parametrize("name, options, k", SWEEPS)
+def test_mutated_states_are_refused_cleanly_or_play_safely(name, options, k):
     game = load(name, **options)
     refused = accepted = 0
     played = set()
     problems = []
-    for k, s in enumerate(_states(game, 7)):
-        base = s.to_dict()
-        for i, (path, value) in enumerate(list(_mutations(base))):
-            text = mutated_text(base, path, value)
-            where = f"state {k}, {'.'.join(map(str, path))} = {text_of(value)}"
-            try:
-                loaded = game.state_from_json(text)
-            except StateFormatError as exc:
-                refused += 1
-                if len(str(exc)) >= MAX_MESSAGE:
-                    problems.append(f"{where}: a message of {len(str(exc))} characters: {str(exc)[:100]}...")
-                continue
-            except Exception as exc:  # noqa: BLE001 - the point of the test
-                problems.append(f"{where}: {type(exc).__name__}: {str(exc)[:100]}")
-                continue
-            accepted += 1
-            key = loaded.to_json()
-            if key in played:         # (fields the loader recomputes, e.g. hand_sizes: the same state)
-                continue
-            played.add(key)
-            try:
-                _check_playable(game, loaded, i)
-            except Exception as exc:  # noqa: BLE001
-                problems.append(f"{where}: accepted, then {type(exc).__name__}: {str(exc)[:100]}")
+    base = _states(game, 7)[k].to_dict()
+    for i, (path, value) in enumerate(list(_mutations(base))):
+        text = mutated_text(base, path, value)
+        where = f"state {k}, {'.'.join(map(str, path))} = {text_of(value)}"
+        try:
+            loaded = game.state_from_json(text)
+        except StateFormatError as exc:
+            refused += 1
+            if len(str(exc)) >= MAX_MESSAGE:
+                problems.append(f"{where}: a message of {len(str(exc))} characters: {str(exc)[:100]}...")
+            continue
+        except Exception as exc:  # noqa: BLE001 - the point of the test
+            problems.append(f"{where}: {type(exc).__name__}: {str(exc)[:100]}")
+            continue
+        accepted += 1
+        key = loaded.to_json()
+        if key in played:         # (fields the loader recomputes, e.g. hand_sizes: the same state)
+            continue
+        played.add(key)
+        try:
+            _check_playable(game, loaded, i)
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"{where}: accepted, then {type(exc).__name__}: {str(exc)[:100]}")
     assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems[:30])
     assert refused > 100       # the sweep reached the loader's checks
 

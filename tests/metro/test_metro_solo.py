@@ -17,6 +17,7 @@ import metro_ai
 from differential import favour, lockstep
 from metro_ai.engine.errors import StateFormatError
 from metro_ai.engine.metro import reference_solo as ref
+from tiers import tiered
 
 REJECT = ref.REJECT
 
@@ -48,7 +49,7 @@ def play_pair(game, rgame, seed):
     return sum(a >= REJECT for a in chosen)
 
 
-@pytest.mark.parametrize("orientation", (True, False))
+@pytest.mark.parametrize("orientation", tiered((True, False), fast=lambda orientation: orientation))
 def test_solo_cython_matches_reference(orientation):
     game = metro_ai.load_game("metro-solo", orientation=orientation)
     rgame = game.reference_game()

@@ -5,7 +5,9 @@ after every action the whole state in the reference's layout (decks and their or
 generator's state, hidden hands and picks included) and the legal actions must be identical.
 
 Uniform random play and the reference tests' card-aware policy, every player count, the shipped
-cards and other card files. METRO_AI_SLOW=1 adds a run of 1,200 more games. Then the reference
+cards and other card files (the default tier: uniform play of 2 players, card-aware of 4; the
+slow tier the others).
+METRO_AI_SLOW=1 adds a run of 1,200 more games. Then the reference
 tests' scenarios on the map (G11 hero attacks through neutral stations, G15's floor) loaded into
 the fast engine, and random games with a player cut below 3 stations, which play from the start
 almost never shows.
@@ -23,6 +25,7 @@ from metro_ai.engine.metro2033.board import BOARD
 from metro_ai.engine.metro2033.cards import DEFAULT_PATH
 from metro_ai.engine.metro2033.reference import RefMetro2033Game
 from test_metro2033_reference import HERO_POSITIONS, below_three_position, card_aware, hero_position
+from tiers import tiered
 
 
 # the fields of the contract's JSON state that the reference keeps in its own layout
@@ -75,9 +78,10 @@ def play_pair(players, seed, aware, cards=None, strict=True, round_limit=40, see
     return r
 
 
-@pytest.mark.parametrize("players", range(2, 7))
-@pytest.mark.parametrize("aware", [False, True], ids=["uniform", "card-aware"])
-def test_fast_engine_matches_reference(players, aware):
+@pytest.mark.parametrize("aware, players", tiered([(a, p) for a in (False, True) for p in range(2, 7)],
+                                                  fast=lambda a, p: p == (4 if a else 2)),
+                         ids=[f"{'card-aware' if a else 'uniform'}-{p}" for a in (False, True) for p in range(2, 7)])
+def test_fast_engine_matches_reference(aware, players):
     phases, winners = set(), 0
     for g in range(12):
         last = play_pair(players, 1000 * players + g + (500 if aware else 0), aware)
@@ -154,7 +158,7 @@ def test_fast_engine_refuses_a_set_too_large_for_its_tables(tmp_path):
         fast_state(2, 0, path, strict=False)
 
 
-@pytest.mark.parametrize("players", range(2, 7))
+@pytest.mark.parametrize("players", tiered(range(2, 7), fast=lambda p: p == 2))
 def test_fast_determinize_matches_reference(players):
     """At random points of random games, for every player and a few seeds, the fast engine's
     determinize deals exactly the reference's world (hidden cards, deck orders and knowledge,
@@ -264,7 +268,7 @@ def test_g15_never_fewer_than_three_stations_in_the_fast_engine():
     assert json.loads(f.to_json())["vp"][0] == 2
 
 
-@pytest.mark.parametrize("players", range(2, 7))
+@pytest.mark.parametrize("players", tiered(range(2, 7), fast=lambda p: p == 4))
 def test_fast_engine_matches_reference_below_three_stations(players):
     """G15, G28: random games in which, at an army decision of round 3, a player is cut down to
     2 stations or 1 (as if earlier losses had found no free station), then played on at random

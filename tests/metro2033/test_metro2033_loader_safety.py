@@ -15,6 +15,7 @@ import pytest
 import metro_ai
 
 from json_paths import get, paths, put
+from tiers import tiered
 
 DATA = Path(__file__).parents[1] / "data" / "security"
 SEARCH = metro_ai.Limit(iterations=20)
@@ -210,7 +211,7 @@ def _states(players, seeds=(1,), every=1):
             k += 1
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("players", tiered([2, 3, 4, 5, 6], fast=lambda p: p in (2, 6)))
 def test_every_state_of_random_play_loads_back(players):
     """The loader accepts every state the engine reaches (no shape is refused that play makes),
     and the loaded state is the same state."""
@@ -238,7 +239,7 @@ def _agenda_mutations(agenda, n):
     return out
 
 
-@pytest.mark.parametrize("players", [2, 4, 6])
+@pytest.mark.parametrize("players", tiered([2, 4, 6], fast=lambda p: p == 4))
 def test_agenda_mutations_are_refused_or_play_to_the_end(players):
     rng = random.Random(players)
     picked = [(g, s.to_dict()) for g, s in _states(players, seeds=(10 + players,), every=37)]
@@ -276,7 +277,7 @@ def _structural(value):
     return out
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("players", tiered([2, 3, 4, 5, 6], fast=lambda p: p == 2))
 def test_structural_mutations_are_refused_or_play_to_the_end(players):
     rng = random.Random(100 + players)
     states = [(g, s.to_dict()) for g, s in _states(players, seeds=(20 + players,), every=97)]

@@ -228,6 +228,7 @@ def _wait_for_games(path, proc, n, timeout=60):
         time.sleep(0.02)
 
 
+@pytest.mark.slow          # two processes and an uninterrupted reference run (test_ctrl_c_keeps_finished_games in-process)
 @pytest.mark.parametrize("how", ["kill -9", "ctrl-c"])
 def test_interrupted_process_resumes_to_the_same_table(tmp_path, how, uninterrupted, capsys):
     # The run holds after its 8th stored game until it is interrupted (the pool's workers play on),
@@ -266,6 +267,7 @@ def test_interrupted_process_resumes_to_the_same_table(tmp_path, how, uninterrup
         assert report[key] == uninterrupted[key]
 
 
+@pytest.mark.slow          # waits on a running tournament; the lock's refusals are also test_tournament_files'
 def test_a_second_run_on_the_same_file_is_refused_while_the_first_plays(tmp_path, uninterrupted, capsys):
     path, gate = str(tmp_path / "l.sqlite"), tmp_path / "go"
     first = _held(["--db", path, "--jobs", "1", "--quiet", "--json"], hold_after=5, gate=gate)
@@ -331,6 +333,7 @@ def test_files_that_cannot_hold_a_tournament_say_why(tmp_path, capsys):
     assert text.read_text().startswith("not a database")       # left as it was
 
 
+@pytest.mark.slow          # a Dask cluster's start (its refusals: test_cli_refuses_plots_and_dask_...)
 def test_dask_cluster_gives_the_same_results(tmp_path, capsys):
     pytest.importorskip("dask.distributed")
     from dask.distributed import LocalCluster

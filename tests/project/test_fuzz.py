@@ -14,11 +14,17 @@ from pathlib import Path
 import pytest
 
 import metro_ai
+from tiers import tiered
 
 SCRIPT = Path(__file__).resolve().parents[1] / "fuzz_inputs.py"
 USER_GAMES = SCRIPT.parent / "fuzz_user_games.py"
-# Examples per option set: a short run over every game stays well under two minutes in all.
-STATE_EXAMPLES = 10
+#: A few examples (derandomized) in the default tier, more from a seed of their own in the slow
+#: tier (tests/tiers.py): per option set for the states (a run over every game stays well under
+#: two minutes), in all for the card sets and bot specs.
+def _runs(few, more):
+    return tiered([pytest.param(("--examples", str(few)), id="few"),
+                   pytest.param(("--examples", str(more), "--seed", "1"), id="more")],
+                  fast=lambda args: "--seed" not in args)
 
 
 def _run(*args, timeout=900, script=SCRIPT):
@@ -27,8 +33,9 @@ def _run(*args, timeout=900, script=SCRIPT):
 
 
 @pytest.mark.parametrize("game", metro_ai.list_games())
-def test_fuzzed_states_are_refused_cleanly_or_play_safely(game):
-    run = _run("--target", "states", "--game", game, "--examples", str(STATE_EXAMPLES))
+@pytest.mark.parametrize("run_args", _runs(3, 10))
+def test_fuzzed_states_are_refused_cleanly_or_play_safely(game, run_args):
+    run = _run("--target", "states", "--game", game, *run_args)
     assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout[-6000:]}\n{run.stderr[-3000:]}"
     counts = run.stdout.strip().splitlines()[-1]
     assert counts.startswith("fuzz: ") and "states refused" in counts, counts
@@ -36,8 +43,9 @@ def test_fuzzed_states_are_refused_cleanly_or_play_safely(game):
 
 
 @pytest.mark.parametrize("target", ["cards", "specs"])
-def test_fuzzed_inputs_are_refused_cleanly_or_play_safely(target):
-    run = _run("--examples", "150", "--target", target)
+@pytest.mark.parametrize("run_args", _runs(50, 100))
+def test_fuzzed_inputs_are_refused_cleanly_or_play_safely(target, run_args):
+    run = _run(*run_args, "--target", target)
     assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     counts = run.stdout.strip().splitlines()[-1]
     assert counts.startswith("fuzz: ") and "accepted" in counts and "refused" in counts, counts

@@ -198,6 +198,7 @@ def _import_alone(module: str) -> tuple[str, int, str]:
     return module, p.returncode, p.stderr.strip()[-600:]
 
 
+@pytest.mark.slow          # a hundred interpreters; the circles themselves are the test above's
 def test_every_module_imports_in_a_fresh_interpreter():
     """No import-order dependence: each module imports first thing in a new interpreter."""
     names = [m for m in CHECKED if m not in MAIN]

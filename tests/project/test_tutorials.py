@@ -131,6 +131,7 @@ def table_rows(text):
     return rows
 
 
+@pytest.mark.slow          # the tutorial's whole tournament, twice
 def test_tournament_stops_resumes_and_rates_its_bots(tmp_path):
     args = ("--deals", 2, "--iterations", 50, "--first", 3, "--bots", "ismcts", "greedy", "random")
     run = python("tournament.py", *args, cwd=tmp_path)
