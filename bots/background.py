@@ -22,7 +22,6 @@ user interface) keeps running. A bot that does not search runs its ``choose`` in
 """
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import ctypes
 import sys
@@ -392,6 +391,7 @@ class SearchHandle:
         self._future.add_done_callback(lambda _f: fn(self))
 
     def __await__(self) -> Generator[Any, None, int]:
+        import asyncio                  # here, not at the top: `import metro_ai` stays light
         return asyncio.wrap_future(self._future).__await__()
 
     def __repr__(self) -> str:

@@ -18,19 +18,27 @@ def pytest_addoption(parser):
                           "sweep (CI runs one part of the slow tier a run, in turn; tests/tiers.py)")
 
 
+def pytest_configure(config):
+    """Read ``--part`` before anything is collected, so a bad one is a usage error at once."""
+    part = config.getoption("--part")
+    config.metro_ai_part = None
+    if part is not None:
+        try:
+            k, n = (int(x) for x in part.split("/"))
+            if not 0 <= k < n:
+                raise ValueError
+        except ValueError:
+            raise pytest.UsageError(f"--part takes K/N with 0 <= K < N, got {part!r}") from None
+        config.metro_ai_part = k, n
+
+
 @pytest.hookimpl(trylast=True)      # after -m and -k have selected
 def pytest_collection_modifyitems(config, items):
     """``--part K/N``: keep every N-th selected test from the K-th, in collection order (so each
     part takes cases from every sweep); the rest are deselected."""
-    part = config.getoption("--part")
-    if part is None:
+    if config.metro_ai_part is None:
         return
-    try:
-        k, n = (int(x) for x in part.split("/"))
-        if not 0 <= k < n:
-            raise ValueError
-    except ValueError:
-        raise pytest.UsageError(f"--part takes K/N with 0 <= K < N, got {part!r}") from None
+    k, n = config.metro_ai_part
     keep = items[k::n]
     kept = set(map(id, keep))
     config.hook.pytest_deselected(items=[item for item in items if id(item) not in kept])

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
+# numpy is imported by the functions that use it, not here: `import metro_ai` (which every command
+# line and child process pays for) does not load it.
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 
@@ -60,6 +61,7 @@ def _choix():
 
 def pairwise_matrix(games, n_bots):
     """``m[i, j]``: wins of bot i over bot j (draws half), over every pair of seats of every game."""
+    import numpy as np
     m = np.zeros((n_bots, n_bots))
     for g in games:
         seats, ret = g["seats"], g["returns"]
@@ -76,6 +78,7 @@ def pairwise_matrix(games, n_bots):
 
 
 def _connected(met):
+    import numpy as np
     n = met.shape[0]
     seen, stack = {0}, [0]
     while stack:
@@ -91,6 +94,7 @@ def bradley_terry(wins, prior_draws=1.0, initial=None):
     """Bradley–Terry strengths (natural log scale, mean 0) from a win matrix; ``prior_draws``
     virtual draws are added between every two bots that met. Raises ValueError if the bots'
     games do not connect them all."""
+    import numpy as np
     wins = np.asarray(wins, dtype=float)
     met = (wins + wins.T) > 0
     if wins.shape[0] < 2 or not _connected(met):
@@ -114,6 +118,7 @@ def elo(games, labels, bootstrap=1000, seed=0, anchor=None, prior_draws=1.0):
     ends the results bound (see :func:`bounds`; None: no bootstrap was run), and ``low``/``high``
     are None where unbounded or not estimated.
     """
+    import numpy as np
     n = len(labels)
     anchor_i = None
     if anchor is not None:
@@ -182,6 +187,7 @@ def bounds(wins, anchor=None):
     the mean of all bots) has no upper bound unless that upward set holds the anchor (or every
     bot), and no lower bound unless the downward set does.
     """
+    import numpy as np
     beat = np.asarray(wins) > 0
     n = beat.shape[0]
     reach = beat | np.eye(n, dtype=bool)

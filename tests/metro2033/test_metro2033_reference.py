@@ -500,6 +500,7 @@ def card_aware(s, rng):
     return rng.choice(acts)
 
 
+@pytest.mark.slow          # a statistical comparison over many whole games
 def test_play_towards_vp_wins_more_often_and_lengths_are_reported(capsys):
     """G2, G30: over the same seeds (4-6 players) the card-aware policy ends more games by a G2
     win than uniform play, which mostly reaches the round limit; every game ends by the limit.
@@ -858,6 +859,7 @@ def invariants(s):
     assert all(g.cards[c]["type"] == "equipment" for c in s.market if c is not None)
 
 
+@pytest.mark.slow          # 20 whole games of the reference; the fast engine's invariants are the contract suite's
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(2, 6), seed=st.integers(0, 2 ** 32), aware=st.booleans())
 def test_invariants_hold_after_every_action(n, seed, aware):

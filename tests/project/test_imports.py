@@ -211,3 +211,12 @@ def test_every_module_imports_in_a_fresh_interpreter():
 def test_the_graph_reads_deferred_imports(module):
     """The graph sees imports inside functions (the ones that used to dodge circles)."""
     assert GRAPH[module], f"{module} imports nothing of ours?"
+
+
+def test_importing_the_package_loads_neither_numpy_nor_asyncio():
+    """`import metro_ai` is paid by every command and child process (0.45 s with numpy and
+    asyncio, 0.18 s without): the ratings import numpy, a search handle asyncio, where used."""
+    code = "import sys, metro_ai; print(sorted({'numpy', 'asyncio'} & set(sys.modules)))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT / "tests",
+                       timeout=120, check=True)
+    assert p.stdout.strip() == "[]", p.stdout
