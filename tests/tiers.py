@@ -43,10 +43,11 @@ def each_value(cases: Iterable[tuple]) -> Callable[..., bool]:
     them take every value of every position: greedily, the case adding the most values not yet
     taken, the first such in the list's order on a tie."""
     cases = list(cases)
-    missing = {(i, v) for case in cases for i, v in enumerate(case)}
+    values = [set(enumerate(case)) for case in cases]
+    missing = set().union(*values)
     kept = set()
     while missing:
-        best = max(cases, key=lambda c: (len(missing & set(enumerate(c))), -cases.index(c)))
-        kept.add(best)
-        missing -= set(enumerate(best))
+        best = max(range(len(cases)), key=lambda k: (len(missing & values[k]), -k))
+        kept.add(cases[best])
+        missing -= values[best]
     return lambda *case: case in kept

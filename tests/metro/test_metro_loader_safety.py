@@ -28,7 +28,6 @@ import pytest
 import metro_ai
 from metro_ai.engine.errors import StateFormatError
 from json_paths import DELETE, get, mutated_text
-from tiers import tiered
 
 DATA = Path(__file__).parents[1] / "data" / "security"
 SEARCH = metro_ai.Limit(iterations=20)
