@@ -1,5 +1,6 @@
 # The search core: one tree of information-set nodes in a flat, growable array, and the play-out
 # policies it evaluates leaves with (see search.pyx).
+cimport cython
 from libc.stdint cimport uint64_t
 from metro_ai.engine.core cimport GameState
 from metro_ai.engine.rng cimport rng_t
@@ -44,6 +45,8 @@ cdef class MastPlayout(Playout):
     cdef readonly double tau            # Gibbs: temperature
     cdef readonly double unseen         # the mean an action not yet taken counts as
 
+# final: its methods are called directly (no virtual table), so the C compiler can inline them
+@cython.final
 cdef class SearchCore:
     cdef Node** trees                   # one node array per tree: 1 (SO-ISMCTS) or one per player (MO)
     cdef int* sizes                     # per tree: nodes in use
