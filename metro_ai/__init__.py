@@ -11,6 +11,7 @@
 >>> result = t.run(jobs=2)          # t.resume() continues after an interruption; t.results() reads
 >>> handle = bot.start(state, metro_ai.Limit(iterations=10_000))   # searches in the background
 >>> handle.progress().best, handle.stop()                         # best so far; stop early
+>>> metro_ai.review(record, bot="hard", workers=2).table()         # each decision's cost, luck
 
 Users import from here only; ``metro_ai.engine``, ``metro_ai.bots`` and ``metro_ai.play`` are
 the floors below.
@@ -38,9 +39,19 @@ def svg(state, player=None, lastmove=None, labels=False) -> str:
     from metro_ai.play.pictures import picture
     return picture(state, player=player, lastmove=lastmove, labels=labels)
 
+_LAZY = {"Review", "ReviewError", "ReviewStopped", "review"}      # metro_ai.play.review, loaded when first used
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from metro_ai.play import review as module
+        return getattr(module, name)
+    raise AttributeError(f"module 'metro_ai' has no attribute {name!r}")
+
+
 __all__ = [
     "BotSpec", "BotSpecError", "DataError", "IllegalActionError", "Limit", "MetroAIError", "Progress",
-    "PythonGameError", "RecordError", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
+    "PythonGameError", "RecordError", "Review", "ReviewError", "ReviewStopped", "SearchHandle", "StateFormatError", "Tournament", "TournamentConfig", "TournamentError", "TournamentResult",
     "describe_bots", "format_report", "list_bots", "list_games", "load_game", "load_state", "load_tournament", "make_bot",
-    "parse_specs", "play_match", "register_game", "replay", "run_tournament", "svg",
+    "parse_specs", "play_match", "register_game", "replay", "review", "run_tournament", "svg",
 ]

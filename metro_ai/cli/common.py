@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+from pathlib import Path
 
 from metro_ai.bots.catalogue import BotSpecError, parse_specs
 from metro_ai.bots.limit import Limit
@@ -173,3 +174,18 @@ class StartedProgress:
     def close(self):
         if self.line is not None:
             self.line.close()
+
+
+def check_writable(flag, path):
+    """Fail now, before any work, where the output file `path` of `flag` cannot be written:
+    its folder is missing or not a folder, or the path is a folder."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{flag} {path}: is a directory")
+    if not target.resolve().parent.is_dir():
+        raise ValueError(f"{flag} {path}: no such directory")
+
+
+def output_error(flag, path, exc):
+    """An output file that could not be written, as a usage error (exit 2) naming the flag."""
+    return ValueError(f"{flag} {path}: cannot write there ({exc.strerror or exc})")

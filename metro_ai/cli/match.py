@@ -10,7 +10,7 @@ from metro_ai.optionspec import OPTION_VALUES_HELP
 from metro_ai.play.match import play_match
 
 from .common import (BOT_SPEC_HELP, add_budget_arguments, add_game_arguments, deal_seed, game_of, limit_of, seat_specs,
-                     standing_lines)
+                     standing_lines, check_writable, output_error)
 
 NAME = "match"
 HELP = "play one game between bots and print the result"
@@ -31,40 +31,25 @@ def add_arguments(p):
                    "(000.svg is the deal), the last move marked")
 
 
-def _writable(flag, path):
-    """Fail now, before any game, where the output file `path` of `flag` cannot be written:
-    its folder is missing or not a folder, or the path is a folder."""
-    target = Path(path)
-    if target.is_dir():
-        raise ValueError(f"{flag} {path}: is a directory")
-    if not target.resolve().parent.is_dir():
-        raise ValueError(f"{flag} {path}: no such directory")
-
-
-def _output_error(flag, path, exc):
-    """An output file that could not be written, as a usage error (exit 2) naming the flag."""
-    return ValueError(f"{flag} {path}: cannot write there ({exc.strerror or exc})")
-
-
 def run(args) -> int:
     game = game_of(args, 2)
     specs = seat_specs(args.bots, game.num_players, "--bots")
     if args.save:
-        _writable("--save", args.save)
+        check_writable("--save", args.save)
     pictures = None
     if args.svg:                        # the folder first: a bad path fails before the seed is drawn
         pictures = Path(args.svg)
         try:
             pictures.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _output_error("--svg", args.svg, exc) from None
+            raise output_error("--svg", args.svg, exc) from None
     seed = deal_seed(args, lambda text: print(f"metro-ai: {text}", file=sys.stderr))
     final: list = []
     if pictures is not None:
         try:
             (pictures / "000.svg").write_text(game.new_state(seed).svg())
         except OSError as exc:
-            raise _output_error("--svg", args.svg, exc) from None
+            raise output_error("--svg", args.svg, exc) from None
 
     def on_action(s, p, a):
         final[:] = [s]
@@ -73,7 +58,7 @@ def run(args) -> int:
             try:
                 (pictures / f"{len(moves):03d}.svg").write_text(s.svg(lastmove=a))
             except OSError as exc:
-                raise _output_error("--svg", args.svg, exc) from None
+                raise output_error("--svg", args.svg, exc) from None
 
     moves: list = []
 
@@ -83,7 +68,7 @@ def run(args) -> int:
             with open(args.save, "w") as fh:
                 fh.write(dumps(record))
         except OSError as exc:
-            raise _output_error("--save", args.save, exc) from None
+            raise output_error("--save", args.save, exc) from None
     if args.json:
         print(dumps(record))
         return 0

@@ -172,10 +172,16 @@ def replay(record):
     that its text matches, and that the replay ends in the recorded scores and returns; raises
     :class:`RecordError` saying where a corrupt record goes wrong.
     """
+    return replay_record(record)[1]
+
+
+def replay_record(record):
+    """``(data, states)``: the record as a dict and :func:`replay`'s states, read and checked
+    once (`record` as :func:`replay` takes it)."""
     if isinstance(record, os.PathLike):
         f = _record_file(record)
         try:
-            return replay(f.data)
+            return f.data, replay_record(f.data)[1]
         except RecordError as exc:               # named with the file, and the line of the action
             raise f.error(exc) from None
     if isinstance(record, (str, bytes)):
@@ -218,7 +224,7 @@ def replay(record):
         raise RecordError(f"replay ends with returns {state.returns()}, not those the record says")
     if "scores" in record and not state.is_terminal():
         raise RecordError(f"the record ends after {len(record['actions'])} actions but the game is not over")
-    return states
+    return record, states
 
 
 def _raise(exc):

@@ -312,10 +312,12 @@ def plot(report, directory):
 class ProgressLine:
     """A live progress bar (tqdm) on a stream (stderr) while games are played: games done/total,
     rate, elapsed and ETA, and the current standings by mean return. Drawn only on a terminal
-    (at most 10 redraws a second); quiet when the stream is not one (a log, a pipe)."""
+    (at most 10 redraws a second); quiet when the stream is not one (a log, a pipe). `unit`
+    names what is counted (games; a review's decisions)."""
 
-    def __init__(self, stream=None, already=0):
+    def __init__(self, stream=None, already=0, unit="game"):
         self.stream = stream or sys.stderr
+        self.unit = unit
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.already = already
         self.bar = None
@@ -339,7 +341,7 @@ class ProgressLine:
             return
         if self.bar is None:
             from tqdm import tqdm
-            self.bar = tqdm(total=total, initial=self.already, file=self.stream, unit="game",
+            self.bar = tqdm(total=total, initial=self.already, file=self.stream, unit=self.unit,
                             mininterval=0.1, dynamic_ncols=True, leave=True)
         text = self.standings(result)
         if text:

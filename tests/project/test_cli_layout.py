@@ -67,7 +67,7 @@ def test_each_command_is_run_by_its_module(name, monkeypatch):
     seen = []
     for m in cli.COMMANDS:
         monkeypatch.setattr(m, "run", lambda args, m=m: seen.append((m, args)) or 7)
-    positional = ["state.json"] if owner.NAME == "analyse" else []
+    positional = {"analyse": ["state.json"], "review": ["game.json"]}.get(owner.NAME, [])
     assert cli.main([name, *positional]) == 7
     assert [m for m, _ in seen] == [owner]
     assert seen[0][1].argv == [name, *positional]

@@ -1,0 +1,347 @@
+"""Game review: what each decision of a recorded game cost its player, and what luck did.
+
+:func:`review` replays a match record (:func:`metro_ai.play.match.replay` checks it) and, at
+every decision with a real choice (more than one legal action), searches the position with a
+search bot from the mover's own information: the bot sees what that seat saw then and nothing
+hidden from it, as in play. From that one search:
+
+- each legal action's value is its mean return for the mover over the search (the expected
+  return, a win chance in [0, 1]: 1 a win, 0 a loss, ranks between);
+- the **best** move is the most visited one (the search's choice; the higher mean breaks a tie),
+  the position's value for its mover is the best move's value, and the **loss** of the move played
+  is ``max(0, value(best) - value(played))``;
+- the search's **noise** at that budget is ``Z * sqrt(se(best)**2 + se(played)**2)``, where
+  ``se = 0.5 / sqrt(visits)`` bounds the standard error of a mean of returns in [0, 1]; a loss is
+  **marked** only when it is larger than its noise, by ``THRESHOLDS`` (see `mark_of`).
+
+**Luck**, seat by seat and from that seat's information only: between two decisions of a seat
+(or its last decision and the end), its win chance moves from the value of the move it played
+to the value of its next position (its return, at the end). The other seats' mistakes in
+between account for part of that (each loss shared equally among the other seats: exact for two
+players, whose returns sum to one; an approximation for more), and the rest is luck: the draws
+and deals, and the hidden parts of the game coming to light. So for each seat, from its first
+decision to the end, the change in its win chance is exactly ``- its losses + its share of the
+others' losses + its luck``. A ``Chance`` entry is counted at the ply where the seat's interval
+closes (its next decision, or the end).
+
+Reviews are reproducible: each decision is searched by a bot of its own, seeded by ``derive(seed,
+ply)``, so the same record, bot, iteration budget and seed give the same review whatever
+``workers`` is (a time budget is not reproducible, as in play).
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue
+from metro_ai.bots.limit import Limit
+from metro_ai.bots.seeding import derive
+from metro_ai.engine.errors import MetroAIError
+from metro_ai.play.match import limit_to_dict, replay_record
+
+MARKS = ("best", "good", "inaccuracy", "mistake", "blunder")
+#: The least loss, in expected return (win chance), of each error class: lichess's classes are
+#: drops of 10, 20 and 30 points of win percentage; games with chance and hidden cards are
+#: noisier than chess, and their values are means over dealt worlds, so the classes start lower.
+THRESHOLDS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))
+#: How many standard errors a loss must exceed to be marked at all.
+Z = 2.0
+#: Alternatives kept per decision (the most visited moves).
+TOP = 3
+
+
+class ReviewError(MetroAIError, ValueError):
+    """A review that cannot be made: a bot that does not search, a seat out of range."""
+
+
+class ReviewStopped(MetroAIError):
+    """The review was stopped (its ``stop`` event set) before it was done."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """A legal move as the search valued it: its mean return for the mover and its visits."""
+    action: int
+    text: str
+    value: float
+    visits: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision with a choice: ``ply`` (the index of the move in the record's actions), the
+    ``player`` who made it, the move ``played`` and the ``best`` (action ids, with texts), each one's
+    value for the player, the ``loss`` (>= 0) and the ``noise`` it is measured against, the
+    ``mark`` (one of `MARKS`) and the ``alternatives`` (the most visited moves)."""
+    ply: int
+    player: int
+    played: int
+    played_text: str
+    best: int
+    best_text: str
+    value_played: float
+    value_best: float
+    loss: float
+    noise: float
+    mark: str
+    legal: int
+    alternatives: tuple[Move, ...] = ()
+
+
+@dataclass(frozen=True)
+class Chance:
+    """The luck counted at ``ply`` (the position before the record's action ``ply``, or the end):
+    one number per seat, 0 for the seats whose interval does not close there (see the module)."""
+    ply: int
+    luck: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """A seat's review: its decisions reviewed, total and mean loss, its marks counted, its
+    accuracy (0-100, see `accuracy`) and its luck (the sum of its `Chance` entries)."""
+    seat: int
+    label: str
+    decisions: int
+    loss: float
+    mean_loss: float
+    marks: dict
+    accuracy: Optional[float]
+    luck: float
+
+
+@dataclass(frozen=True)
+class Review:
+    """What :func:`review` returns. ``win_chance[seat][p]`` is that seat's expected return at
+    position ``p`` (0 the deal, ``len(actions)`` the end) as it valued it at its last decision up
+    to ``p`` (after it moved: the value of its move), its return at the end, None before its first
+    decision."""
+    game: str
+    options: dict
+    bots: list
+    bot: str
+    limit: dict
+    seed: int
+    seats: tuple[int, ...]
+    decisions: list
+    chances: list
+    players: list
+    win_chance: list
+    returns: Optional[list] = None
+    iterations: int = 0
+    seconds: float = 0.0
+    thresholds: dict = field(default_factory=lambda: {name: low for name, low in THRESHOLDS})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The review as JSON-ready data (what ``metro-ai review --json`` writes)."""
+        out = asdict(self)
+        out["format"] = "metro-ai-review"
+        out["version"] = 1
+        return out
+
+    def marked(self, seat: Optional[int] = None) -> list:
+        """The decisions marked inaccuracy, mistake or blunder (of one seat, if given)."""
+        return [d for d in self.decisions if d.mark in MARKS[2:] and (seat is None or d.player == seat)]
+
+    def table(self) -> str:
+        """The review as text: per reviewed seat its summary and its marked decisions."""
+        rows = [f"review of {self.game} by {self.bot} ({_budget(self.limit)} a decision, seed {self.seed}): "
+                f"{len(self.decisions)} decisions, {self.iterations:,} iterations, {self.seconds:.1f} s"]
+        for p in self.players:
+            acc = "-" if p.accuracy is None else f"{p.accuracy:.1f}"
+            counts = ", ".join(f"{p.marks[m]} {m}" for m in MARKS[2:])
+            rows.append(f"\nseat {p.seat} ({p.label}): accuracy {acc}, loss {p.loss:.3f} over {p.decisions} "
+                        f"decisions (mean {p.mean_loss:.3f}), luck {p.luck:+.3f}; {counts}")
+            for d in self.marked(p.seat):
+                rows.append(f"  ply {d.ply:>4}  {d.mark:<10} played {d.played_text}  better {d.best_text}  "
+                            f"loss {d.loss:.3f} (win chance {d.value_best:.0%} -> {d.value_played:.0%})")
+        if self.returns is not None:
+            rows.append("\nreturns: " + ", ".join(f"seat {s} {r:.3g}" for s, r in enumerate(self.returns)))
+        return "\n".join(rows)
+
+
+def mark_of(played: int, best: int, loss: float, noise: float) -> str:
+    """The class of a decision: ``best`` if the best move was played; ``good`` if the loss is
+    within the search's noise or under the least threshold; else the class of the largest
+    threshold the loss reaches (inaccuracy 0.05, mistake 0.10, blunder 0.20 of win chance)."""
+    if played == best:
+        return "best"
+    if loss <= noise:
+        return "good"
+    for name, low in THRESHOLDS:
+        if loss >= low:
+            return name
+    return "good"
+
+
+def accuracy(losses) -> Optional[float]:
+    """A seat's accuracy, 0-100: the mean over its decisions of ``103.1668 * exp(-4.354 * loss) -
+    3.1669`` clipped to [0, 100] (lichess's published per-move formula, with the loss in win
+    chance rather than in win percentage points; exactly 100 for no loss), so a decision that loses nothing scores 100, a
+    loss of 0.05 about 80, 0.1 about 64, 0.2 about 40. None for a seat without decisions."""
+    losses = list(losses)
+    if not losses:
+        return None
+    per = [100.0 if x <= 0 else min(100.0, max(0.0, 103.1668 * math.exp(-4.354 * x) - 3.1669)) for x in losses]
+    return sum(per) / len(per)
+
+
+def _budget(limit):
+    parts = [f"{limit['iterations']:,} iterations" if limit.get("iterations") else "",
+             f"{limit['time']} s" if limit.get("time") else ""]
+    return " or ".join(p for p in parts if p) or "the bot's default budget"
+
+
+def _se(visits):
+    return 0.5 / math.sqrt(max(visits, 1))
+
+
+def _decision(ply, state, action, analysis):
+    moves = {a.action: a for a in analysis.actions}
+    best = max(analysis.actions, key=lambda a: (a.visits, a.mean))
+    played = moves.get(action)
+    value_played = played.mean if played is not None else 0.0
+    visits_played = played.visits if played is not None else 0
+    loss = max(0.0, best.mean - value_played) if action != best.action else 0.0
+    noise = 0.0 if action == best.action else Z * math.hypot(_se(best.visits), _se(visits_played))
+    top = sorted(analysis.actions, key=lambda a: (-a.visits, -a.mean, a.action))[:TOP]
+    return Decision(ply, state.current_player, action, state.action_to_string(action), best.action, best.text,
+                    value_played, best.mean, loss, noise, mark_of(action, best.action, loss, noise),
+                    len(state.legal_actions()), tuple(Move(a.action, a.text, a.mean, a.visits) for a in top))
+
+
+def _luck(decisions, n, end, returns, reviewed):
+    """The `Chance` entries and the win-chance series (see the module): per seat, interval by
+    interval between its decisions."""
+    by_ply = {d.ply: d for d in decisions}
+    luck_at: dict[int, list] = {}
+    win = [[None] * (end + 1) for _ in range(n)]
+    for seat in reviewed:
+        own = [d for d in decisions if d.player == seat]
+        for k, d in enumerate(own):
+            stop = own[k + 1].ply if k + 1 < len(own) else end
+            for p in range(d.ply, stop + 1):
+                win[seat][p] = d.value_best if p == d.ply else d.value_played
+            if k + 1 < len(own):
+                now = own[k + 1].value_best
+            elif returns is not None:
+                now = returns[seat]
+            else:
+                continue                 # an unfinished game: the last interval stays open
+            gift = sum(by_ply[q].loss for q in range(d.ply + 1, stop) if q in by_ply) / max(n - 1, 1)
+            luck_at.setdefault(stop, [0.0] * n)[seat] += now - d.value_played - gift
+        if own and returns is not None:
+            win[seat][end] = returns[seat]
+    return [Chance(p, tuple(v)) for p, v in sorted(luck_at.items())], win
+
+
+def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, workers: int = 1, seed: int = 0,
+           seats=None, progress: Callable[[int, int], Any] | None = None,
+           stop: threading.Event | None = None) -> Review:
+    """Review a recorded game (see the module): `record` is a match record (a dict, its JSON text
+    or a path; ``metro-ai match --save``, ``play_match``), replayed and checked first.
+
+    `bot` is a search bot or preset spec (default ``hard``); `limit` the budget of each decision's
+    search (None: the spec's, else the bot's own); `workers` decisions searched at once (threads:
+    the searches run without the GIL); `seed` seeds each decision's bot (``derive(seed, ply)``);
+    `seats` the seats to review (default all; the others' decisions are then not searched, so
+    their mistakes count in the reviewed seats' luck). ``progress(done, total)`` is called as
+    decisions finish; setting `stop` ends the review early with `ReviewStopped`.
+    """
+    if isinstance(record, str) and not record.lstrip().startswith("{"):
+        record = Path(record)                     # a path given as text
+    data, states = replay_record(record)
+    spec = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
+    probe = spec.make(seed=seed)
+    if not probe.searches:
+        searching = [name for name, about in bot_catalogue()["bots"].items() if about["searches"]]
+        raise BotSpecError(f"bot {spec.name!r} does not search, so it cannot review; use {', '.join(searching)} "
+                           "or a preset")
+    limit = limit or spec.limit or probe.default_limit
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ReviewError(f"workers must be a positive int, got {workers!r}")
+    n = states[0].num_players
+    seats = list(range(n)) if seats is None else list(seats)
+    bad = [s for s in seats if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < n]
+    if bad:
+        raise ReviewError(f"seats must be 0-{n - 1} in a {n}-player game, got {bad}")
+    reviewed = tuple(sorted(set(seats)))
+    actions = [m["action"] for m in data["actions"]]
+    todo = [i for i, s in enumerate(states[:-1]) if s.current_player in reviewed and len(s.legal_actions()) > 1]
+
+    halt = threading.Event()             # set when the review ends early: searches not begun are skipped
+
+    def one(ply):
+        if halt.is_set() or (stop is not None and stop.is_set()):
+            return None
+        return spec.make(seed=derive(seed, ply)).analyse(states[ply], limit)
+
+    results = {}
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = {pool.submit(one, ply): ply for ply in todo}
+        try:
+            while pending:
+                done, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                for f in done:
+                    results[pending.pop(f)] = f.result()
+                if done and progress is not None:
+                    progress(len(results), len(todo))
+                if stop is not None and stop.is_set():
+                    raise ReviewStopped(f"review stopped after {len(results)} of {len(todo)} decisions")
+        except BaseException:
+            halt.set()
+            for f in pending:
+                f.cancel()
+            raise
+    decisions = [_decision(ply, states[ply], actions[ply], results[ply]) for ply in todo]
+    end = len(actions)
+    returns = states[-1].returns() if states[-1].is_terminal() else None
+    chances, win = _luck(decisions, n, end, returns, reviewed)
+    labels = data.get("bots") or [f"seat {s}" for s in range(n)]
+    players = []
+    for s in reviewed:
+        own = [d for d in decisions if d.player == s]
+        total = sum(d.loss for d in own)
+        players.append(PlayerSummary(s, str(labels[s]) if s < len(labels) else f"seat {s}", len(own), total,
+                                     total / len(own) if own else 0.0,
+                                     {m: sum(d.mark == m for d in own) for m in MARKS}, accuracy(d.loss for d in own),
+                                     sum(c.luck[s] for c in chances)))
+    return Review(data["game"], dict(data.get("options") or {}), list(data.get("bots") or []), str(spec),
+                  limit_to_dict(limit) or {}, seed, reviewed, decisions, chances, players, win, returns,
+                  iterations=sum(r.iterations for r in results.values()), seconds=time.perf_counter() - t0)
+
+
+def plot_review(result: Review, path) -> str:
+    """Write the win-chance graph of `result` to `path` (PNG; matplotlib, the ``plot`` extra):
+    each reviewed seat's win chance over the plies, its marked decisions as dots (at the value of
+    the move played, coloured by class) and the plies where luck was counted as ticks along the
+    bottom. Returns the path written."""
+    from metro_ai.play.report import require_matplotlib
+    plt = require_matplotlib()
+    colours = {"inaccuracy": "#e0b000", "mistake": "#e07000", "blunder": "#d00000"}
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for seat in result.seats:
+        series = result.win_chance[seat]
+        xs = [p for p, v in enumerate(series) if v is not None]
+        line, = ax.step(xs, [series[p] for p in xs], where="post", label=f"seat {seat}")
+        for d in result.marked(seat):
+            ax.plot([d.ply], [d.value_played], "o", color=colours[d.mark], markeredgecolor=line.get_color())
+    for c in result.chances:
+        ax.plot([c.ply], [0.0], "|", color="grey", markersize=8)
+    for name, colour in colours.items():
+        ax.plot([], [], "o", color=colour, label=name)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("ply (move of the record)")
+    ax.set_ylabel("win chance (expected return)")
+    ax.set_title(f"{result.game}: review by {result.bot}")
+    ax.legend(loc="upper left", fontsize="small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return str(path)
