@@ -45,7 +45,7 @@ from .limit import Limit
 from .mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot
 
 __all__ = ["BOTS", "PRESETS", "RESERVED", "BotSpec", "BotSpecError", "bot_catalogue", "bot_class", "describe_bots", "format_value",
-           "list_bots", "make_bot", "parse_specs", "parse_value"]
+           "list_bots", "make_bot", "parse_specs", "parse_value", "require_search"]
 
 
 # ---- the bots and presets ----
@@ -155,6 +155,17 @@ def _make(name, seed, options, limit):
         bot.preset = name
         return bot
     return bot_class(name)(seed=seed, **options)
+
+
+def require_search(spec, bot, why: str) -> None:
+    """BotSpecError unless `bot` (made from `spec`) searches, naming the bots and presets that do:
+    "bot 'greedy' does not search, so `why`; use ..." (`why`: "it has no analysis")."""
+    if bot.searches:
+        return
+    catalogue = bot_catalogue()
+    searching = [name for name, about in catalogue["bots"].items() if about["searches"]]
+    raise BotSpecError(f"bot {spec.name!r} does not search, so {why}; use "
+                       f"{', '.join(searching)} or a preset ({', '.join(catalogue['presets'])})")
 
 
 def bot_catalogue() -> dict[str, Any]:

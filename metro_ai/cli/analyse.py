@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue
+from metro_ai.bots.catalogue import BotSpec, require_search
 from metro_ai.engine.datafile import dumps
 from metro_ai.play.match import load_state
 
@@ -53,11 +53,7 @@ def run(args) -> int:
     state, move = _position(args)
     spec = BotSpec.parse(args.bot)
     bot = spec.make(seed=args.seed)
-    if not bot.searches:
-        catalogue = bot_catalogue()
-        searching = [name for name, about in catalogue["bots"].items() if about["searches"]]
-        raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use "
-                           f"{', '.join(searching)} or a preset ({', '.join(catalogue['presets'])})")
+    require_search(spec, bot, "it has no analysis")
     if state.is_terminal():
         raise ValueError("the saved game is over: there is nothing to analyse" if move is None else
                          f"the game is over at move {move}: there is nothing to analyse; pick an earlier --move")

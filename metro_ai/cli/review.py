@@ -14,7 +14,7 @@ EPILOG = BOT_SPEC_HELP
 
 def add_arguments(p):
     p.add_argument("record", metavar="RECORD.json",
-                   help="a match record (metro-ai match --save, metro-ai play --save, a protocol save)")
+                   help="a match record (metro-ai match --save, metro_ai.play_match, the protocol's save)")
     p.add_argument("--bot", default="hard", metavar="SPEC",
                    help="the search bot or preset that values each decision (default: hard)")
     add_budget_arguments(p, "the reviewing bot (default: the spec's, else the bot's own)")
@@ -34,8 +34,6 @@ def run(args) -> int:
     from metro_ai.play.report import ProgressLine
     from metro_ai.play.review import review
     check_plot(args)
-    if args.workers < 1:
-        raise ValueError(f"--workers must be a positive number, got {args.workers}")
     for flag, path in (("--json", args.json if args.json != "-" else None), ("--plot", args.plot)):
         if path:
             check_writable(flag, path)

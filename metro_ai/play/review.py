@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from metro_ai.bots.catalogue import BotSpec, BotSpecError, bot_catalogue
+from metro_ai.bots.catalogue import BotSpec, require_search
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import MetroAIError
@@ -56,7 +56,7 @@ TOP = 3
 
 
 class ReviewError(MetroAIError, ValueError):
-    """A review that cannot be made: a bot that does not search, a seat out of range."""
+    """A review that cannot be made: a bad number of workers, a seat out of range."""
 
 
 class ReviewStopped(MetroAIError):
@@ -255,16 +255,13 @@ def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, work
     """
     if isinstance(record, str) and not record.lstrip().startswith("{"):
         record = Path(record)                     # a path given as text
-    data, states = replay_record(record)
-    spec = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
-    probe = spec.make(seed=seed)
-    if not probe.searches:
-        searching = [name for name, about in bot_catalogue()["bots"].items() if about["searches"]]
-        raise BotSpecError(f"bot {spec.name!r} does not search, so it cannot review; use {', '.join(searching)} "
-                           "or a preset")
-    limit = limit or spec.limit or probe.default_limit
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ReviewError(f"workers must be a positive int, got {workers!r}")
+    spec = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
+    probe = spec.make(seed=seed)
+    require_search(spec, probe, "it cannot review")
+    limit = limit or spec.limit or probe.default_limit
+    data, states = replay_record(record)
     n = states[0].num_players
     seats = list(range(n)) if seats is None else list(seats)
     bad = [s for s in seats if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < n]
