@@ -14,7 +14,7 @@ EPILOG = BOT_SPEC_HELP
 
 def add_arguments(p):
     p.add_argument("record", metavar="RECORD.json",
-                   help="a match record (metro-ai match --save, metro_ai.play_match, the protocol's save)")
+                   help="a match record (metro-ai play and match --save, metro_ai.play_match, the protocol's save)")
     p.add_argument("--bot", default="hard", metavar="SPEC",
                    help="the search bot or preset that values each decision (default: hard)")
     add_budget_arguments(p, "the reviewing bot (default: the spec's, else the bot's own)")

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -10,7 +11,9 @@ from metro_ai.cli import main
 
 
 def _play(monkeypatch, capsys, script, argv, then="1"):
-    """Run `metro-ai play` with scripted input: the lines of `script`, then `then` forever."""
+    """Run `metro-ai play` with scripted input: the lines of `script`, then `then` forever (in a
+    folder of its own: the game's record is saved in the current folder)."""
+    monkeypatch.chdir(tempfile.mkdtemp())
     lines = iter(script)
     prompts = []
 
@@ -45,7 +48,34 @@ def test_play_a_whole_game_with_bad_input_and_hints(monkeypatch, capsys):
     assert "hint (ismcts:iterations=50): play" in o and "visits" in o
     assert f"P0 (you): {text}" in o                                       # an action typed as text
     assert "P1 (greedy):" in o and "game over:" in o and ("you win" in o or "you lose" in o or "share" in o)
-    assert prompts and all(p == "P0> " for p in prompts)
+    assert prompts and all(p == "P0> " for p in prompts[:-1])
+    assert prompts[-1] == "review your moves now with hard? [y/N] "          # answered "1": no
+    assert "game saved to metro-ai-metro-5.json" in o and "review of" not in o
+
+
+def test_play_saves_the_record_and_reviews_on_request(monkeypatch, capsys, tmp_path):
+    """#43: the game's record written where --save says (a record replay reads, the person's seat
+    labelled "you"), and a review of the person's moves when asked for at the end."""
+    path = tmp_path / "game.json"
+    prompts = []
+
+    def answer(prompt=""):
+        prompts.append(prompt)
+        return "y" if prompt.startswith("review") else "1"
+    monkeypatch.setattr("builtins.input", answer)
+    code = main(["play", "--game", "leduc", "--bots", "random", "--seed", "3", "--save", str(path),
+                 "--review-bot", "ismcts:iterations=200"])
+    out = capsys.readouterr().out
+    assert code == 0
+    record = json.loads(path.read_text())
+    assert record["bots"] == ["you", "random"] and record["seed"] == 3 and "returns" in record
+    assert len(metro_ai.replay(record)) == len(record["actions"]) + 1
+    assert f"game saved to {path}" in out
+    assert prompts[-1] == "review your moves now with ismcts:iterations=200? [y/N] "
+    assert "review of leduc by ismcts:iterations=200" in out and "seat 0 (you): accuracy" in out
+    assert "seat 1 (random)" not in out                                     # the person's seat only
+    assert main(["play", "--game", "leduc", "--save", str(tmp_path / "no" / "g.json")]) == 2
+    assert "--save" in capsys.readouterr().err
 
 
 def test_play_quit_eof_and_other_seats(monkeypatch, capsys):

@@ -310,7 +310,7 @@ def _spawn_play(argv, script, env_extra, timeout=120):
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES")}
     env.update({"TERM": "xterm-256color", **env_extra})
-    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "play", *argv], stdin=slave, stdout=slave,
+    proc = subprocess.Popen([sys.executable, "-m", "metro_ai", "play", "--no-save", *argv], stdin=slave, stdout=slave,
                             stderr=slave, env=env, close_fds=True)
     os.close(slave)
     out = b""
@@ -362,10 +362,11 @@ def test_metro_ai_play_in_a_pseudo_terminal(no_color):
     assert sum(x.count("*") for x in screen[3:11]) == 1                    # the bot's move marked
 
 
-def test_metro2033_in_the_terminal_says_what_is_decided(monkeypatch, capsys):
+def test_metro2033_in_the_terminal_says_what_is_decided(monkeypatch, capsys, tmp_path):
     from metro_ai.cli import main
     lines = iter(["help", "1", "1", "1", "hint"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(lines, "quit"))
+    monkeypatch.chdir(tmp_path)                  # (the game's record is saved in the current folder)
     code = main(["play", "--game", "metro2033", "--players", "3", "--bots", "random", "--seed", "2",
                  "--hint-bot", "ismcts:iterations=10"])
     out = capsys.readouterr().out
