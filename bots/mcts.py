@@ -189,7 +189,13 @@ class SearchBot(Bot):
 
     def analyse(self, state, limit: Limit | None = None) -> Analysis:
         """Search `state` for the player to move and report what was found (see Analysis): the
-        `Analysis` of ``start(state, limit, analyse=True)``, waited for."""
+        `Analysis` of ``start(state, limit, analyse=True)``, waited for. A forced move (one legal
+        action) is reported at once, unsearched: that action, no visits, no iterations."""
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            text = state.action_to_string(legal[0])
+            return Analysis(state.current_player, [ActionStats(legal[0], text, 0, 0.0, 1.0)], legal[0], text,
+                            workers=self.resources().workers)
         handle = self.start(state, limit, analyse=True)
         _wait(handle)
         return handle.analysis()

@@ -59,13 +59,7 @@ def run(args) -> int:
                          f"the game is over at move {move}: there is nothing to analyse; pick an earlier --move")
     limit = limit_of(args) or spec.limit
     legal = state.legal_actions()
-    if len(legal) == 1:                 # a forced move: nothing to search
-        from metro_ai.bots.mcts import ActionStats, Analysis
-        text = state.action_to_string(legal[0])
-        analysis = Analysis(state.current_player, [ActionStats(legal[0], text, 0, 0.0, 1.0)], legal[0], text,
-                            workers=bot.resources().workers)
-    else:
-        analysis = bot.analyse(state, limit)
+    analysis = bot.analyse(state, limit)            # (a forced move: at once, unsearched)
     if args.json:
         out = analysis.to_dict()
         out["forced"] = len(legal) == 1

@@ -48,6 +48,19 @@ def test_analysis_is_identical_for_states_the_player_cannot_tell_apart(name):
 
 
 @pytest.mark.parametrize("name", SEARCH_BOTS)
+def test_a_forced_move_is_analysed_at_once(name):
+    """#43: analyse() answers a position with one legal action without spending its budget."""
+    s = metro_ai.load_game("breakthrough", players=2).new_state(1)
+    rng = random.Random(1)
+    while len(s.legal_actions()) != 1:
+        s.apply(rng.choice(s.legal_actions()))
+    (only,) = s.legal_actions()
+    r = metro_ai.make_bot(name, seed=1).analyse(s, metro_ai.Limit(time=60))
+    assert (r.chosen, r.iterations, [a.action for a in r.actions]) == (only, 0, [only])
+    assert r.seconds == 0.0 and r.player == s.current_player
+
+
+@pytest.mark.parametrize("name", SEARCH_BOTS)
 def test_same_seed_same_analysis_bit_for_bit(name):
     state = midgame(2, orientation=False, hand_size=2)
     runs = []
