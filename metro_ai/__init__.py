@@ -34,7 +34,8 @@ def svg(state, player=None, lastmove=None, labels=False) -> str:
     tracks, stations and scored lines, a Breakthrough table. With `player`, what that player sees
     (their hand); `lastmove` (an action id) is marked. States show it in Jupyter too. `labels`
     asks for the extras a person playing wants, where the game's drawing has them (a Metro
-    board: square names on its edges, open lines in their owner's colour, the hand's tile ids);
+    board: open lines in their owner's colour, the hand's tile ids; its edges name the squares
+    either way);
     without it the picture is ``state.svg``'s."""
     from metro_ai.play.pictures import picture
     return picture(state, player=player, lastmove=lastmove, labels=labels)

@@ -11,11 +11,11 @@ has scored is traced through the tiles in its owner's colour; ``lastmove`` (an a
 its square. A city's pieces (C5-C10) are drawn from the observation (``_city_parts``). With
 ``player`` given, that player's hand (and drawn tile) is drawn below the board.
 Every square of the grid outside the central block is a ``<rect class="square" data-square=..>``
-under the tiles, so that a front end can tell which square was clicked (``metro-ai web``).
+under the tiles, so that a front end can tell which square was clicked (``metro-ai web``), and
+the board names its squares on its edges (columns A-H above, rows 1-8 at both sides, as
+``square_name`` writes them and the action texts read them, ``class="edge-label"``).
 
-With ``labels`` (the page's picture; the default drawing is unchanged without it) the board
-also names its squares on its edges (columns A-H above, rows 1-8 at both sides, as
-``square_name`` writes them, ``class="edge-label"``), traces every open line from its station to
+With ``labels`` (the page's picture) the board also traces every open line from its station to
 its last tile in its owner's colour (``class="line open"``, thinner and lighter than a scored
 line), writes each hand tile's id under it (``class="hand-id"``) and lists the players' colours
 on the root element (``data-seat-colours``, absent with companies, whose colours are the
@@ -186,7 +186,7 @@ def _company_parts(obs, player, x, y, colours):
     return out
 
 
-LABEL_PAD = 18                         # with labels: room for the square names outside the stations
+LABEL_PAD = 18                         # room for the square names outside the stations
 
 
 def _edge_labels(o):
@@ -219,7 +219,7 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
         hand = obs["hand"] + ([obs["drawn"]] if obs.get("drawn") else [])
     else:                                          # the solo game: the two face-up tiles (C4)
         hand = [t for t in obs.get("face_up", []) if t is not None]
-    pad = LABEL_PAD if labels else 0
+    pad = LABEL_PAD                                # room for the square names on the edges
     width = 8 * CELL + 2 * (MARGIN + pad)
     city = obs.get("city", {})
     row_h = 34 if city.get("name") == "london" or (city.get("name") == "berlin" and "row" in city) else 0
@@ -255,8 +255,8 @@ def board_svg(state, player: Optional[int] = None, lastmove: Optional[int] = Non
             x, y = o + CELL * (c + px - 0.3 * nx), o + CELL * (r + py - 0.3 * ny)
             parts.append(f'<circle class="central-piece" data-space="{j}" data-owner="{k}" cx="{x:.1f}" '
                          f'cy="{y:.1f}" r="9" fill="{colours[k % len(colours)]}" stroke="white" stroke-width="2"/>')
+    parts.extend(_edge_labels(o))                  # every drawing names its squares (A-H, 1-8)
     if labels:
-        parts.extend(_edge_labels(o))
         scored = {line["station"] for line in obs["lines"]}
         for number in sorted(set(owner_of) - scored):
             path = _line_path(game, board, number)

@@ -55,7 +55,11 @@ def test_metro_svg_has_every_tile_station_and_scored_line():
     assert all(e.get("d").count("C") >= 1 for e in lines)       # traced through its tiles
     mark = _by_class(root, "lastmove")
     sq = (last >> 2) & 63
-    assert len(mark) == 1 and int(mark[0].get("x")) == 34 + 60 * (sq % 8)
+    assert len(mark) == 1 and int(mark[0].get("x")) == 34 + 18 + 60 * (sq % 8)   # margin, edge names, column
+    # #43: the squares named on the edges, as the action texts name them (place T.. at A3)
+    edges = _by_class(root, "edge-label")
+    assert [e.text for e in edges if e.get("data-col")] == list("ABCDEFGH")
+    assert sorted({e.text for e in edges if e.get("data-row")}) == [str(r) for r in range(1, 9)]
     assert len(_by_class(root, "hand-tile")) == len(obs["hand"]) + (obs["drawn"] is not None)
     assert not _by_class(ET.fromstring(s.svg()), "hand-tile")   # no seat: no hand shown
 
