@@ -1,7 +1,7 @@
 """How honest a game review's marks are (issue #43's measures), on games played here.
 
     python benches/review_agreement.py [--game metro] [--players 2] [--games 6] [--plant 0.1]
-        [--bot hard] [--reference-iterations 20000] [--workers 2] [--seed 1]
+        [--bot hard] [--repeats 1] [--iterations N] [--reference-iterations 20000] [--workers 2] [--seed 1]
 
 Plays `--games` games of `--bot` against itself, where seat 0 plays a random legal move instead
 of the bot's at a share `--plant` of its decisions; reviews each game twice with `--bot`
@@ -56,6 +56,8 @@ def main():
     ap.add_argument("--bot", default="hard")
     ap.add_argument("--reference-iterations", type=int, default=20_000)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=1, help="searches a decision in the two reviews")
+    ap.add_argument("--iterations", type=int, default=None, help="the two reviews' budget (default: the bot's)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     game = metro_ai.load_game(args.game, players=args.players)
@@ -67,9 +69,10 @@ def main():
     for g in range(args.games):
         rec, plies = planted_game(game, args.bot, derive(args.seed, g) % 2**31, args.plant)
         t = time.perf_counter()
-        a = review(rec, bot=args.bot, workers=args.workers, seed=0)
+        budget = Limit(iterations=args.iterations) if args.iterations else None
+        a = review(rec, bot=args.bot, limit=budget, workers=args.workers, seed=0, repeats=args.repeats)
         walls.append(time.perf_counter() - t)
-        b = review(rec, bot=args.bot, workers=args.workers, seed=1)
+        b = review(rec, bot=args.bot, limit=budget, workers=args.workers, seed=1, repeats=args.repeats)
         ref = review(rec, bot=args.bot, limit=Limit(iterations=args.reference_iterations), workers=args.workers, seed=99)
         marked = ("inaccuracy", "mistake", "blunder")
         for da, db, dr in zip(a.decisions, b.decisions, ref.decisions):
@@ -89,7 +92,8 @@ def main():
                 own[2] += mb
         print(f"game {g}: {len(a.decisions)} decisions, {len(a.marked())} and {len(b.marked())} marked, "
               f"review {walls[-1]:.1f} s", flush=True)
-    print(f"\n{args.game} {args.players} players, {args.games} games, bot {args.bot}, {args.workers} workers")
+    print(f"\n{args.game} {args.players} players, {args.games} games, bot {args.bot}, {args.repeats} x "
+          f"{args.iterations or 'its'} iterations a decision, {args.workers} workers")
     print(f"same mark in both reviews: {same}/{total} = {same / total:.1%}")
     print(f"marked by either review: {either}; by both: {both} ({both / max(either, 1):.1%})")
     print(f"planted moves the reference ({args.reference_iterations:,} iterations) finds >= 0.10 worse: "

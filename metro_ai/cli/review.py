@@ -21,6 +21,8 @@ def add_arguments(p):
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="decisions searched at once, one thread each (default: 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the review's searches (default: 0)")
+    p.add_argument("--repeats", type=int, default=1, metavar="K",
+                   help="independent searches a decision, summed (the noise then also from their spread; default: 1)")
     p.add_argument("--seat", type=int, action="append", default=None, metavar="K",
                    help="review this seat only (repeatable; default: every seat)")
     p.add_argument("--json", default=None, metavar="FILE", help="write the whole review as JSON ('-': stdout)")
@@ -37,10 +39,10 @@ def run(args) -> int:
     for flag, path in (("--json", args.json if args.json != "-" else None), ("--plot", args.plot)):
         if path:
             check_writable(flag, path)
-    bar = None if args.quiet else ProgressLine(unit="decision")
+    bar = None if args.quiet else ProgressLine(unit="search")
     try:
         result = review(args.record, bot=args.bot, limit=limit_of(args), workers=args.workers, seed=args.seed,
-                        seats=args.seat, progress=bar)
+                        seats=args.seat, repeats=args.repeats, progress=bar)
     finally:
         if bar is not None:
             bar.close()

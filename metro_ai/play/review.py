@@ -31,6 +31,7 @@ ply)``, so the same record, bot, iteration budget and seed give the same review 
 from __future__ import annotations
 
 import math
+import statistics
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -135,6 +136,7 @@ class Review:
     returns: Optional[list] = None
     iterations: int = 0
     seconds: float = 0.0
+    repeats: int = 1
     thresholds: dict = field(default_factory=lambda: {name: low for name, low in THRESHOLDS})
 
     def to_dict(self) -> dict[str, Any]:
@@ -150,7 +152,8 @@ class Review:
 
     def table(self) -> str:
         """The review as text: per reviewed seat its summary and its marked decisions."""
-        rows = [f"review of {self.game} by {self.bot} ({_budget(self.limit)} a decision, seed {self.seed}): "
+        times = f"{self.repeats} searches of " if self.repeats > 1 else ""
+        rows = [f"review of {self.game} by {self.bot} ({times}{_budget(self.limit)} a decision, seed {self.seed}): "
                 f"{len(self.decisions)} decisions, {self.iterations:,} iterations, {self.seconds:.1f} s"]
         for p in self.players:
             acc = "-" if p.accuracy is None else f"{p.accuracy:.1f}"
@@ -201,18 +204,41 @@ def _se(visits):
     return 0.5 / math.sqrt(max(visits, 1))
 
 
-def _decision(ply, state, action, analysis):
-    moves = {a.action: a for a in analysis.actions}
-    best = max(analysis.actions, key=lambda a: (a.visits, a.mean))
-    played = moves.get(action)
-    value_played = played.mean if played is not None else 0.0
-    visits_played = played.visits if played is not None else 0
-    loss = max(0.0, best.mean - value_played) if action != best.action else 0.0
-    noise = 0.0 if action == best.action else Z * math.hypot(_se(best.visits), _se(visits_played))
-    top = sorted(analysis.actions, key=lambda a: (-a.visits, -a.mean, a.action))[:TOP]
-    return Decision(ply, state.current_player, action, state.action_to_string(action), best.action, best.text,
-                    value_played, best.mean, loss, noise, mark_of(action, best.action, loss, noise),
-                    len(state.legal_actions()), tuple(Move(a.action, a.text, a.mean, a.visits) for a in top))
+def _decision(ply, state, action, analyses):
+    """The `Decision` at `ply` from its searches' analyses: visits and returns summed over them;
+    the noise from the visits, or, with several searches, from how much their losses differ
+    where that is larger."""
+    visits: dict[int, int] = {}
+    total: dict[int, float] = {}
+    texts = {}
+    for analysis in analyses:
+        for a in analysis.actions:
+            visits[a.action] = visits.get(a.action, 0) + a.visits
+            total[a.action] = total.get(a.action, 0.0) + a.mean * a.visits
+            texts[a.action] = a.text
+    if len(analyses) == 1:                         # (one search: its own means, to the last bit)
+        mean = {a.action: a.mean for a in analyses[0].actions}
+    else:
+        mean = {a: total[a] / visits[a] if visits[a] else 0.0 for a in visits}
+    best = max(visits, key=lambda a: (visits[a], mean[a]))
+    value_played = mean.get(action, 0.0)
+    loss = max(0.0, mean[best] - value_played) if action != best else 0.0
+    noise = 0.0
+    if action != best:
+        se = math.hypot(_se(visits[best]), _se(visits.get(action, 0)))
+        diffs = [_mean_of(a, best) - _mean_of(a, action) for a in analyses]
+        if len(diffs) > 1:
+            se = max(se, statistics.stdev(diffs) / math.sqrt(len(diffs)))
+        noise = Z * se
+    top = sorted(visits, key=lambda a: (-visits[a], -mean[a], a))[:TOP]
+    return Decision(ply, state.current_player, action, state.action_to_string(action), best, texts[best],
+                    value_played, mean[best], loss, noise, mark_of(action, best, loss, noise),
+                    len(state.legal_actions()), tuple(Move(a, texts[a], mean[a], visits[a]) for a in top))
+
+
+def _mean_of(analysis, action):
+    """One search's mean return of `action` (0 if it never tried it)."""
+    return next((a.mean for a in analysis.actions if a.action == action), 0.0)
 
 
 def _luck(decisions, n, end, returns, reviewed):
@@ -241,8 +267,8 @@ def _luck(decisions, n, end, returns, reviewed):
 
 
 def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, workers: int = 1, seed: int = 0,
-           seats=None, progress: Callable[[int, int], Any] | None = None,
-           stop: threading.Event | None = None) -> Review:
+           seats=None, repeats: int = 1, progress: Callable[[int, int], Any] | None = None,
+           stop: threading.Event | None = None, max_nodes: int | None = None) -> Review:
     """Review a recorded game (see the module): `record` is a match record (a dict, its JSON text
     or a path; ``metro-ai match --save``, ``play_match``), replayed and checked first.
 
@@ -250,13 +276,17 @@ def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, work
     search (None: the spec's, else the bot's own); `workers` decisions searched at once (threads:
     the searches run without the GIL); `seed` seeds each decision's bot (``derive(seed, ply)``);
     `seats` the seats to review (default all; the others' decisions are then not searched, so
-    their mistakes count in the reviewed seats' luck). ``progress(done, total)`` is called as
-    decisions finish; setting `stop` ends the review early with `ReviewStopped`.
+    their mistakes count in the reviewed seats' luck); `repeats` independent searches a decision
+    (their visits and returns summed, the noise also read from how much their losses differ).
+    ``progress(done, total)`` is called once before the first search and as searches finish; setting `stop` ends the review early
+    with `ReviewStopped`; `max_nodes` lowers each search's tree to that many nodes (a server's
+    limit, `Bot.cap`).
     """
     if isinstance(record, str) and not record.lstrip().startswith("{"):
         record = Path(record)                     # a path given as text
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ReviewError(f"workers must be a positive int, got {workers!r}")
+    for name, value in (("workers", workers), ("repeats", repeats)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ReviewError(f"{name} must be a positive int, got {value!r}")
     spec = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
     probe = spec.make(seed=seed)
     require_search(spec, probe, "it cannot review")
@@ -273,30 +303,37 @@ def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, work
 
     halt = threading.Event()             # set when the review ends early: searches not begun are skipped
 
-    def one(ply):
+    def one(ply, r):
         if halt.is_set() or (stop is not None and stop.is_set()):
             return None
-        return spec.make(seed=derive(seed, ply)).analyse(states[ply], limit)
+        # (the first search's seed is the same whatever `repeats` is)
+        searcher = spec.make(seed=derive(seed, ply) if r == 0 else derive(seed, ply, r))
+        if max_nodes is not None:
+            searcher.cap(max_nodes)
+        return searcher.analyse(states[ply], limit)
 
-    results = {}
+    results: dict = {}
+    tasks = [(ply, r) for ply in todo for r in range(repeats)]
     t0 = time.perf_counter()
+    if progress is not None:
+        progress(0, len(tasks))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending = {pool.submit(one, ply): ply for ply in todo}
+        pending = {pool.submit(one, *task): task for task in tasks}
         try:
             while pending:
                 done, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
                 for f in done:
                     results[pending.pop(f)] = f.result()
                 if done and progress is not None:
-                    progress(len(results), len(todo))
+                    progress(len(results), len(tasks))
                 if stop is not None and stop.is_set():
-                    raise ReviewStopped(f"review stopped after {len(results)} of {len(todo)} decisions")
+                    raise ReviewStopped(f"review stopped after {len(results)} of {len(tasks)} searches")
         except BaseException:
             halt.set()
             for f in pending:
                 f.cancel()
             raise
-    decisions = [_decision(ply, states[ply], actions[ply], results[ply]) for ply in todo]
+    decisions = [_decision(ply, states[ply], actions[ply], [results[ply, r] for r in range(repeats)]) for ply in todo]
     end = len(actions)
     returns = states[-1].returns() if states[-1].is_terminal() else None
     chances, win = _luck(decisions, n, end, returns, reviewed)
@@ -311,7 +348,8 @@ def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, work
                                      sum(c.luck[s] for c in chances)))
     return Review(data["game"], dict(data.get("options") or {}), list(data.get("bots") or []), str(spec),
                   limit_to_dict(limit) or {}, seed, reviewed, decisions, chances, players, win, returns,
-                  iterations=sum(r.iterations for r in results.values()), seconds=time.perf_counter() - t0)
+                  iterations=sum(r.iterations for r in results.values()), seconds=time.perf_counter() - t0,
+                  repeats=repeats)
 
 
 def plot_review(result: Review, path) -> str:

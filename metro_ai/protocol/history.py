@@ -19,6 +19,7 @@ from .errors import BUSY, ILLEGAL_ACTION, NO_HISTORY, ProtocolError
 from .messages import Id, Params
 
 if TYPE_CHECKING:
+    from .reviews import Reviewing
     from .searches import Starting
     from .session import Session
 
@@ -35,7 +36,7 @@ class OpenGame:
     names: dict = field(default_factory=dict)   # file options as the client named them (not the real paths)
     moves: list = field(default_factory=list)
     redo: list = field(default_factory=list)
-    search: Union[SearchHandle, "Starting", None] = None
+    search: Union[SearchHandle, "Starting", "Reviewing", None] = None
     search_task: Optional[asyncio.Future] = None
     search_request: Id = None
     public_scores: bool = True          # every seat sees the scores during play (seatview; judged once, at opening)

@@ -72,7 +72,7 @@ def analyse(session: Session, p: Params) -> asyncio.Future:
 
 
 def stop(session: Session, p: Params) -> Awaitable[dict[str, Any]]:
-    """Stop the game's search; answered once the search's own answer has gone out, and the
+    """Stop the game's search (or review: ``{"game_id", "stopped"}``); answered once the search's own answer has gone out, and the
     session reads on only then, so that what the client sends after ``stop`` finds the game
     idle (the wait is one chunk of iterations, ~20 ms; other sessions are not held up)."""
     entry = session.entry(p)
@@ -87,11 +87,13 @@ def stop(session: Session, p: Params) -> Awaitable[dict[str, Any]]:
         answering = session.answering.get(task)
         if answering is not None:
             await asyncio.shield(answering)          # the search's own answer goes out first
-        return {k: result[k] for k in ("game_id", "player", "action", "text", "iterations", "seconds", "stopped")}
+        keys = ("game_id", "stopped") if "review" in result else \
+            ("game_id", "player", "action", "text", "iterations", "seconds", "stopped")
+        return {k: result[k] for k in keys}
     return stopped()
 
 
-def _limit(limits: Limits, p: Params, method: str) -> Optional[Limit]:
+def limit_param(limits: Limits, p: Params, method: str) -> Optional[Limit]:
     given = p.get("limit", "object", None)
     if given is None:
         return None
@@ -117,7 +119,7 @@ def _within(limits: Limits, method: str, what: str, value: Any, limit: str) -> N
                             f"{most:g}", {"limit": limit, "max": most})
 
 
-def _bot(session: Session, spec: BotSpec, seed: int, method: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+def bot_within_limits(session: Session, spec: BotSpec, seed: int, method: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     """The bot of `spec` within the server's limits (its files resolved in the data
     directory, its threads and nodes capped), with its file options as the client named
     them and as resolved."""
@@ -140,7 +142,7 @@ def _bot(session: Session, spec: BotSpec, seed: int, method: str) -> tuple[Any, 
     return bot, {k: spec.options[k] for k in keys}, {k: options[k] for k in keys}
 
 
-def _room_to_search(session: Session, method: str) -> None:
+def room_to_search(session: Session, method: str) -> None:
     for count, limit in ((session.searching, "max_searches_per_connection"),
                          (session.server.searches, "max_searches")):
         most = getattr(session.limits, limit)
@@ -153,7 +155,7 @@ def _room_to_search(session: Session, method: str) -> None:
 def _start(session: Session, p: Params, method: str, analyse: bool) -> asyncio.Future:
     entry = session.entry(p)
     spec_text = p.get("bot", "str", "ismcts")
-    limit = _limit(session.limits, p, method)
+    limit = limit_param(session.limits, p, method)
     seed = p.get("seed", "int", None)
     progress = p.get("progress", "bool", True)
     apply = p.get("apply", "bool", False) if not analyse else False
@@ -174,11 +176,11 @@ def _start(session: Session, p: Params, method: str, analyse: bool) -> asyncio.F
         if analyse and not spec.searches():
             raise BotSpecError(f"bot {spec.name!r} does not search, so it has no analysis; use ismcts, pimc, "
                                "flat-mc, mo-ismcts or a preset")
-        bot, names, resolved = _bot(session, spec, derive(entry.seed or 0, 0x60, len(entry.moves))
+        bot, names, resolved = bot_within_limits(session, spec, derive(entry.seed or 0, 0x60, len(entry.moves))
                                     if seed is None else seed, method)
     except (BotSpecError, ValueError, TypeError, OverflowError) as exc:
         raise ProtocolError(INVALID_PARAMS, f"{method}: {exc}") from None
-    _room_to_search(session, method)
+    room_to_search(session, method)
     budget = limit if limit is not None else spec.limit
     start = lambda: bot.start(state, budget, analyse=analyse)      # noqa: E731
     handle: Optional[SearchHandle] = None

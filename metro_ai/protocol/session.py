@@ -31,7 +31,7 @@ from metro_ai.play.terminal import describe, prompt
 from metro_ai.registry import game_class, list_games
 from metro_ai.version import __version__
 
-from . import history, searches
+from . import history, reviews, searches
 from .errors import (BAD_STATE, GAME_OVER, ILLEGAL_ACTION, INTERNAL_ERROR, INVALID_PARAMS, MESSAGE_TOO_LONG,
                      METHOD_NOT_FOUND, TOO_MANY_GAMES, UNKNOWN_GAME, ProtocolError, internal)
 from .files import game_files, read_files
@@ -78,7 +78,7 @@ class Session:
             "state": self._state, "legal_actions": self._legal_actions, "apply": self._apply,
             "observation": self._observation, "svg": self._svg,
             "go": partial(searches.go, self), "analyse": partial(searches.analyse, self),
-            "stop": partial(searches.stop, self),
+            "stop": partial(searches.stop, self), "review": partial(reviews.review, self),
             "undo": partial(history.undo, self), "redo": partial(history.redo, self),
             "save": self._save, "close": self._close,
         }
@@ -355,19 +355,24 @@ class Session:
         changed once made, and the list of its moves, each a dict never changed either)."""
         entry = self.entry(p)
         p.done()
-        game_id, game, seed, names, state, moves = entry.id, entry.game, entry.seed, dict(entry.names), entry.state, \
-            list(entry.moves)
+        game_id, names, state, record = entry.id, dict(entry.names), entry.state, self.record_builder(entry)
 
         def build() -> Encoded:
             saved = json.loads(state.to_json())
             if names and isinstance(saved.get("options"), dict):
                 saved["options"].update({k: v for k, v in names.items() if k in saved["options"]})
-            return Encoded(encode({"game_id": game_id, "state": saved,
-                                    "record": _record(game, seed, names, moves, state)}))
+            return Encoded(encode({"game_id": game_id, "state": saved, "record": record()}))
 
         async def answer() -> Encoded:
             return await asyncio.get_running_loop().run_in_executor(None, build)
         return answer()
+
+    def record_builder(self, entry: OpenGame) -> Callable[[], Optional[dict[str, Any]]]:
+        """A function that makes the game's match record (None for a loaded state) from a snapshot
+        taken now (its current state, never changed once made, and the list of its moves, each a
+        dict never changed either), to be called in a thread: a long game's record is large."""
+        game, seed, names, state, moves = entry.game, entry.seed, dict(entry.names), entry.state, list(entry.moves)
+        return lambda: _record(game, seed, names, moves, state)
 
     def _close(self, p: Params) -> dict[str, Any]:
         entry = self.entry(p)

@@ -423,8 +423,8 @@ def test_svg_draws_the_position_for_a_seat_with_the_last_move_marked(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_svg_with_labels_is_metro_ai_svg_with_labels(game):
-    """``labels: true`` draws ``metro_ai.svg(..., labels=True)`` (a Metro board's square names,
-    open lines and hand ids; the same picture where a game has no extras); false or absent: the
+    """``labels: true`` draws ``metro_ai.svg(..., labels=True)`` (a Metro board's open lines and
+    hand ids; the same picture where a game has no extras); false or absent: the
     plain picture; not a boolean: an error naming it."""
     async def main():
         c = Client()
@@ -437,7 +437,8 @@ def test_svg_with_labels_is_metro_ai_svg_with_labels(game):
         if game in ("metro", "metro-solo", "breakthrough"):
             assert pic["svg"] != plain["svg"]
         if game.startswith("metro") and game != "metro2033":
-            assert 'class="edge-label"' in pic["svg"] and 'class="edge-label"' not in plain["svg"]
+            assert 'class="hand-id"' in pic["svg"] and 'class="hand-id"' not in plain["svg"]
+            assert 'class="edge-label"' in plain["svg"]           # (every Metro board names its squares, #43)
         assert "labels must be" in await c.error("svg", E.INVALID_PARAMS, game_id=gid, labels="yes")
     run(main())
 
@@ -470,4 +471,61 @@ def test_legal_actions_with_labels_say_each_action_in_words(game):
             await c.result("apply", game_id=gid, action=action)
             state.apply(action)
         assert "labels must be" in await c.error("legal_actions", E.INVALID_PARAMS, game_id=gid, labels=1)
+    run(main())
+
+
+def test_review_answers_as_the_library_does_with_progress_and_stop():
+    """#43: ``review`` reviews an open game's record as ``metro_ai.review`` does (same seed, same
+    budget, same review), sends ``review_progress``, keeps the game busy, and ``stop`` ends it."""
+    async def main():
+        c = Client(progress_interval=0.001)
+        gid = (await c.result("new_game", game="leduc", options={"players": 2}, seed=3))["game_id"]
+        while not (await c.result("state", game_id=gid))["terminal"]:
+            legal = await c.result("legal_actions", game_id=gid)
+            await c.result("apply", game_id=gid, action=legal["actions"][-1]["id"])
+        record = (await c.result("save", game_id=gid))["record"]
+        i, sending = c.send("review", game_id=gid, bot="ismcts", limit={"iterations": 3000}, seed=4, repeats=2)
+        await sending
+        await c.error("apply", E.BUSY, game_id=gid, action=0)
+        answer = (await c.answer(i))["result"]
+        assert answer["game_id"] == gid and answer["stopped"] is False
+        expected = metro_ai.review(record, bot="ismcts", limit=Limit(iterations=3000), seed=4, repeats=2).to_dict()
+        got = answer["review"]
+        got.pop("seconds"), expected.pop("seconds")
+        # each of its searches also ends at the server's max_search_seconds (not reached here)
+        assert got.pop("limit") == {"iterations": 3000, "time": c.session.limits.max_search_seconds}
+        expected.pop("limit")
+        assert got == json.loads(json.dumps(expected))
+        notes = [n["params"] for n in c.notes if n["method"] == "review_progress"]
+        assert notes and all(n["request_id"] == i and n["total"] == 2 * len(got["decisions"]) for n in notes)
+        one = await c.result("review", game_id=gid, bot="ismcts", limit={"iterations": 300}, seat=1,
+                             progress=False)
+        assert one["review"]["seats"] == [1] and all(d["player"] == 1 for d in one["review"]["decisions"])
+        # stopped: the review answers with no review, stop with the game's id, the game is free again
+        big = (await c.result("new_game", game="metro", options={"players": 2}, seed=5))["game_id"]
+        for _ in range(6):
+            legal = await c.result("legal_actions", game_id=big)
+            await c.result("apply", game_id=big, action=legal["actions"][0]["id"])
+        i, sending = c.send("review", game_id=big, bot="ismcts", limit={"iterations": 10 ** 9, "time": 0.5})
+        await sending
+        assert await c.result("stop", game_id=big) == {"game_id": big, "stopped": True}
+        assert (await c.answer(i))["result"] == {"game_id": big, "stopped": True, "review": None}
+        legal = await c.result("legal_actions", game_id=big)
+        await c.result("apply", game_id=big, action=legal["actions"][0]["id"])
+    run(main())
+
+
+def test_review_refuses_what_it_cannot_review():
+    async def main():
+        c = Client()
+        gid = (await c.result("new_game", game="leduc", options={"players": 2}, seed=3))["game_id"]
+        assert "does not search" in await c.error("review", E.INVALID_PARAMS, game_id=gid, bot="greedy")
+        assert "repeats must be 1-8" in await c.error("review", E.INVALID_PARAMS, game_id=gid, repeats=9)
+        assert "seat must be 0-1" in await c.error("review", E.INVALID_PARAMS, game_id=gid, seat=2)
+        assert "max_workers" in await c.error("review", E.OVER_LIMIT, game_id=gid, workers=5)
+        assert "max_workers" in await c.error("review", E.OVER_LIMIT, game_id=gid, workers=2,
+                                             bot="ismcts:workers=3")
+        state = (await c.result("save", game_id=gid))["state"]
+        loaded = (await c.result("load_state", state=state))["game_id"]
+        assert "no record" in await c.error("review", E.INVALID_PARAMS, game_id=loaded)
     run(main())

@@ -63,6 +63,22 @@ def test_a_planted_bad_move_is_marked_with_the_better_move(pick):
     assert "better take 2" in r.table()
 
 
+def test_repeated_searches_sum_and_read_their_spread(pick):
+    rec = record_of(pick(), 0, [TAKE1, TAKE2, GAMBLE, TAKE2])
+    one = review(rec, bot="ismcts", limit=BUDGET, seed=1)
+    two = review(rec, bot="ismcts", limit=BUDGET, seed=1, repeats=2)
+    again = review(rec, bot="ismcts", limit=BUDGET, seed=1, repeats=2)
+    assert two.repeats == 2 and two.iterations == 2 * one.iterations
+    assert [d.mark for d in two.decisions] == [d.mark for d in again.decisions]
+    assert [d.loss for d in two.decisions] == [d.loss for d in again.decisions]
+    first = two.decisions[0]
+    assert first.mark in ("mistake", "blunder") and sum(m.visits for m in first.alternatives) == \
+        2 * sum(m.visits for m in one.decisions[0].alternatives)
+    assert "2 searches of 3,000 iterations a decision" in two.table()
+    with pytest.raises(ReviewError, match="repeats"):
+        review(rec, bot="ismcts", repeats=0)
+
+
 def test_best_play_is_not_marked(pick):
     # (the last move: taking 2 ties, a gamble wins or loses at even odds: both are worth 0.5)
     r = review(record_of(pick(), 3, [TAKE2] * 4), bot="ismcts", limit=BUDGET, seed=2)
