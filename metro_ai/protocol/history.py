@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from metro_ai.bots.background import SearchHandle
 from metro_ai.engine.errors import IllegalActionError
 
-from .errors import BUSY, ILLEGAL_ACTION, NO_HISTORY, ProtocolError
+from .errors import BUSY, ILLEGAL_ACTION, INVALID_PARAMS, NO_HISTORY, ProtocolError
 from .messages import Id, Params
 
 if TYPE_CHECKING:
@@ -49,6 +49,12 @@ class OpenGame:
     def options(self) -> dict[str, Any]:
         """The game's options as the client gave them (a file by its name in the data directory)."""
         return {**self.game.options, **self.names}
+
+    def check_seat(self, seat: Optional[int], method: str) -> None:
+        """ProtocolError(INVALID_PARAMS) unless `seat` is None or one of the game's seats."""
+        n = self.game.num_players
+        if seat is not None and not 0 <= seat < n:
+            raise ProtocolError(INVALID_PARAMS, f"{method}: seat must be 0-{n - 1} for {n} players, got {seat}")
 
     def idle(self, method: str) -> None:
         """ProtocolError(BUSY) while a search runs on the game."""

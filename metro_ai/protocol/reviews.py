@@ -50,9 +50,7 @@ def review(session: Session, p: Params) -> asyncio.Future:
     seat = p.get("seat", "int", None)
     progress = p.get("progress", "bool", True)
     p.done()
-    n = entry.game.num_players
-    if seat is not None and not 0 <= seat < n:
-        raise ProtocolError(INVALID_PARAMS, f"review: seat must be 0-{n - 1} for {n} players, got {seat}")
+    entry.check_seat(seat, "review")
     if not 1 <= repeats <= MAX_REPEATS:
         raise ProtocolError(INVALID_PARAMS, f"review: repeats must be 1-{MAX_REPEATS}, got {repeats}")
     if workers < 1:

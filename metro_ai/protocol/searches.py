@@ -164,9 +164,7 @@ def _start(session: Session, p: Params, method: str, analyse: bool) -> asyncio.F
     p.done()
     if analyse and top < 1:
         raise ProtocolError(INVALID_PARAMS, f"analyse: top must be >= 1, got {top}")
-    n = entry.game.num_players
-    if seat is not None and not 0 <= seat < n:
-        raise ProtocolError(INVALID_PARAMS, f"{method}: seat must be 0-{n - 1} for {n} players, got {seat}")
+    entry.check_seat(seat, method)
     entry.idle(method)
     state = entry.state
     if state.is_terminal():

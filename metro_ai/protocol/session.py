@@ -323,9 +323,7 @@ class Session:
         entry = self.entry(p)
         seat = p.get("seat", "int")
         p.done()
-        n = entry.game.num_players
-        if not 0 <= seat < n:
-            raise ProtocolError(INVALID_PARAMS, f"observation: seat must be 0-{n - 1} for {n} players, got {seat}")
+        entry.check_seat(seat, "observation")
         return {"game_id": entry.id, "seat": seat, "observation": entry.state.observation(seat)}
 
     def _svg(self, p: Params) -> dict[str, Any]:
@@ -339,9 +337,7 @@ class Session:
         labels = p.get("labels", "bool", False)
         p.done()
         from metro_ai.play.pictures import picture as svg_picture
-        n = entry.game.num_players
-        if seat is not None and not 0 <= seat < n:
-            raise ProtocolError(INVALID_PARAMS, f"svg: seat must be 0-{n - 1} for {n} players, got {seat}")
+        entry.check_seat(seat, "svg")
         last = entry.moves[-1]["action"] if mark and entry.moves else None
         if last is not None and seat is not None:
             # as the seat saw it, from the state before it (let go past max_undo: not marked)
