@@ -50,6 +50,29 @@ class OpenGame:
         """The game's options as the client gave them (a file by its name in the data directory)."""
         return {**self.game.options, **self.names}
 
+    def position(self, ply: int, method: str) -> Any:
+        """The position before move `ply` (0: the deal, ``len(moves)``: now): one of the states
+        kept for undo, else replayed from the deal; ProtocolError(NO_HISTORY) for a ply out of
+        range or, in a game made by load_state, before the oldest state kept."""
+        now = len(self.moves)
+        if not 0 <= ply <= now:
+            raise ProtocolError(NO_HISTORY, f"{method}: ply must be 0-{now}, got {ply}")
+        kept = self.kept(ply)
+        if kept is not None:
+            return kept
+        if self.seed is None:
+            raise ProtocolError(NO_HISTORY, f"{method}: game {self.id} was loaded from a saved state and keeps its "
+                                f"last {len(self.states)} positions: ply {now - len(self.states) + 1}-{now}")
+        state = self.game.new_state(self.seed)
+        for move in self.moves[:ply]:
+            state.apply(move["action"])
+        return state
+
+    def kept(self, ply: int) -> Any:
+        """The position before move `ply` if it is one of the states kept for undo, else None."""
+        i = ply - (len(self.moves) - (len(self.states) - 1))
+        return self.states[i] if 0 <= i < len(self.states) else None
+
     def check_seat(self, seat: Optional[int], method: str) -> None:
         """ProtocolError(INVALID_PARAMS) unless `seat` is None or one of the game's seats."""
         n = self.game.num_players

@@ -327,7 +327,7 @@ class Session:
         return {"game_id": entry.id, "seat": seat, "observation": entry.state.observation(seat)}
 
     def _svg(self, p: Params) -> dict[str, Any]:
-        """The position as an SVG picture (``state.svg``): as `seat` sees it (their hand shown,
+        """The position (now, or before move `ply`) as an SVG picture (``state.svg``): as `seat` sees it (their hand shown,
         other hands hidden) or, with no seat, the public table; the last move marked unless
         ``lastmove`` is false (for a seat, as that seat saw it: not marked where it cannot tell
         which move it was); with ``labels``, the extras for a person (``metro_ai.svg``)."""
@@ -335,15 +335,19 @@ class Session:
         seat = p.get("seat", "int", None)
         mark = p.get("lastmove", "bool", True)
         labels = p.get("labels", "bool", False)
+        ply = p.get("ply", "int", len(entry.moves))
         p.done()
         from metro_ai.play.pictures import picture as svg_picture
         entry.check_seat(seat, "svg")
-        last = entry.moves[-1]["action"] if mark and entry.moves else None
+        state = entry.position(ply, "svg")
+        last = entry.moves[ply - 1]["action"] if mark and ply > 0 else None
         if last is not None and seat is not None:
             # as the seat saw it, from the state before it (let go past max_undo: not marked)
-            last = seen_move(entry.states[-2], last, seat).action if len(entry.states) > 1 else None
-        return {"game_id": entry.id, "seat": seat, "ply": len(entry.moves), "lastmove": last,
-                "svg": svg_picture(entry.state, player=seat, lastmove=last, labels=labels)}
+            before = entry.kept(ply - 1) if ply == len(entry.moves) or entry.seed is None else \
+                entry.position(ply - 1, "svg")
+            last = seen_move(before, last, seat).action if before is not None else None
+        return {"game_id": entry.id, "seat": seat, "ply": ply, "lastmove": last,
+                "svg": svg_picture(state, player=seat, lastmove=last, labels=labels)}
 
     def _save(self, p: Params) -> Awaitable["Encoded"]:
         """The position and the record, made and encoded in a thread (a long game's record is

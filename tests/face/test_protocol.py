@@ -529,3 +529,31 @@ def test_review_refuses_what_it_cannot_review():
         loaded = (await c.result("load_state", state=state))["game_id"]
         assert "no record" in await c.error("review", E.INVALID_PARAMS, game_id=loaded)
     run(main())
+
+
+def test_svg_draws_any_ply_of_the_game():
+    """#43: ``svg`` with ``ply`` draws the position before that move (the move leading to it
+    marked), from the states kept for undo or replayed from the deal; a loaded game reaches back
+    over the states it keeps only."""
+    async def main():
+        c = Client(max_undo=2)
+        gid = (await c.result("new_game", game="metro", options={"players": 2}, seed=4))["game_id"]
+        for _ in range(6):
+            legal = await c.result("legal_actions", game_id=gid)
+            await c.result("apply", game_id=gid, action=legal["actions"][1]["id"])
+        record = (await c.result("save", game_id=gid))["record"]
+        states = metro_ai.replay(record)
+        for ply in (0, 2, 5, 6):                  # replayed from the deal, and kept for undo
+            pic = await c.result("svg", game_id=gid, ply=ply, labels=True)
+            last = record["actions"][ply - 1]["action"] if ply else None
+            assert (pic["ply"], pic["lastmove"]) == (ply, last)
+            assert pic["svg"] == metro_ai.svg(states[ply], lastmove=last, labels=True)
+        assert "ply must be 0-6" in await c.error("svg", E.NO_HISTORY, game_id=gid, ply=7)
+        state = (await c.result("save", game_id=gid))["state"]
+        loaded = (await c.result("load_state", state=state))["game_id"]
+        for _ in range(3):
+            legal = await c.result("legal_actions", game_id=loaded)
+            await c.result("apply", game_id=loaded, action=legal["actions"][0]["id"])
+        assert (await c.result("svg", game_id=loaded, ply=1))["ply"] == 1          # kept: plies 1-3
+        assert "loaded from a saved state" in await c.error("svg", E.NO_HISTORY, game_id=loaded, ply=0)
+    run(main())
