@@ -6,8 +6,10 @@ few moves before its end, so the middle is not clicked through), and takes a scr
 end.
 The first screen (Metro chosen, *New game* in view, the options folded), the board in view after
 *New game* at 1280x720 and on a phone-sized window, the seats' legend, the board's square names,
-a hint row marking its square, redo and the bots' time per move have their own tests. The
-default tier (tests/tiers.py) plays the whole game of Metro and the first screen at 1280x720;
+a hint row marking its square, redo, the bots' time per move, and a finished game's record
+loaded, reviewed and walked through (#43) have their own tests. The
+default tier (tests/tiers.py) plays the whole game of Metro, the first screen at 1280x720 and
+the review;
 the other games, the phone-sized window, the hint row with redo, the rated seat and the bots'
 time per move are the slow tier's.
 
@@ -504,3 +506,52 @@ def test_with_companies_the_page_shows_the_seat_its_own_and_no_scores(page_url, 
     notes = [m["params"] for m in received if m.get("method") == "progress"]
     assert all(n["best"] is None for n in notes)
     assert not _errors(browser), _errors(browser)
+
+
+def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_path):
+    """#43: a game's record loaded back (every move replayed), reviewed once over (progress,
+    then each seat's accuracy and luck, the win-chance graph, the marked moves); a marked move
+    clicked shows the board then with the better move named, the arrow keys walk the game, and
+    the record downloads again."""
+    record = metro_ai.play_match(metro_ai.load_game("metro", players=2), ["random", "greedy"], seed=2)
+    path = tmp_path / "game-record.json"
+    path.write_text(json.dumps(record))
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    browser.find_element(By.ID, "load-file").send_keys(str(path))
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "over")
+    assert int(_body(browser, "ply")) == len(record["actions"])
+    Select(browser.find_element(By.ID, "hint-bot")).select_by_value("easy")
+    browser.find_element(By.ID, "review").click()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review") in ("done", "failed"))
+    assert _body(browser, "review") == "done" and not _errors(browser), _errors(browser)
+    players = browser.find_elements(By.CSS_SELECTOR, "#review-players p")
+    assert len(players) == 2 and all("accuracy" in p.text and "luck" in p.text for p in players)
+    assert players[0].text.startswith("P0 (random)") and players[1].text.startswith("P1 (greedy)")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#review-graph polyline.seat-line")) == 2
+    marks = browser.find_elements(By.CSS_SELECTOR, "#review-marks li")
+    dots = browser.find_elements(By.CSS_SELECTOR, "#review-graph circle.mark")
+    assert marks and len(dots) == len(marks)          # a random player's game has marked moves
+    first = int(marks[0].get_attribute("data-ply"))
+    marks[0].click()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(first))
+    status = browser.find_element(By.ID, "status").text
+    assert f"before move {first + 1}" in status and "the review's best:" in status, status
+    assert browser.find_elements(By.CSS_SELECTOR, "#board svg rect.square")
+    shot = _shots(tmp_path) / "review-metro.png"
+    assert browser.save_screenshot(str(shot)) and shot.read_bytes().startswith(PNG)
+    browser.find_element(By.TAG_NAME, "body").send_keys("\ue014")          # the right arrow key
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(first + 1))
+    dots = browser.find_elements(By.CSS_SELECTOR, "#review-graph circle.mark")
+    ActionChains(browser).move_to_element(dots[-1]).click().perform()
+    last = int(dots[-1].get_attribute("data-ply"))
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(last))
+    browser.find_element(By.ID, "review-back").click()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") is None
+                                       and browser.find_element(By.ID, "status").text.startswith("Game over"))
+    browser.find_element(By.ID, "save-record").click()
+    saved = WebDriverWait(browser, WAIT).until(
+        lambda d: [p for p in d.downloads.glob("*-record.json") if p.stat().st_size > 0])
+    again = json.loads(saved[0].read_text())
+    assert [m["action"] for m in again["actions"]] == [m["action"] for m in record["actions"]]
+    assert metro_ai.replay(again)[-1].returns() == record["returns"]

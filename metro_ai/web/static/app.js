@@ -86,6 +86,10 @@ const G = {
   position: 0,         // bumped each time the page reads the position: a hint belongs to the one it was asked for
   thinking: false,     // a go (a bot's move) or an analyse (a hint) is running
   search: null,        // which: "bot" or "hint" (their progress is shown apart)
+  review: null,        // the game's review once made (the protocol's review), while shown
+  reviewPly: null,     // the ply the board shows in review (null: the game as it stands)
+  reviewing: false,    // a review is running
+  recordLabels: null,  // a loaded record's names of its seats (its seats are all yours to play on)
 };
 
 function setTurn(value) { document.body.dataset.turn = value; }
@@ -319,6 +323,7 @@ async function startGame() {
   await leaveGame();
   const summary = await rpc.call("new_game", { game, options, seed });
   G.seats = seats;
+  G.recordLabels = null;
   await enterGame(summary, typed === "" ? `new ${game} game, seed ${seed} (random: type it as the deal seed to replay)`
     : `new ${game} game, seed ${seed}`);
 }
@@ -354,7 +359,9 @@ async function enterGame(summary, what) {
   $("hints").textContent = "—";
   $("thinking").textContent = "idle";
   $("save").disabled = false;
+  $("save-record").disabled = false;
   $("hint-progress").textContent = "";
+  closeReview();
   await refresh();
   $("play").scrollIntoView({ block: "start" });   // the board in view (a phone shows the set-up first)
 }
@@ -393,7 +400,7 @@ function renderLegend(s) {
   G.seats.forEach((bot, p) => {
     const item = el("span", { class: "seat", "data-seat": p });
     if (colours[p]) item.append(el("span", { class: "swatch", style: `background:${colours[p]}` }));
-    item.append(el("b", { text: `P${p}` }), ` ${bot === null ? "you" : bot}`);
+    item.append(el("b", { text: `P${p}` }), ` ${G.recordLabels ? G.recordLabels[p] : bot === null ? "you" : bot}`);
     if (s.scores && s.scores[p] !== undefined) {
       const unit = SCORE_UNITS[G.game];
       item.append(el("span", { class: "score", text: unit ? ` · ${s.scores[p]} ${unit}` : ` · score ${s.scores[p]}` }));
@@ -422,6 +429,7 @@ async function refresh() {
   $("undo").disabled = !s.can_undo;
   $("redo").disabled = !s.can_redo;
   G.legal = [];
+  $("review").disabled = !s.terminal || G.reviewing;     // (during play it would judge from hidden cards)
   if (s.terminal) {
     $("hint").disabled = true;
     $("stop").disabled = true;
@@ -677,17 +685,171 @@ function highlight(action, on) {
   for (const k of keys) layout.mark(svg, k).forEach((n) => n.classList.toggle("hinted", on));
 }
 
+// ---- the review (docs/guide/review.md): once the game is over ----
+async function reviewGame() {
+  clearError();
+  if (!G.id || G.reviewing || !(G.summary && G.summary.terminal)) return;
+  G.reviewing = true;
+  $("review").disabled = true;
+  $("review-panel").hidden = false;
+  $("review-status").textContent = `reviewing with ${$("hint-bot").value}…`;
+  document.body.dataset.review = "running";
+  try {
+    const r = await rpc.call("review", { game_id: G.id, bot: $("hint-bot").value, progress: true });
+    G.review = r.review;
+    showReview();
+    document.body.dataset.review = "done";
+  } catch (err) {
+    document.body.dataset.review = "failed";
+    showError(err);
+  } finally {
+    G.reviewing = false;
+    $("review").disabled = !(G.summary && G.summary.terminal);
+  }
+}
+
+rpc.on("review_progress", (p) => {
+  $("review-status").textContent = `reviewing: ${p.done} of ${p.total} searches, ${p.seconds.toFixed(1)} s`;
+});
+
+const MARK_WORDS = { inaccuracy: ["inaccuracy", "inaccuracies"], mistake: ["mistake", "mistakes"],
+                     blunder: ["blunder", "blunders"] };
+const MARK_COLOURS = { inaccuracy: "#e0b000", mistake: "#e07000", blunder: "#d00000" };
+
+function seatName(p) {
+  // (a loaded record's seats are named as the record names them)
+  const who = G.recordLabels ? G.recordLabels[p] : G.seats[p] === null ? "you" : G.seats[p];
+  return `P${p} (${who})`;
+}
+
+function showReview() {
+  const rv = G.review;
+  const marked = rv.decisions.filter((d) => MARK_WORDS[d.mark]);
+  $("review-status").textContent = `Review by ${rv.bot}: ${rv.decisions.length} decisions, ${marked.length} marked.`;
+  const players = $("review-players");
+  players.replaceChildren();
+  for (const p of rv.players) {
+    const counts = Object.entries(MARK_WORDS).map(([m, w]) => `${p.marks[m]} ${w[p.marks[m] === 1 ? 0 : 1]}`).join(", ");
+    const acc = p.accuracy === null ? "–" : p.accuracy.toFixed(0);
+    const luck = `${p.luck >= 0 ? "+" : "−"}${Math.abs(p.luck).toFixed(2)}`;
+    players.append(el("p", { "data-seat": p.seat, text: `${seatName(p.seat)}: accuracy ${acc}, luck ${luck}; ${counts}` }));
+  }
+  const list = $("review-marks");
+  list.replaceChildren();
+  for (const d of marked) {
+    list.append(el("li", { "data-ply": d.ply, onclick: () => showPly(d.ply),
+      text: `move ${d.ply + 1}, ${seatName(d.player)}: ${d.mark}: played ${d.played_text}, better ${d.best_text} ` +
+            `(win chance ${Math.round(100 * d.value_best)}% → ${Math.round(100 * d.value_played)}%)` }));
+  }
+  drawGraph(rv, marked);
+}
+
+function drawGraph(rv, marked) {
+  // Each seat's win chance over the game (its value at its decisions), the marked moves as dots
+  // (click: the board then), the plies where luck was counted as ticks along the bottom.
+  const W = 600, H = 170, L = 30, B = 20, T = 8;
+  const plies = rv.win_chance.length ? rv.win_chance[0].length - 1 : 0;
+  const x = (ply) => L + (W - L - 8) * (plies ? ply / plies : 0);
+  const y = (v) => T + (H - T - B) * (1 - v);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const add = (tag, attrs, text) => {
+    const n = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+    if (text !== undefined) n.textContent = text;
+    svg.append(n);
+    return n;
+  };
+  for (const v of [0, 0.5, 1]) {
+    add("line", { x1: L, x2: W - 8, y1: y(v), y2: y(v), stroke: "#ddd" });
+    add("text", { x: 2, y: y(v) + 4, "font-size": 10, fill: "#666" }, `${100 * v}%`);
+  }
+  const board = $("board").querySelector("svg");
+  const colours = board && board.dataset.seatColours ? board.dataset.seatColours.split(",") : [];
+  const palette = ["#c0392b", "#2471a3", "#229954", "#b7950b", "#7d3c98", "#ca6f1e"];
+  rv.seats.forEach((seat) => {
+    const points = rv.win_chance[seat].map((v, ply) => (v === null ? null : `${x(ply).toFixed(1)},${y(v).toFixed(1)}`))
+      .filter((p) => p !== null);
+    add("polyline", { class: "seat-line", "data-seat": seat, points: points.join(" "), fill: "none",
+                      stroke: colours[seat] || palette[seat % palette.length], "stroke-width": 2 });
+  });
+  for (const c of rv.chances) add("line", { class: "luck", x1: x(c.ply), x2: x(c.ply), y1: H - B, y2: H - B + 5, stroke: "#999" });
+  for (const d of marked) {
+    const dot = add("circle", { class: "mark", "data-ply": d.ply, cx: x(d.ply), cy: y(d.value_played), r: 5,
+                                fill: MARK_COLOURS[d.mark], stroke: "#333" });
+    dot.addEventListener("click", () => showPly(d.ply));
+    add("title", {}, `move ${d.ply + 1}: ${d.mark}`);
+  }
+  add("text", { x: L, y: H - 4, "font-size": 10, fill: "#666" }, "move");
+  $("review-graph").replaceChildren(svg);
+}
+
+async function showPly(ply) {
+  // The board before move `ply` (the move leading to it marked), the move played there and the
+  // review's better one named, the better move's square outlined where the picture has squares.
+  const rv = G.review;
+  if (!rv || !G.id) return;
+  const plies = rv.win_chance.length ? rv.win_chance[0].length - 1 : 0;
+  ply = Math.max(0, Math.min(plies, ply));
+  const pic = await rpc.call("svg", { game_id: G.id, ply, seat: viewSeat(G.summary), labels: true });
+  G.reviewPly = ply;
+  document.body.dataset.reviewPly = ply;
+  $("board").innerHTML = pic.svg;
+  renderLegend({ ...G.summary, scores: null, terminal: true });     // (the final scores are not this position's)
+  const d = rv.decisions.find((x) => x.ply === ply);
+  let line = `Review: the position before move ${ply + 1} of ${plies}.`;
+  if (d) line += ` ${seatName(d.player)} played ${d.played_text} (${d.mark}); the review's best: ${d.best_text}.`;
+  $("status").textContent = line;
+  $("moves").replaceChildren();
+  document.querySelectorAll("#review-marks li").forEach((li) => li.classList.toggle("current", Number(li.dataset.ply) === ply));
+  const svg = $("board").querySelector("svg");
+  const layout = svg ? layoutFor(G.game, svg) : null;
+  if (d && layout && layout.keyOf && d.best !== d.played) {
+    const key = layout.keyOf({ text: d.best_text });
+    if (key !== null) layout.mark(svg, key).forEach((n) => n.classList.add("better"));
+  }
+}
+
+function closeReview() {
+  G.review = null;
+  G.reviewPly = null;
+  delete document.body.dataset.reviewPly;
+  delete document.body.dataset.review;
+  $("review-panel").hidden = true;
+}
+
+document.addEventListener("keydown", (event) => {
+  if (!G.review || G.reviewPly === null || event.target.closest("input, select, textarea")) return;
+  if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+    event.preventDefault();
+    guard(showPly)(G.reviewPly + (event.key === "ArrowRight" ? 1 : -1));
+  }
+});
+
+async function saveRecord() {
+  clearError();
+  if (!G.id) return;
+  const r = await rpc.call("save", { game_id: G.id });
+  if (!r.record) throw new Error("a game loaded from a saved position has no record (no deal to replay): Save it instead");
+  download(JSON.stringify(r.record), `metro-ai-${G.game}-${r.record.seed}-record.json`);
+}
+
+function download(text, name) {
+  const blob = new Blob([text], { type: "application/json" });
+  const link = el("a", { href: URL.createObjectURL(blob), download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+}
+
 async function save() {
   clearError();
   if (!G.id) return;
   try {
     const r = await rpc.call("save", { game_id: G.id });
-    const blob = new Blob([JSON.stringify(r.state, null, 1)], { type: "application/json" });
-    const link = el("a", { href: URL.createObjectURL(blob), download: `metro-ai-${G.game}-ply${G.summary.ply}.json` });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    download(JSON.stringify(r.state, null, 1), `metro-ai-${G.game}-ply${G.summary.ply}.json`);
   } catch (err) {
     showError(err);
   }
@@ -697,8 +859,12 @@ async function load(file) {
   clearError();
   try {
     const text = await file.text();
+    let record = null;
+    try { record = JSON.parse(text); } catch (err) { record = null; }    // (load_state says what is wrong)
+    if (record && record.format === "metro-ai-match") return await loadRecord(record, file.name);
     await leaveGame();
     const summary = await rpc.call("load_state", { state: text });
+    G.recordLabels = null;
     const players = summary.options.players;
     if ($("game").value !== summary.game) {
       $("game").value = summary.game;
@@ -714,6 +880,24 @@ async function load(file) {
   } finally {
     $("load-file").value = "";
   }
+}
+
+async function loadRecord(record, name) {
+  // A game's record: its deal dealt again and its moves played, every seat yours (the bots that
+  // played it are not asked again); a finished game can be reviewed at once.
+  await leaveGame();
+  let summary = await rpc.call("new_game", { game: record.game, options: record.options || {}, seed: record.seed });
+  for (const move of record.actions || []) summary = (await rpc.call("apply", { game_id: summary.game_id, action: move.action })).state;
+  if ($("game").value !== summary.game) {
+    $("game").value = summary.game;
+    renderOptions();
+  }
+  const players = summary.options.players;
+  const input = $("opt-players");
+  if (input && players) input.value = players;
+  G.seats = Array.from({ length: (record.bots || []).length || players || 1 }, () => null);
+  G.recordLabels = (record.bots || []).length === G.seats.length ? record.bots.map(String) : null;
+  await enterGame(summary, `loaded the record ${name} (${(record.actions || []).length} moves)`);
 }
 
 function guard(f) {
@@ -750,6 +934,9 @@ function start() {
   $("hint").addEventListener("click", guard(hint));
   $("stop").addEventListener("click", guard(stopSearch));
   $("save").addEventListener("click", guard(save));
+  $("save-record").addEventListener("click", guard(saveRecord));
+  $("review").addEventListener("click", guard(reviewGame));
+  $("review-back").addEventListener("click", guard(async () => { G.reviewPly = null; delete document.body.dataset.reviewPly; await refresh(); }));
   $("load-file").addEventListener("change", (e) => { if (e.target.files.length) guard(load)(e.target.files[0]); });
 }
 
