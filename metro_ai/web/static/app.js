@@ -222,7 +222,10 @@ function renderOptions() {
   for (const [name, o] of Object.entries(info.options)) {
     let input;
     if (o.kind === "int") {
-      input = el("input", { type: "number", id: `opt-${name}`, value: o.default === null ? "" : o.default, step: 1 });
+      // players: two where the game allows (you against one bot, as the guide's first click), not
+      // the game's own default
+      const value = name === "players" ? Math.max(info.players.min, Math.min(2, info.players.max)) : o.default;
+      input = el("input", { type: "number", id: `opt-${name}`, value: value === null ? "" : value, step: 1 });
       if (o.low !== undefined) input.min = o.low;
       if (o.high !== undefined) input.max = o.high;
       if (o.none !== undefined) {   // None allowed: an empty box (its meaning shown as the placeholder)
@@ -507,8 +510,11 @@ function offerChoices(actions, node) {
   box.hidden = false;
 }
 
-function logMove(player, text, by) {
-  $("log").append(el("li", { text: `P${player} ${text}${by ? ` (${by})` : ""}` }));
+function logMove(player, text, by, number) {
+  // A move is numbered as the game counts it (its ply after it: move 1 is the first); undo and
+  // redo notes are not.
+  const prefix = number === undefined ? "" : `${number}. `;
+  $("log").append(el("li", { text: `${prefix}P${player} ${text}${by ? ` (${by})` : ""}` }));
   $("log").scrollTop = $("log").scrollHeight;
 }
 
@@ -517,7 +523,7 @@ async function play(action) {
   setTurn("busy");
   try {
     const done = await rpc.call("apply", { game_id: G.id, action: action.id });
-    logMove(done.player, done.action === action.id && action.label ? action.label : done.text, "");
+    logMove(done.player, done.action === action.id && action.label ? action.label : done.text, "", done.state.ply);
   } catch (err) {
     showError(err);
   }
@@ -541,7 +547,7 @@ async function botMove(player, epoch) {
     const text = r.label || r.text;
     $("thinking").textContent = `P${player} (${spec}) played ${text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
       (r.iterations && r.share !== null ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
-    if (r.applied) logMove(r.player, text, spec);
+    if (r.applied) logMove(r.player, text, spec, r.state.ply);
   } catch (err) {
     if (epoch === G.epoch) showError(err);
   } finally {
