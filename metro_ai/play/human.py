@@ -310,45 +310,24 @@ class HumanSeat:
 
     @staticmethod
     def _hint_table(state, analysis, top=5):
-        """The analysis' table, with each action's label where it differs from its text (Metro
-        2033: ``hire 2 soldiers`` for ``count 2``) and station ids made readable."""
-        table = analysis.table(top=top)
+        """The hint's alternatives in a person's words: the moves the search liked best (most
+        visited first), each with the share of wins it expects from here, labelled as the
+        terminal labels moves (Metro 2033: ``hire 2 soldiers`` for ``count 2``, station names
+        for ids); no search internals, and no expected line (it would show the other players'
+        hidden tiles and cards as the search imagined them, as if they were known)."""
         stats = getattr(analysis, "actions", None)
         if not stats or not all(hasattr(a, "action") and hasattr(a, "text") for a in stats):
-            return term.readable(state, table)
-        rows = []
-        first = f"player {analysis.player}: {analysis.chosen_text}  ("
-        for row in table.splitlines():
-            if row.startswith(first) and analysis.chosen is not None:
-                row = f"player {analysis.player}: {term.describe(state, analysis.chosen)}  (" + row[len(first):]
-            for a in stats:
-                head = f"  {a.text:<28} visits"
-                if row.startswith(head):
-                    label = term.describe(state, a.action)
-                    row = f"  {label:<28} visits" + row[len(head):]
-                    break
-            if row.startswith("  line: ") and getattr(analysis, "line", None):
-                row = "  line: " + " | ".join(f"P{p} {label}" for p, label in _line_labels(state, analysis.line))
-            rows.append(term.readable(state, row))
+            return term.readable(state, analysis.table(top=top))
+        liked = sorted((a for a in stats if a.visits > 0), key=lambda a: (-a.visits, a.action))[:top]
+        if not liked:
+            return "  (a forced move: nothing to weigh)"
+        rows = ["  the moves it liked best, and how often it expects each to win from here:" if state.num_players > 1
+                else "  the moves it liked best, and the result it expects of each (100%: the best there is):"]
+        labels = [term.describe(state, a.action) for a in liked]
+        width = max(len(label) for label in labels)
+        for a, label in zip(liked, labels):
+            chosen = "   <- its choice" if a.action == analysis.chosen else ""
+            rows.append(term.readable(state, f"    {label:<{width}}  {100 * a.mean:3.0f}%{chosen}"))
+        hidden = "; what it cannot see was imagined, not known" if state.num_players > 1 else ""
+        rows.append(f"  ({analysis.iterations:,} imagined continuations{hidden})")
         return "\n".join(rows)
-
-
-def _line_labels(state, line):
-    """[(player, label)] for an analysis' expected line [(player, action, text)]: each action's
-    readable label in the position it is played in (the line replayed on a copy of `state`);
-    where the line leaves what this player sees (a hidden draw), the texts made readable."""
-    out = []
-    s = state.clone()
-    for p, action, text in line:
-        label = None
-        if s is not None:
-            try:
-                if action in s.legal_actions():
-                    label = term.describe(s, action)
-                    s.apply(action)
-                else:
-                    s = None
-            except Exception:  # noqa: BLE001 - a label is a courtesy; the text always works
-                s = None
-        out.append((p, label if label is not None else term.readable(state, text)))
-    return out

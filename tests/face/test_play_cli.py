@@ -45,7 +45,8 @@ def test_play_a_whole_game_with_bad_input_and_hints(monkeypatch, capsys):
     assert "there is no action 999" in o and "there is no action 0" in o
     assert "not understood: 'what now'" in o and "not understood: 'place T99 at Z9'" in o
     assert "your legal actions" in o and o.count("scores: P0=") >= 2     # list and board
-    assert "hint (ismcts:iterations=50): play" in o and "visits" in o
+    assert "hint (ismcts:iterations=50): play" in o and "how often it expects each to win" in o
+    assert "visits" not in o                                  # #43: in a person's words
     assert f"P0 (you): {text}" in o                                       # an action typed as text
     assert "P1 (greedy):" in o and "game over:" in o and ("you win" in o or "you lose" in o or "share" in o)
     assert prompts and all(p == "P0> " for p in prompts[:-1])

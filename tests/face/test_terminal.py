@@ -377,7 +377,7 @@ def test_metro2033_in_the_terminal_says_what_is_decided(monkeypatch, capsys, tmp
     listed = out.split("your legal actions")[-1].split("hint (")[0]
     assert "hire no soldiers" in listed and not re.search(r"\bcount \d", listed)
     table = out.split("hint (")[-1].split("you left")[0]
-    assert re.search(r"\n  hire (no|\d) soldiers? +visits", table) and not re.search(r"\n  count \d", table)
+    assert re.search(r"\n    hire (no|\d) soldiers? +\d+%", table) and not re.search(r"\n    count \d", table)
     assert "you left the game" in out
     moves = [x for x in out.splitlines() if re.match(r"P\d \((you|random)\): ", x)]
     assert moves and not any("_" in x or re.search(r": (station|count) ", x) for x in moves)
@@ -422,9 +422,11 @@ def test_a_short_terminal_summarises_a_variant_status_and_info_gives_it_all():
     assert view.status(rest, room=len(full)) == full                      # room enough: all of it
 
 
-def test_the_hint_line_uses_readable_labels():
-    """The hint table's expected line says each move as the rest of the terminal does
-    (Metro 2033: 'hire 2 soldiers', station names in words), replayed from the position."""
+def test_the_hint_says_its_moves_in_words_without_search_internals_or_guessed_cards():
+    """#43: the hint's alternatives as a person reads them: each move labelled as the rest of the
+    terminal says it (Metro 2033: 'hire 2 soldiers', station names in words), with the share of
+    wins the search expects, its choice marked; no visits, worlds or nodes, and no expected line
+    (it showed the other players' hidden cards as the search imagined them, as if known)."""
     from types import SimpleNamespace
 
     from metro_ai.play.human import HumanSeat
@@ -433,28 +435,22 @@ def test_the_hint_line_uses_readable_labels():
     r = random.Random(0)
     while s.phase != "place_hero":
         s.apply(r.choice(s.legal_actions()))
-    line, t = [], s.clone()
-    while len(line) < 8:
-        a = r.choice(t.legal_actions())
-        line.append((t.current_player, a, t.action_to_string(a)))
-        t.apply(a)
-    raw = [text for _, _, text in line]
+    legal = s.legal_actions()[:3]
+    raw = [s.action_to_string(a) for a in legal]
     assert any("_" in x or x.startswith(("count ", "station ")) for x in raw), raw
-    stats = [SimpleNamespace(action=line[0][1], text=raw[0], visits=5, share=1.0, mean=0.5)]
-    table = "\n".join([f"player {line[0][0]}: {raw[0]}  (5 iterations)",
-                       f"  {raw[0]:<28} visits        5  share 100.0%  mean 0.500",
-                       "  line: " + " | ".join(f"P{p} {x}" for p, _, x in line)])
-    analysis = SimpleNamespace(player=line[0][0], chosen=line[0][1], chosen_text=raw[0], actions=stats, line=line,
-                               table=lambda top=5: table)
+    stats = [SimpleNamespace(action=a, text=t, visits=v, share=v / 60, mean=m)
+             for a, t, v, m in zip(legal, raw, (10, 40, 0), (0.31, 0.58, 0.0))]
+    line = [(s.current_player, legal[1], raw[1])]
+    analysis = SimpleNamespace(player=s.current_player, chosen=legal[1], chosen_text=raw[1], actions=stats,
+                               line=line, iterations=50, table=lambda top=5: "unused")
     out = HumanSeat._hint_table(s, analysis)
-    row = next(x for x in out.splitlines() if x.startswith("  line: "))
-    t = s.clone()
-    labels = []
-    for p, a, _ in line:
-        labels.append(f"P{p} {m33.describe(t, a)}")
-        t.apply(a)
-    assert row == "  line: " + " | ".join(labels)
-    assert "_" not in row and not re.search(r"(: |\| )P\d (count|station) ", row), row
+    rows = out.splitlines()
+    assert rows[0].startswith("  the moves it liked best") and rows[1].split()[-4:] == ["58%", "<-", "its", "choice"], rows
+    assert m33.describe(s, legal[1]) in rows[1] and m33.describe(s, legal[0]) in rows[2] and rows[2].rstrip().endswith("31%")
+    assert len(rows) == 4 and "imagined, not known" in rows[3] and "50 imagined continuations" in rows[3]
+    for word in ("visits", "worlds", "nodes", "share", "line:", "iterations"):
+        assert word not in out, (word, out)
+    assert "_" not in out and not re.search(r"\b(count|station) ", out), out
 
 
 @pytest.mark.parametrize("players", [2, 5])
