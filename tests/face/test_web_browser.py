@@ -236,6 +236,11 @@ def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path
         moves += 1
         turn, ply = _wait_for_turn(browser, after_ply=str(ply))
         assert not _errors(browser), _errors(browser)
+    verdict = browser.find_element(By.ID, "verdict")           # #43: the end where the eye is
+    r = _rect(browser, "#verdict")
+    assert verdict.is_displayed() and verdict.text.startswith("Game over: P") and 0 <= r["top"] < r["height"], \
+        (verdict.text, r)
+    assert browser.find_elements(By.CSS_SELECTOR, "#legend .seat.winner")
     status = browser.find_element(By.ID, "status").text
     heading = {"metro": "Points", "metro-solo": "Points", "breakthrough": "Tokens", "metro2033": "VP"}.get(game, "Scores")
     assert status.startswith("Game over") and f". {heading}: P0 " in status, status   # what they count

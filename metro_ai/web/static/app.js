@@ -375,12 +375,7 @@ function statusLine(s) {
   const scores = s.scores ? `${heading}: ` + s.scores.map((v, p) => `P${p} ${v}`).join(" · ")
     : `${heading} hidden until the end.`;
   if (s.terminal) {
-    const best = Math.max(...s.returns);
-    const winners = s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
-    const mine = G.seats.map((b, p) => (b === null ? p : -1)).filter((p) => p >= 0);
-    let verdict = winners.length === 1 ? `P${winners[0]} wins` : `P${winners.join(", P")} share first place`;
-    if (mine.length === 1) verdict += mine[0] === winners[0] && winners.length === 1 ? ": you win"
-      : winners.includes(mine[0]) ? ": you share first place" : ": you lose";
+    const verdict = verdictOf(s);
     const labels = placeLabels(s.returns);
     const places = s.returns.map((r, p) => p).sort((a, b) => s.returns[b] - s.returns[a] || a - b)
       .map((p) => `${labels[p]} P${p}`).join(" · ");
@@ -388,6 +383,21 @@ function statusLine(s) {
   }
   const who = G.seats[s.current_player] === null ? "your move" : `${G.seats[s.current_player]} is thinking`;
   return `Ply ${s.ply}, P${s.current_player} to move (${who}). ${scores}`;
+}
+
+function winnersOf(s) {
+  const best = Math.max(...s.returns);
+  return s.returns.map((r, p) => (r === best ? p : -1)).filter((p) => p >= 0);
+}
+
+function verdictOf(s) {
+  // Who won a finished game, and, with one person at the table, whether they did.
+  const winners = winnersOf(s);
+  const mine = G.seats.map((b, p) => (b === null ? p : -1)).filter((p) => p >= 0);
+  let verdict = winners.length === 1 ? `P${winners[0]} wins` : `P${winners.join(", P")} share first place`;
+  if (mine.length === 1) verdict += mine[0] === winners[0] && winners.length === 1 ? ": you win"
+    : winners.includes(mine[0]) ? ": you share first place" : ": you lose";
+  return verdict;
 }
 
 // What a game's scores count (the legend and the status line say so): Metro's points,
@@ -409,6 +419,10 @@ function renderLegend(s) {
       item.append(el("span", { class: "score", text: unit ? ` · ${s.scores[p]} ${unit}` : ` · score ${s.scores[p]}` }));
     }
     if (!s.terminal && s.current_player === p) item.classList.add("to-move");
+    if (s.terminal && s.returns && winnersOf(s).includes(p)) {
+      item.classList.add("winner");
+      item.append(el("b", { class: "won", text: " · winner" }));
+    }
     box.append(item);
   });
 }
@@ -433,6 +447,8 @@ async function refresh() {
   $("redo").disabled = !s.can_redo;
   G.legal = [];
   $("review").disabled = !s.terminal || G.reviewing;     // (during play it would judge from hidden cards)
+  $("verdict").hidden = !s.terminal;                     // the end of the game where the eye is
+  $("verdict").textContent = s.terminal ? `Game over: ${verdictOf(s)}.` : "";
   if (s.terminal) {
     $("hint").disabled = true;
     $("stop").disabled = true;
