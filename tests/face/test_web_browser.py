@@ -9,7 +9,7 @@ The first screen (Metro chosen, *New game* in view, the options folded), the boa
 a hint row marking its square, redo, the bots' time per move, and a finished game's record
 loaded, reviewed and walked through (#43) have their own tests. The
 default tier (tests/tiers.py) plays the whole game of Metro, the first screen at 1280x720 and
-the review;
+the review; the bots' moves outlined since yours are the slow tier's too;
 the other games, the phone-sized window, the hint row with redo, the rated seat and the bots'
 time per move are the slow tier's.
 
@@ -562,3 +562,35 @@ def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_p
     again = json.loads(saved[0].read_text())
     assert [m["action"] for m in again["actions"]] == [m["action"] for m in record["actions"]]
     assert metro_ai.replay(again)[-1].returns() == record["returns"]
+
+
+@pytest.mark.slow
+def test_every_bot_move_since_yours_is_outlined_and_the_bots_can_be_slowed(page_url, browser):
+    """#43: with three bots after you, each bot move since your last one is outlined on the board
+    (the picture itself frames only the last) and listed in words, numbered; a pause before each
+    bot move can be chosen."""
+    browser.get(page_url)
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
+    Select(browser.find_element(By.ID, "game")).select_by_value("metro")
+    _more_options(browser)
+    players = browser.find_element(By.ID, "opt-players")
+    players.clear()
+    players.send_keys("4")
+    browser.find_element(By.ID, "seed").send_keys("3")
+    for seat in (1, 2, 3):
+        Select(browser.find_element(By.ID, f"seat-{seat}")).select_by_value("greedy")
+    Select(browser.find_element(By.ID, "bot-pause")).select_by_value("0.5")
+    browser.find_element(By.ID, "new-game").click()
+    turn, ply = _wait_for_turn(browser)
+    targets = browser.find_elements(By.CSS_SELECTOR, "#board rect.square.playable")
+    targets[0].click()
+    choices = browser.find_elements(By.CSS_SELECTOR, "#choices button.choice")
+    if browser.find_element(By.ID, "choices").is_displayed() and choices:
+        choices[0].click()
+    turn, after = _wait_for_turn(browser, after_ply=str(ply))
+    bot_lines = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#log li") if "(greedy)" in e.text]
+    assert len(bot_lines) == after - ply - 1 >= 3, bot_lines          # every bot move, in words
+    assert all(re.match(r"\d+\. P[123] ", t) for t in bot_lines), bot_lines
+    placed = [t for t in bot_lines if " at " in t]
+    outlined = browser.find_elements(By.CSS_SELECTOR, "#board rect.square.recent")
+    assert len(outlined) == len(placed) >= 1, (bot_lines, len(outlined))

@@ -90,6 +90,7 @@ const G = {
   reviewPly: null,     // the ply the board shows in review (null: the game as it stands)
   reviewing: false,    // a review is running
   recordLabels: null,  // a loaded record's names of its seats (its seats are all yours to play on)
+  recent: [],          // the bots' moves since a person's last move ({text, label}), outlined on the board
 };
 
 function setTurn(value) { document.body.dataset.turn = value; }
@@ -364,6 +365,7 @@ async function enterGame(summary, what) {
   $("save").disabled = false;
   $("save-record").disabled = false;
   $("hint-progress").textContent = "";
+  G.recent = [];
   closeReview();
   await refresh();
   $("play").scrollIntoView({ block: "start" });   // the board in view (a phone shows the set-up first)
@@ -439,6 +441,7 @@ async function refresh() {
   G.summary = s;
   document.body.dataset.ply = s.ply;
   $("board").innerHTML = pic.svg;
+  markRecent();
   renderLegend(s);
   $("status").textContent = statusLine(s);
   $("choices").hidden = true;
@@ -467,6 +470,17 @@ async function refresh() {
   } else {
     $("hint").disabled = true;
     botMove(s.current_player, epoch);
+  }
+}
+
+function markRecent() {
+  // The squares of every bot move since a person's last move (the picture frames only the last).
+  const svg = $("board").querySelector("svg");
+  const layout = svg ? layoutFor(G.game, svg) : null;
+  if (!layout || !layout.keyOf) return;
+  for (const m of G.recent) {
+    const key = layout.keyOf({ text: m.text || "" });
+    if (key !== null) layout.mark(svg, key).forEach((n) => n.classList.add("recent"));
   }
 }
 
@@ -539,6 +553,7 @@ async function play(action) {
   setTurn("busy");
   try {
     const done = await rpc.call("apply", { game_id: G.id, action: action.id });
+    G.recent = [];
     logMove(done.player, done.action === action.id && action.label ? action.label : done.text, "", done.state.ply);
   } catch (err) {
     showError(err);
@@ -556,6 +571,11 @@ async function botMove(player, epoch) {
   $("thinking").textContent = `P${player} (${spec}) is thinking…`;
   try {
     const limit = botLimit();
+    const pause = Number($("bot-pause").value) || 0;       // to follow what the bots do
+    if (pause > 0 && G.seats.includes(null)) {
+      await new Promise((r) => setTimeout(r, 1000 * pause));
+      if (epoch !== G.epoch) return;
+    }
     // the move as the person's seat saw it (in words); with nobody seated, the whole table's
     const seat = viewSeat(G.summary);
     const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, seat,
@@ -563,7 +583,10 @@ async function botMove(player, epoch) {
     const text = r.label || r.text;
     $("thinking").textContent = `P${player} (${spec}) played ${text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
       (r.iterations && r.share !== null ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
-    if (r.applied) logMove(r.player, text, spec, r.state.ply);
+    if (r.applied) {
+      logMove(r.player, text, spec, r.state.ply);
+      G.recent.push({ text: r.text, label: r.label });
+    }
   } catch (err) {
     if (epoch === G.epoch) showError(err);
   } finally {
@@ -602,6 +625,7 @@ async function undo() {
   clearError();
   if (!G.id) return;
   G.epoch++;                                  // a bot move now running is not followed up
+  G.recent = [];
   await stopSearch();
   while (G.thinking) await new Promise((r) => setTimeout(r, 20));
   try {
@@ -620,6 +644,7 @@ async function redo() {
   clearError();
   if (!G.id || G.thinking) return;
   G.epoch++;
+  G.recent = [];
   try {
     let s = await rpc.call("redo", { game_id: G.id });
     while (s.can_redo && !s.terminal && G.seats[s.current_player] !== null) s = await rpc.call("redo", { game_id: G.id });
