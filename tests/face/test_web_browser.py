@@ -9,9 +9,8 @@ The first screen (Metro chosen, *New game* in view, the options folded), the boa
 a hint row marking its square, redo, the bots' time per move, and a finished game's record
 loaded, reviewed and walked through (#43) have their own tests. The
 default tier (tests/tiers.py) plays the whole game of Metro, the first screen at 1280x720 and
-the review; the bots' moves outlined since yours are the slow tier's too;
-the other games, the phone-sized window, the hint row with redo, the rated seat and the bots'
-time per move are the slow tier's.
+the review; the other games, the phone-sized window, the hint row with redo, the rated seat,
+the bots' time per move and their moves outlined since yours are the slow tier's.
 
 Screenshots go to the folder ``METRO_AI_SCREENSHOTS`` names (made if missing), else to the
 test's temporary folder.
