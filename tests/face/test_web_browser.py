@@ -348,6 +348,11 @@ def test_the_first_screen_starts_metro_in_one_click_and_shows_the_board(size, pa
             "rgb({}, {}, {})".format(*(int(colours[p][i:i + 2], 16) for i in (1, 3, 5)))
         owned = browser.find_elements(By.CSS_SELECTOR, f'#board g.station[data-owner="{p}"] rect')
         assert owned and {e.get_attribute("fill") for e in owned} == {colours[p]}    # the board's colours
+    draw = [b for b in browser.find_elements(By.CSS_SELECTOR, "#moves > button.move") if b.text == "draw"]
+    assert draw, "Metro's draw is a button"
+    r = browser.execute_script("const r = arguments[0].getBoundingClientRect(); return {top: r.top, bottom: r.bottom,"
+                               " height: innerHeight};", draw[0])
+    assert 0 <= r["top"] and r["bottom"] <= r["height"], r            # #43: in view with the board, not below it
     hand = browser.find_elements(By.CSS_SELECTOR, "#board text.hand-id")
     assert hand and all(re.fullmatch(r"T\d\d", e.text) for e in hand)
     browser.save_screenshot(str(_shots(tmp_path) / f"new-game-{size}.png"))
