@@ -90,7 +90,7 @@ const G = {
   reviewPly: null,     // the ply the board shows in review (null: the game as it stands)
   reviewing: false,    // a review is running
   recordLabels: null,  // a loaded record's names of its seats (its seats are all yours to play on)
-  recent: [],          // the bots' moves since a person's last move ({text, label}), outlined on the board
+  recent: [],          // the texts of the bots' moves since a person's last move, outlined on the board
 };
 
 function setTurn(value) { document.body.dataset.turn = value; }
@@ -423,7 +423,7 @@ function renderLegend(s) {
     if (!s.terminal && s.current_player === p) item.classList.add("to-move");
     if (s.terminal && s.returns && winnersOf(s).includes(p)) {
       item.classList.add("winner");
-      item.append(el("b", { class: "won", text: " · winner" }));
+      item.append(el("b", { text: " · winner" }));
     }
     box.append(item);
   });
@@ -478,8 +478,8 @@ function markRecent() {
   const svg = $("board").querySelector("svg");
   const layout = svg ? layoutFor(G.game, svg) : null;
   if (!layout || !layout.keyOf) return;
-  for (const m of G.recent) {
-    const key = layout.keyOf({ text: m.text || "" });
+  for (const text of G.recent) {
+    const key = layout.keyOf({ text });
     if (key !== null) layout.mark(svg, key).forEach((n) => n.classList.add("recent"));
   }
 }
@@ -585,7 +585,7 @@ async function botMove(player, epoch) {
       (r.iterations && r.share !== null ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
     if (r.applied) {
       logMove(r.player, text, spec, r.state.ply);
-      G.recent.push({ text: r.text, label: r.label });
+      G.recent.push(r.text);
     }
   } catch (err) {
     if (epoch === G.epoch) showError(err);
