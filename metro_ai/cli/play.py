@@ -71,7 +71,7 @@ def run(args, read=None, write=None) -> int:
     try:
         play_game(state, seats, limits, on_move=on_move)
     except Stop:
-        _save(save, match_record(game, seed, info, moves, state, limit=limit_of(args)), write)
+        _save(save, match_record(game, seed, info, moves, state, limit=limit_of(args), people=[me]), write)
         return 0
     write("")
     human.show(state)
@@ -82,7 +82,7 @@ def run(args, read=None, write=None) -> int:
     best = max(returns)
     write("you win!" if returns[me] == best and returns.count(best) == 1 else
           "you share first place" if returns[me] == best else "you lose")
-    record = match_record(game, seed, info, moves, state, limit=limit_of(args))
+    record = match_record(game, seed, info, moves, state, limit=limit_of(args), people=[me])
     _save(save, record, write)
     _offer_review(record, me, review_spec, read, write)
     return 0

@@ -125,7 +125,7 @@ def play_match(game, bots, seed=0, limit: Limit | None = None, on_action=None, b
 
 
 def match_record(game, seed, seats, actions, state, *, limit: Limit | None = None, seconds=None,
-                 names=None, versions=None):
+                 names=None, versions=None, people=()):
     """The match record of a game dealt by ``game.new_state(seed)`` and played by `actions`
     (``[{"player", "action", "text", "seconds", ...}]``, each move's dict kept as it is) to `state`:
     the one writer of the format, used by :func:`play_match` and by the protocol's ``save``
@@ -135,8 +135,10 @@ def match_record(game, seed, seats, actions, state, *, limit: Limit | None = Non
     a person, a client, several bots by turns) is described by that label alone. ``options``
     are ``game.state_options`` (the added options at their defaults left out, as in a saved
     state), with a file option shown by the name in `names` (``{option: name}``, the file as
-    the user named it) rather than its path. ``scores`` and ``returns`` are there once the game
-    is over. `seconds` default: the sum of the moves' seconds; `versions`: more version
+    the user named it) rather than its path. ``people`` lists the seats (sorted) played by
+    someone other than a metro-ai bot: a person at ``metro-ai play``, or a protocol client's
+    moves (the web page's player); empty for a match of bots. ``scores`` and ``returns`` are
+    there once the game is over. `seconds` default: the sum of the moves' seconds; `versions`: more version
     entries (``{"protocol": ...}``) beside metro-ai's and Python's.
     """
     seats = [_labelled_seat(s) if isinstance(s, str) else s for s in seats]
@@ -152,6 +154,7 @@ def match_record(game, seed, seats, actions, state, *, limit: Limit | None = Non
         "bots": [s["bot"] for s in seats],
         "seats": seats,
         "limit": limit_to_dict(limit),
+        "people": sorted(set(people)),
         "actions": [dict(m) for m in actions],
     }
     if state.is_terminal():
@@ -200,6 +203,11 @@ def replay_record(record):
     except (ValueError, TypeError) as exc:
         raise RecordError("match record: cannot set up its game from its fields 'game', 'options' and 'seed'"
                           ) from None
+    people = record.get("people", [])
+    if not isinstance(people, list) or any(isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < state.num_players
+                                           for p in people):
+        raise with_path(RecordError(f"match record: field 'people' must be a list of seats 0-{state.num_players - 1}"),
+                        ("people",))
     states = [state.clone()]
     for i, move in enumerate(record["actions"]):
         if not isinstance(move, dict) or "action" not in move:

@@ -393,6 +393,7 @@ def _record(game: Any, seed: Optional[int], names: dict, moves: list, state: Any
         if move["by"] not in by[move["player"]]:
             by[move["player"]].append(move["by"])
     labels = [" + ".join(b) or "nobody" for b in by]
-    return match_record(game, seed, labels, moves, state, names=names, versions={"protocol": PROTOCOL_VERSION})
+    return match_record(game, seed, labels, moves, state, names=names, versions={"protocol": PROTOCOL_VERSION},
+                        people=[p for p, b in enumerate(by) if "client" in b])
 
 
