@@ -131,6 +131,10 @@ def test_go_with_apply_moves_and_the_record_says_who_moved():
         record = (await c.result("save", game_id=gid))["record"]
         assert [m["by"] for m in record["actions"]] == ["ismcts:iterations=50", "random"]
         assert len(metro_ai.replay(record)) == 3
+        assert record["people"] == []                   # every move by a bot
+        await c.result("apply", game_id=gid, action=(await c.result("legal_actions", game_id=gid))["actions"][0]["id"])
+        record = (await c.result("save", game_id=gid))["record"]
+        assert record["bots"][0] == "ismcts:iterations=50 + client" and record["people"] == [0]
     run(main())
 
 

@@ -75,6 +75,7 @@ def test_record_holds_everything_and_is_json():
     assert rec["versions"]["metro_ai"] == metro_ai.__version__
     assert all(set(m) == {"player", "action", "text", "seconds"} for m in rec["actions"])
     assert len(rec["scores"]) == 3 and len(rec["returns"]) == 3
+    assert rec["people"] == []                              # bots only (#43: which seats were people)
 
 
 def test_specs_make_matches_reproducible():
@@ -129,6 +130,10 @@ def test_replay_refuses_corrupt_records():
     bad["seed"] = 4
     with pytest.raises(RecordError):
         metro_ai.replay(bad)
+    for people in ([2], [True], "0", [-1]):
+        with pytest.raises(RecordError, match="'people' must be a list of seats 0-1"):
+            metro_ai.replay({**rec, "people": people})
+    assert len(metro_ai.replay({**rec, "people": [1]})) == len(rec["actions"]) + 1
     with pytest.raises(RecordError, match="lacks"):
         metro_ai.replay({"format": "metro-ai-match", "version": 1, "game": "metro"})
     with pytest.raises(RecordError, match="must be JSON"):
