@@ -11,7 +11,7 @@ from metro_ai.engine.datafile import dumps
 from metro_ai.optionspec import OPTION_VALUES_HELP
 
 from .common import (BOT_SPEC_HELP, StartedProgress, add_budget_arguments, add_game_arguments, add_pool_arguments,
-                     check_jobs, check_plot, game_options, limit_of, require_dask)
+                     check_jobs, check_plot, game_options, limit_of, output_error, require_dask)
 
 NAME = "tournament"
 HELP = "a round robin or gauntlet between bots, with ratings"
@@ -53,6 +53,8 @@ def add_arguments(p):
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the Elo intervals (default: 1000)")
     p.add_argument("--csv", metavar="FILE", help="write the standings as CSV")
     p.add_argument("--games-csv", metavar="FILE", help="write every game as CSV (one row per seat)")
+    p.add_argument("--records", metavar="DIR",
+                   help="write each game's match record to DIR/game-NNNNNN.json (for replay, analyse, review)")
     p.add_argument("--plot", metavar="DIR", help="write ratings.png and winrate.png into DIR (extra: plot)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -83,9 +85,11 @@ def run(args) -> int:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     if args.max_games is not None and args.max_games < 0:
         raise ValueError(f"--max-games must be >= 0, got {args.max_games}")
-    for flag, path in (("--csv", args.csv), ("--games-csv", args.games_csv)):
+    for flag, path in (("--csv", args.csv), ("--games-csv", args.games_csv), ("--records", args.records)):
         if path and not Path(path).resolve().parent.is_dir():      # fail now, not after the games
             raise ValueError(f"{flag} {path}: no such directory")
+    if args.records and Path(args.records).exists() and not Path(args.records).is_dir():
+        raise ValueError(f"--records {args.records}: not a directory")
     check_plot(args)
     require_dask(args)
     config = _config(args)
@@ -112,6 +116,12 @@ def run(args) -> int:
         rep.write_csv(report, args.csv)
     if args.games_csv:
         rep.write_games_csv(result, args.games_csv)
+    if args.records:
+        try:
+            written = tournament.write_records(args.records)
+        except OSError as exc:
+            raise output_error("--records", args.records, exc) from None
+        print(f"{len(written)} match records written to {args.records}", file=sys.stderr)
     plots = rep.plot(report, args.plot) if args.plot else []
     if args.json:
         print(dumps({**report, "interrupted": interrupted, "plots": plots}, indent=2))

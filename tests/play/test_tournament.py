@@ -530,3 +530,23 @@ def test_report_shows_ties_as_shared_places(tmp_path):
     with open(tmp_path / "s.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [(r["rank"], r["place"]) for r in rows] == [("1", "=1")] * 3
+
+
+def test_records_writes_each_games_match_record(tmp_path, capsys):
+    """#43: --records writes one match record a game done, each the one the file keeps, which
+    replay reads; a --records that cannot be a folder is refused before any game."""
+    db, out = tmp_path / "t.sqlite", tmp_path / "records"
+    args = ["tournament", "--quiet", "--bots", "greedy,random", "--deals", "2", "--db", str(db), "--bootstrap", "0"]
+    assert main(args + ["--max-games", "3", "--records", str(out)]) == 0
+    assert "3 match records written to" in capsys.readouterr().err
+    files = sorted(out.iterdir())
+    assert [f.name for f in files] == ["game-000000.json", "game-000001.json", "game-000002.json"]
+    kept = metro_ai.Tournament(db=db).records([0, 1, 2])
+    for path, record in zip(files, kept):
+        assert json.loads(path.read_text()) == record
+        assert len(metro_ai.replay(path)) == len(record["actions"]) + 1
+    assert main(args + ["--resume", "--records", str(out)]) == 0             # the rest, and the earlier again
+    assert len(list(out.iterdir())) == 4
+    for bad, why in ((tmp_path / "no" / "dir", "no such directory"), (db, "not a directory")):
+        assert main(args + ["--resume", "--records", str(bad)]) == 2
+        assert f"--records {bad}: {why}" in capsys.readouterr().err

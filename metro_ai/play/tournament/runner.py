@@ -239,6 +239,23 @@ class Tournament:
         with self._read() as store:
             return [store.record(i) for i in ids]
 
+    def write_records(self, folder):
+        """Write the match record of every game done so far to `folder` (made if missing; its
+        parent must exist), one file a game, ``game-000017.json`` for game 17, read by
+        :func:`metro_ai.replay` and :func:`metro_ai.review`; a file there from an earlier export
+        of the same game is written again (a game's record never changes once done). Returns the
+        paths written, in game order."""
+        from metro_ai.engine.datafile import dumps
+        folder = Path(folder)
+        folder.mkdir(exist_ok=True)
+        written = []
+        with self._read() as store:
+            for game in store.results():
+                path = folder / f"game-{game['id']:06d}.json"
+                path.write_text(dumps(store.record(game["id"]), indent=1) + "\n", encoding="utf-8")
+                written.append(path)
+        return written
+
 
 class _Borrowed:
     """A store used in a ``with`` block without closing it (the in-memory one lives on)."""
