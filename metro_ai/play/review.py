@@ -150,10 +150,15 @@ class Review:
         """The decisions marked inaccuracy, mistake or blunder (of one seat, if given)."""
         return [d for d in self.decisions if d.mark in MARKS[2:] and (seat is None or d.player == seat)]
 
+    def describe(self, seed: Optional[int] = None) -> str:
+        """Who reviewed, how: ``hard (2,500 iterations a decision, seed 0)`` (the review's seed,
+        or `seed`: that of a bulk review, from which each game's derives)."""
+        times = f"{self.repeats} searches of " if self.repeats > 1 else ""
+        return f"{self.bot} ({times}{_budget(self.limit)} a decision, seed {self.seed if seed is None else seed})"
+
     def table(self) -> str:
         """The review as text: per reviewed seat its summary and its marked decisions."""
-        times = f"{self.repeats} searches of " if self.repeats > 1 else ""
-        rows = [f"review of {self.game} by {self.bot} ({times}{_budget(self.limit)} a decision, seed {self.seed}): "
+        rows = [f"review of {self.game} by {self.describe()}: "
                 f"{len(self.decisions)} decisions, {self.iterations:,} iterations, {self.seconds:.1f} s"]
         for p in self.players:
             acc = "-" if p.accuracy is None else f"{p.accuracy:.1f}"
@@ -350,6 +355,80 @@ def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, work
                   limit_to_dict(limit) or {}, seed, reviewed, decisions, chances, players, win, returns,
                   iterations=sum(r.iterations for r in results.values()), seconds=time.perf_counter() - t0,
                   repeats=repeats)
+
+
+def _review_one(item):
+    """One game of :func:`review_games` (a job: module level, so that it pickles)."""
+    key, record, settings = item
+    return key, review(record, seed=derive(settings.pop("seed"), key), **settings)
+
+
+def review_games(records, bot: str | BotSpec = "hard", limit: Limit | None = None, seed: int = 0, repeats: int = 1,
+                 workers: int = 1, jobs: int = 1, dask: str | None = None, keys=None,
+                 progress: Callable[[int, int], Any] | None = None) -> list:
+    """Review many recorded games (a tournament's, say) and return their `Review`s, in the order
+    of `records` (each a record dict, its JSON text or a path, as :func:`review` takes it).
+
+    Each game is one job: in this process (`jobs` 1), on `jobs` local processes (joblib; -1: one
+    per core), or on the Dask cluster at `dask` (``"tcp://host:port"``, the ``dask`` extra), each
+    job reviewing its game on `workers` threads. Game ``i`` is reviewed with the seed
+    ``derive(seed, keys[i])`` (`keys` default: 0, 1, 2, ...; a tournament's game ids), so the
+    reviews are the same wherever the jobs run. `bot`, `limit` and `repeats` as :func:`review`;
+    ``progress(done, total)`` counts games. :func:`review_summary` sums the reviews up by bot."""
+    from metro_ai.play.tournament.runner import dask_client, run_unordered
+    records = list(records)
+    keys = list(range(len(records))) if keys is None else list(keys)
+    if len(keys) != len(records):
+        raise ReviewError(f"{len(keys)} keys for {len(records)} records")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not (jobs >= 1 or jobs == -1):
+        raise ReviewError(f"jobs must be a positive int or -1 (one per core), got {jobs!r}")
+    spec = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
+    require_search(spec, spec.make(seed=seed), "it cannot review")     # before any job starts
+    settings = {"bot": str(spec), "limit": limit, "seed": seed, "repeats": repeats, "workers": workers}
+    items = [(k, r, dict(settings)) for k, r in zip(keys, records)]
+    done: dict = {}
+    if progress is not None:
+        progress(0, len(items))
+    with dask_client(dask) as client:
+        for key, result in run_unordered(_review_one, items, jobs, client):
+            done[key] = result
+            if progress is not None:
+                progress(len(done), len(items))
+    return [done[k] for k in keys]
+
+
+def review_summary(reviews) -> list:
+    """The reviews of many games summed up per bot (the record's name of each reviewed seat),
+    best accuracy first: ``bot``, ``games`` (seats reviewed), ``decisions``, ``accuracy`` (the
+    mean of `accuracy`'s per-decision figure over all its decisions), ``mean_loss`` (per
+    decision), ``marks`` counted, and ``luck`` (its mean per game)."""
+    rows: dict = {}
+    for r in reviews:
+        for p in r.players:
+            row = rows.setdefault(p.label, {"bot": p.label, "games": 0, "losses": [], "marks": dict.fromkeys(MARKS, 0),
+                                            "luck": 0.0})
+            row["games"] += 1
+            row["luck"] += p.luck
+            row["losses"] += [d.loss for d in r.decisions if d.player == p.seat]
+            for m in MARKS:
+                row["marks"][m] += p.marks[m]
+    out = []
+    for row in rows.values():
+        losses = row.pop("losses")
+        out.append({**row, "decisions": len(losses), "accuracy": accuracy(losses),
+                    "mean_loss": sum(losses) / len(losses) if losses else 0.0, "luck": row["luck"] / row["games"]})
+    return sorted(out, key=lambda row: (-(row["accuracy"] or 0.0), row["bot"]))
+
+
+def summary_table(rows) -> str:
+    """`review_summary`'s rows as a text table."""
+    lines = [f"{'bot':<24} {'games':>5} {'decisions':>9} {'accuracy':>8} {'mean loss':>9} {'luck/game':>9}  "
+             + "  ".join(MARKS[2:])]
+    for row in rows:
+        acc = "-" if row["accuracy"] is None else f"{row['accuracy']:.1f}"
+        lines.append(f"{row['bot'][:24]:<24} {row['games']:>5} {row['decisions']:>9} {acc:>8} {row['mean_loss']:>9.4f} "
+                     f"{row['luck']:>+9.3f}  " + "  ".join(f"{row['marks'][m]:>{len(m)}}" for m in MARKS[2:]))
+    return "\n".join(lines)
 
 
 def plot_review(result: Review, path) -> str:

@@ -181,3 +181,75 @@ def test_the_command_writes_json_and_a_plot(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "metro_ai", "review", str(path), "--bot", "greedy"],
                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     assert bad.returncode == 2 and "does not search" in bad.stderr
+
+
+def _same(a, b):
+    """Two reviews with the same findings (their seconds aside)."""
+    return {**a.to_dict(), "seconds": 0} == {**b.to_dict(), "seconds": 0}
+
+
+def test_many_games_reviewed_each_as_alone_wherever_they_run_and_summed_up_per_bot():
+    """#43's bulk review: game i reviewed as review() reviews it with seed derive(seed, keys[i]),
+    the same on two processes; the summary pools each bot's decisions."""
+    from metro_ai.bots.seeding import derive
+    from metro_ai.play.review import review_games, review_summary, summary_table
+    records = [metro_ai.play_match("leduc", ["greedy", "random"], seed=s) for s in range(3)]
+    limit = Limit(iterations=300)
+    here = review_games(records, bot="ismcts", limit=limit, seed=5, keys=[10, 11, 12])
+    assert all(_same(r, review(rec, bot="ismcts", limit=limit, seed=derive(5, k)))
+               for r, rec, k in zip(here, records, (10, 11, 12)))
+    seen = []
+    apart = review_games(records, bot="ismcts", limit=limit, seed=5, keys=[10, 11, 12], jobs=2,
+                         progress=lambda done, total: seen.append((done, total)))
+    assert all(_same(a, b) for a, b in zip(here, apart)) and seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    rows = {row["bot"]: row for row in review_summary(here)}
+    for bot, seat in (("greedy", 0), ("random", 1)):
+        own = [d for r in here for d in r.decisions if d.player == seat]
+        assert rows[bot]["games"] == 3 and rows[bot]["decisions"] == len(own)
+        assert rows[bot]["accuracy"] == pytest.approx(accuracy(d.loss for d in own))
+        assert rows[bot]["marks"]["best"] == sum(d.mark == "best" for d in own)
+        assert rows[bot]["luck"] == pytest.approx(sum(r.players[seat].luck for r in here) / 3)
+    assert summary_table(list(rows.values())).splitlines()[1].startswith(("greedy ", "random "))
+    with pytest.raises(ReviewError, match="2 keys for 3 records"):
+        review_games(records, keys=[1, 2])
+    with pytest.raises(ReviewError, match="jobs must be"):
+        review_games(records, jobs=0)
+
+
+def test_the_command_reviews_a_tournament_in_bulk(tmp_path, capsys):
+    from metro_ai.cli import main
+    db = tmp_path / "t.sqlite"
+    assert main(["tournament", "--game", "leduc", "--quiet", "--bots", "greedy,random", "--deals", "1", "--db", str(db),
+                 "--bootstrap", "0", "--records", str(tmp_path / "r")]) == 0
+    capsys.readouterr()
+    out = tmp_path / "bulk.json"
+    assert main(["review", str(db), "--iterations", "200", "--jobs", "1", "--quiet", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("2 games reviewed by hard (200 iterations a decision, seed 0), per bot:")
+    data = json.loads(out.read_text())
+    assert data["format"] == "metro-ai-reviews" and [g["source"] for g in data["games"]] == ["0", "1"]
+    assert sorted(row["bot"] for row in data["bots"]) == ["greedy", "random"]
+    files = sorted(str(p) for p in (tmp_path / "r").iterdir())
+    assert main(["review", *files, "--iterations", "200", "--jobs", "1", "--quiet", "--json", "-"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert [g["source"] for g in again["games"]] == files
+    assert [g["decisions"] for g in again["games"]] == [g["decisions"] for g in data["games"]]   # keys 0, 1 both
+    for args, why in (([*files, "--plot", str(tmp_path / "p.png")], "--plot is for one record"),
+                      ([*files, "--seat", "0"], "--seat is for one record"),
+                      ([files[0], "--dask", "tcp://127.0.0.1:1"], "--dask reviews several games")):
+        assert main(["review", *args, "--quiet"]) == 2
+        assert why in capsys.readouterr().err
+
+
+@pytest.mark.slow          # a Dask cluster's start
+def test_a_dask_cluster_reviews_games_as_this_process_does():
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import LocalCluster
+    from metro_ai.play.review import review_games
+    records = [metro_ai.play_match("leduc", ["greedy", "random"], seed=s) for s in range(3)]
+    here = review_games(records, bot="ismcts", limit=Limit(iterations=200), seed=2)
+    with LocalCluster(processes=True, n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        there = review_games(records, bot="ismcts", limit=Limit(iterations=200), seed=2,
+                             dask=cluster.scheduler_address)
+    assert all(_same(a, b) for a, b in zip(here, there))

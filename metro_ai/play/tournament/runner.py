@@ -324,19 +324,28 @@ def _execute(key, todo, jobs, client):
     """Yield (id, outcome) as games finish, in process, on joblib's loky processes, or on the
     Dask cluster of `client` (:func:`dask_client`). Each game's seeds derive from the
     tournament's seed and the game alone, so where a game runs changes nothing in its result."""
-    if not todo:
+    return run_unordered(functools.partial(play_scheduled, key), todo, jobs, client)
+
+
+def run_unordered(call, items, jobs, client):
+    """Yield ``call(item)`` for each of `items` as each finishes: in this process (`jobs` 1 and
+    no client, or a single item), on `jobs` of joblib's loky processes (-1: one per core), or on
+    the Dask cluster of `client` (:func:`dask_client`) through joblib's Dask backend. `call` and
+    the items must pickle. Tournaments and bulk reviews (:func:`metro_ai.play.review.review_games`)
+    run their work through it."""
+    items = list(items)
+    if not items:
         return
-    if client is None and (jobs == 1 or len(todo) == 1):
-        for game in todo:
-            yield play_scheduled(key, game)
+    if client is None and (jobs == 1 or len(items) == 1):
+        for item in items:
+            yield call(item)
         return
     from joblib import Parallel, delayed, parallel_config
     if client is not None:
         with parallel_config(backend="dask", client=client):
             yield from Parallel(n_jobs=-1, return_as="generator_unordered", batch_size=1)(
-                delayed(play_scheduled)(key, g) for g in todo)
+                delayed(call)(item) for item in items)
         return
     n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
     with parallel_config(backend="loky", n_jobs=n_jobs):
-        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(play_scheduled)(key, g) for g in todo)
+        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(call)(item) for item in items)
