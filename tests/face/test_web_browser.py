@@ -553,6 +553,33 @@ def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_p
     assert browser.save_screenshot(str(shot)) and shot.read_bytes().startswith(PNG)
     browser.find_element(By.TAG_NAME, "body").send_keys("\ue014")          # the right arrow key
     WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(first + 1))
+    assert _current(browser) == [("log", first + 1)], _current(browser)       # the list follows the keys
+    # the move list itself: every move listed, numbered, as the record has it; a click shows the board then
+    moves = browser.find_elements(By.CSS_SELECTOR, "#log li[data-ply]")
+    assert [int(m.get_attribute("data-ply")) for m in moves] == list(range(len(record["actions"])))
+    assert all(m.text.startswith(f"{p + 1}. P{record['actions'][p]['player']} ") for p, m in enumerate(moves))
+    pick = len(moves) // 3
+    moves[pick].click()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(pick))
+    assert _current(browser) == [("log", pick)] + [("mark", pick)] * (pick in [int(m.get_attribute("data-ply")) for m in marks])
+    assert f"before move {pick + 1}" in browser.find_element(By.ID, "status").text
+    browser.find_element(By.TAG_NAME, "body").send_keys("\ue012")          # the left arrow key
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(pick - 1))
+    assert ("log", pick - 1) in _current(browser)
+    # the luck of the draws: a tick per chance event under the graph, its luck when pointed at and
+    # when walked to, in points of win chance, seat by seat
+    review = browser.execute_script("return G.review")
+    ticks = browser.find_elements(By.CSS_SELECTOR, "#review-graph g.luck")
+    assert [int(t.get_attribute("data-ply")) for t in ticks] == [c["ply"] for c in review["chances"]]
+    lucky = next(c for c in review["chances"] if any(round(100 * v) for v in c["luck"]))
+    tick = next(t for t in ticks if int(t.get_attribute("data-ply")) == lucky["ply"])
+    said = [f"P{p} " + ("+" if v > 0 else "−") + str(abs(round(100 * v))) for p, v in enumerate(lucky["luck"]) if round(100 * v)]
+    title = tick.find_element(By.TAG_NAME, "title").get_attribute("textContent")
+    assert all(s.split()[0] in title and s.split()[1] in title for s in said), (title, said)
+    ActionChains(browser).move_to_element(tick).click().perform()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(lucky["ply"]))
+    luck = browser.find_element(By.CSS_SELECTOR, "#status .luck").text
+    assert "points of win chance" in luck and all(s.split()[1] in luck for s in said), (luck, said)
     dots = browser.find_elements(By.CSS_SELECTOR, "#review-graph circle.mark")
     ActionChains(browser).move_to_element(dots[-1]).click().perform()
     last = int(dots[-1].get_attribute("data-ply"))
@@ -566,6 +593,12 @@ def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_p
     again = json.loads(saved[0].read_text())
     assert [m["action"] for m in again["actions"]] == [m["action"] for m in record["actions"]]
     assert metro_ai.replay(again)[-1].returns() == record["returns"]
+
+
+def _current(driver):
+    """The moves marked as shown: ("log", ply) in the move list, ("mark", ply) in the marked moves."""
+    return [("log" if e.find_element(By.XPATH, "..").get_attribute("id") == "log" else "mark", int(e.get_attribute("data-ply")))
+            for e in driver.find_elements(By.CSS_SELECTOR, "#log li.current, #review-marks li.current")]
 
 
 @pytest.mark.slow
@@ -598,3 +631,52 @@ def test_every_bot_move_since_yours_is_outlined_and_the_bots_can_be_slowed(page_
     placed = [t for t in bot_lines if " at " in t]
     outlined = browser.find_elements(By.CSS_SELECTOR, "#board rect.square.recent")
     assert len(outlined) == len(placed) >= 1, (bot_lines, len(outlined))
+
+
+# ---- the words a person reads: at least 11 CSS px (#43) ----
+READABLE_PX = 11
+TEXT_PX = """
+// every non-empty text of the board's picture, its font size as drawn (CSS px): the computed size
+// times its on-screen scale; and of the page's own words outside the picture (CSS px)
+const sizes = [...document.querySelectorAll('#board svg text')].filter((t) => t.textContent.trim() && t.getScreenCTM())
+  .map((t) => { const m = t.getScreenCTM(); return [parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b), t.textContent]; });
+const page = [...document.querySelectorAll('main *:not(svg):not(svg *)')]
+  .filter((e) => e.offsetParent !== null && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+  .map((e) => [parseFloat(getComputedStyle(e).fontSize), e.textContent.trim().slice(0, 40)]);
+return {board: sizes, page: page};
+"""
+
+
+def _text_sizes(driver):
+    """The smallest words of the board's picture and of the page, as [size in CSS px, text]."""
+    sizes = driver.execute_script(TEXT_PX)
+    return min(sizes["board"]), min(sizes["page"])
+
+
+@pytest.mark.parametrize("game, size", tiered([(g, s) for g in ("metro2033", "breakthrough") for s in sorted(SIZES)],
+                                              fast=lambda game, size: (game, size) == ("metro2033", "phone")))
+def test_the_words_of_a_map_or_a_card_are_at_least_11_px(game, size, page_url, browser, tmp_path):
+    """#43: Metro 2033's station names and player panels, Breakthrough's card texts and the page's
+    own words are at least 11 CSS px at 1280x720 and on a phone (390x844): the picture is drawn
+    that large and panned in its box, the page no wider than the window; *whole board* fits it in
+    the box again (smaller words), and + zooms in from there."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", SIZES[size])
+    _set_up(browser, page_url, game)
+    _, ply = _wait_for_turn(browser)
+    (board, board_text), (page, page_text) = _text_sizes(browser)
+    browser.save_screenshot(str(_shots(tmp_path) / f"readable-{game}-{size}.png"))
+    assert board >= READABLE_PX - 0.01, (board, board_text)
+    assert page >= READABLE_PX - 0.01, (page, page_text)
+    r = _rect(browser, "#board")
+    assert r["right"] <= r["width"] + 1 and r["page"] <= r["width"], r              # panned inside its box
+    browser.find_element(By.ID, "zoom-fit").click()
+    whole = _rect(browser, "#board svg")
+    assert whole["right"] - whole["left"] <= r["right"] - r["left"] + 1, (whole, r)
+    fitted, _ = _text_sizes(browser)
+    assert fitted[0] < board, (fitted, board)                 # the whole picture in the box: smaller words
+    browser.find_element(By.ID, "zoom-in").click()
+    assert _text_sizes(browser)[0][0] > fitted[0] * 1.2
+    _move(browser, random.Random(1))                          # the scale stays through a move
+    _wait_for_turn(browser, after_ply=str(ply))
+    assert _text_sizes(browser)[0][0] > fitted[0] * 1.2
+    assert not _errors(browser), _errors(browser)

@@ -91,6 +91,9 @@ const G = {
   reviewing: false,    // a review is running
   recordLabels: null,  // a loaded record's names of its seats (its seats are all yours to play on)
   recent: [],          // the texts of the bots' moves since a person's last move, outlined on the board
+  moves: [],           // the game's moves by ply, as this page said them: {player, text, by}; kept past an
+                       // undo (redo plays them again), written over by the moves played instead
+  zoom: null,          // the board's scale (CSS px a picture unit), "fit" (whole), null: the game's own (boardZoom)
 };
 
 function setTurn(value) { document.body.dataset.turn = value; }
@@ -126,6 +129,7 @@ const squareLayout = {
   },
   mark(svg, key) { return svg.querySelectorAll(`rect.square[data-square="${key}"]`); },
   what: "a square",
+  readable: false,     // the board is seen whole (its squares and edge names are large enough)
 };
 const cardLayout = {
   // Breakthrough: an action names its card ("play Hunter as hero (cost 3)"); the picture's cards
@@ -135,6 +139,7 @@ const cardLayout = {
   keysOf(action, names) { return names.filter((n) => action.text.includes(n)); },
   mark(svg, key) { return svg.querySelectorAll(`g.card[data-name="${CSS.escape(key)}"]`); },
   what: "a card",
+  readable: true,      // the cards' words are read: drawn large enough, panned (boardZoom)
 };
 const stationLayout = {
   // Metro 2033: an action on a station reads "station Polyanka" or "hero defends Polyanka"; the
@@ -147,6 +152,7 @@ const stationLayout = {
   },
   mark(svg, key) { return svg.querySelectorAll(`g.station[data-name="${CSS.escape(key)}"]`); },
   what: "a station",
+  readable: true,      // the map's station names and player panels are read (boardZoom)
 };
 const LAYOUTS = { metro: squareLayout, breakthrough: cardLayout, metro2033: stationLayout };
 
@@ -157,19 +163,84 @@ function layoutFor(name, svg) {
   return null;
 }
 
-// ---- set-up: games, options, seats (all from hello) ----
-function botChoices() {
-  const out = [];
-  for (const [name, p] of Object.entries(HELLO.presets)) out.push([name, `${name}: ${p.description}`]);
-  for (const [name, b] of Object.entries(HELLO.bots)) out.push([name, `${name}: ${b.description}`]);
-  return out;
+// ---- the board's size: the picture whole, or zoomed to be read and panned ----
+// A picture whose words are read (Metro 2033's map, Breakthrough's cards: a layout's `readable`)
+// is drawn at first where its smallest text is READABLE_PX CSS pixels high, in a box that scrolls
+// (pans) under the status line; Metro's board fits the window whole. The zoom buttons scale from
+// what is shown; "whole" fits it again. The scale stays through the game's moves and is forgotten
+// with the game (G.zoom).
+const READABLE_PX = 11;
+const ZOOM_STEP = 1.25;
+
+function drawBoard(svgText) {
+  const box = $("board");
+  const left = box.scrollLeft, top = box.scrollTop;       // a move does not move the view
+  box.innerHTML = svgText;
+  boardZoom();
+  box.scrollLeft = left;
+  box.scrollTop = top;
 }
 
+function pictureScale(svg) {
+  // CSS pixels per picture unit as drawn now.
+  const width = svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+  return width ? svg.getBoundingClientRect().width / width : 1;
+}
+
+function readableScale(svg) {
+  // The scale at which the picture's smallest words are READABLE_PX high: each text's font size
+  // as drawn now (its size times its on-screen scale), over the picture's scale now.
+  let smallest = Infinity;
+  for (const t of svg.querySelectorAll("text")) {
+    const m = t.getScreenCTM();
+    if (!t.textContent.trim() || !m) continue;
+    smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b));
+  }
+  return Number.isFinite(smallest) && smallest > 0 ? pictureScale(svg) * READABLE_PX / smallest : null;
+}
+
+function boardZoom() {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  svg.style.width = svg.style.height = "";
+  svg.classList.remove("zoomed");
+  const layout = layoutFor(G.game, svg);
+  let scale = G.zoom;
+  if (scale === null) scale = layout && layout.readable ? readableScale(svg) : "fit";
+  const fit = pictureScale(svg);
+  const zoomed = typeof scale === "number" && Math.abs(scale - fit) > 0.01;
+  $("board").classList.toggle("zoomed", zoomed);
+  if (zoomed) {
+    const box = svg.viewBox.baseVal;
+    svg.classList.add("zoomed");
+    svg.style.width = `${box.width * scale}px`;
+    svg.style.height = `${box.height * scale}px`;
+  }
+}
+
+function zoomBy(factor) {
+  // Zoom in or out from what is shown (null: the whole board), keeping the middle of the view.
+  const box = $("board"), svg = box.querySelector("svg");
+  if (!svg) return;
+  const cx = (box.scrollLeft + box.clientWidth / 2) / box.scrollWidth;
+  const cy = (box.scrollTop + box.clientHeight / 2) / box.scrollHeight;
+  G.zoom = factor === null ? "fit" : Math.max(0.2, Math.min(5, pictureScale(svg) * factor));
+  boardZoom();
+  box.scrollLeft = cx * box.scrollWidth - box.clientWidth / 2;
+  box.scrollTop = cy * box.scrollHeight - box.clientHeight / 2;
+}
+
+// ---- set-up: games, options, seats (all from hello) ----
 function fillBotSelect(select, value, withPerson, ladder) {
+  // The difficulties first (a preset's name), then the other bots by their method, each described
+  // in its tooltip (the search's terms are there, not in the list).
   select.replaceChildren();
   if (withPerson) select.append(el("option", { value: "", text: "you" }));
-  if (ladder) select.append(el("option", { value: ELO, text: `ismcts at a rating (Elo ${ladder.elo.min}–${ladder.elo.max})` }));
-  for (const [name, label] of botChoices()) select.append(el("option", { value: name, text: label.slice(0, 60) }));
+  if (ladder) select.append(el("option", { value: ELO, text: `a bot at a rating (Elo ${ladder.elo.min}–${ladder.elo.max})` }));
+  for (const [name, p] of Object.entries(HELLO.presets)) select.append(el("option", { value: name, text: name, title: p.description }));
+  const others = el("optgroup", { label: "other bots, by method" });
+  for (const [name, b] of Object.entries(HELLO.bots)) others.append(el("option", { value: name, text: name, title: b.description }));
+  select.append(others);
   select.value = value;
   if (select.value !== value) select.value = withPerson ? "" : select.options[0].value;   // (a rating no ladder offers now)
 }
@@ -215,6 +286,34 @@ function defaultBot() {
   return presets.includes("medium") ? "medium" : presets[0] || Object.keys(HELLO.bots)[0];
 }
 
+// ---- an option in words: no engine names, rule codes or None in what the form shows ----
+// (the engine's description, its name and its rule stay in the tooltip)
+function optionLabel(name) {
+  // "hand_size" -> "Hand size"
+  const words = name.replace(/_/g, " ");
+  return words[0].toUpperCase() + words.slice(1);
+}
+
+function valueWords(value) {
+  // a choice in words: null -> "none", "new_york" -> "new york"
+  return value === null ? "none" : String(value).replace(/_/g, " ");
+}
+
+const RULE_CODE = /\s*\((?:variant |module )?[A-Z]\d+(?:\.\d+)?(?:\s*[-–,]\s*[A-Z]?\d+(?:\.\d+)?)*\)/g;
+
+function helpWords(help, names) {
+  // An option's description in a person's words: its first sentence or clause, without rule codes
+  // in brackets ("(M11-M14)") or quotes round a value; an option named in words ("exchange_limit=None":
+  // "exchange limit none"); None, True, False as none, on, off.
+  let text = help.split(/;\s|\.\s/)[0].replace(RULE_CODE, "").replace(/(^|[\s(,=])'(\w+)'/g, "$1$2");
+  for (const name of names) {
+    text = text.replace(new RegExp(`\\b${name}\\b(?:=(\\w+))?`, "g"),
+                        (_, v) => optionLabel(name).toLowerCase() + (v ? ` ${valueWords(v === "None" ? null : v)}` : ""));
+  }
+  return text.replace(/\bNone\b/g, "none").replace(/\bTrue\b/g, "on").replace(/\bFalse\b/g, "off")
+    .replace(/\bRECONSTRUCTED\b/g, "reconstructed");
+}
+
 function renderOptions() {
   const info = HELLO.games[$("game").value];
   $("game-title").textContent = info.title;
@@ -238,7 +337,7 @@ function renderOptions() {
       input.checked = !!o.default;
     } else if (o.kind === "choice") {
       input = el("select", { id: `opt-${name}` });
-      for (const c of o.choices) input.append(el("option", { value: JSON.stringify(c), text: String(c) }));
+      for (const c of o.choices) input.append(el("option", { value: JSON.stringify(c), text: valueWords(c) }));
       input.value = JSON.stringify(o.default);
     } else {
       continue;                     // lists and file paths keep their defaults here
@@ -246,9 +345,10 @@ function renderOptions() {
     input.dataset.option = name;
     input.dataset.kind = o.kind;
     input.addEventListener("change", () => renderSeats());       // a ladder is for one option set
-    const label = el("label", { class: o.kind === "bool" ? "check" : "", title: `${o.help} (${o.rule})` },
-                     o.kind === "bool" ? input : `${name} `, o.kind === "bool" ? ` ${name}` : input);
-    box.append(label, el("div", { class: "help", text: o.help }));
+    const label = el("label", { class: o.kind === "bool" ? "check" : "",
+                                title: `${o.help} (${name}${o.rule ? `, rule ${o.rule}` : ""})` },
+                     o.kind === "bool" ? input : `${optionLabel(name)} `, o.kind === "bool" ? ` ${optionLabel(name)}` : input);
+    box.append(label, el("div", { class: "help", text: helpWords(o.help, Object.keys(info.options)) }));
   }
   renderSeats();
 }
@@ -348,6 +448,8 @@ function placeLabels(returns) {
 
 async function leaveGame() {
   G.epoch++;
+  G.moves = [];
+  G.zoom = null;
   if (G.id) {
     const old = G.id;
     G.id = null;
@@ -359,7 +461,8 @@ async function enterGame(summary, what) {
   G.id = summary.game_id;
   G.game = summary.game;
   G.summary = summary;
-  $("log").replaceChildren(el("li", { text: what }));
+  G.intro = what;
+  listMoves(false);
   $("hints").textContent = "—";
   $("thinking").textContent = "idle";
   $("save").disabled = false;
@@ -440,7 +543,7 @@ async function refresh() {
   if (epoch !== G.epoch) return;
   G.summary = s;
   document.body.dataset.ply = s.ply;
-  $("board").innerHTML = pic.svg;
+  drawBoard(pic.svg);
   markRecent();
   renderLegend(s);
   $("status").textContent = statusLine(s);
@@ -455,6 +558,7 @@ async function refresh() {
   if (s.terminal) {
     $("hint").disabled = true;
     $("stop").disabled = true;
+    listMoves(true);
     setTurn("over");
     return;
   }
@@ -541,10 +645,33 @@ function offerChoices(actions, node) {
 }
 
 function logMove(player, text, by, number) {
-  // A move is numbered as the game counts it (its ply after it: move 1 is the first); undo and
-  // redo notes are not.
-  const prefix = number === undefined ? "" : `${number}. `;
-  $("log").append(el("li", { text: `${prefix}P${player} ${text}${by ? ` (${by})` : ""}` }));
+  // A move is numbered as the game counts it (its ply after it: move 1 is the first) and kept in
+  // G.moves; undo and redo notes are neither.
+  if (number === undefined) {
+    $("log").append(el("li", { text: `P${player} ${text}${by ? ` (${by})` : ""}` }));
+  } else {
+    G.moves[number - 1] = { player, text, by };
+    $("log").append(moveItem(number - 1, false));
+  }
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+function moveItem(ply, walk) {
+  // The list's line of move `ply` (0: the first, said "1."); in a finished game a click shows the
+  // board before it (showPly), as the review's marks do.
+  const m = G.moves[ply];
+  const item = el("li", { "data-ply": ply, text: `${ply + 1}. P${m.player} ${m.text}${m.by ? ` (${m.by})` : ""}` });
+  if (walk) item.addEventListener("click", () => guard(showPly)(ply));
+  return item;
+}
+
+function listMoves(walk) {
+  // The move list as the game stands: the line saying how it began, then each move played (a
+  // record's included); `walk`: once it is over, every move clickable.
+  const known = G.moves.slice(0, G.summary.ply).filter(Boolean).length === G.summary.ply;
+  const items = known ? G.summary.ply : 0;       // (a position loaded mid-game has none before it)
+  $("log").replaceChildren(el("li", { text: G.intro }), ...Array.from({ length: items }, (_, p) => moveItem(p, walk)));
+  $("log").classList.toggle("walk", walk && items > 0);
   $("log").scrollTop = $("log").scrollHeight;
 }
 
@@ -769,6 +896,18 @@ function seatName(p) {
   return `P${p} (${who})`;
 }
 
+function points(v) {
+  // A change in win chance in points (percentage points, signed): 0.07 -> "+7".
+  const p = Math.round(100 * v);
+  return `${p < 0 ? "−" : "+"}${Math.abs(p)}`;
+}
+
+function luckWords(chance) {
+  // A chance entry's luck for each seat it moved, in points of win chance (none: null).
+  const parts = chance.luck.map((l, p) => (Math.round(100 * l) ? `${seatName(p)} ${points(l)}` : null)).filter(Boolean);
+  return parts.length ? `${parts.join(", ")} points of win chance` : null;
+}
+
 function showReview() {
   const rv = G.review;
   const marked = rv.decisions.filter((d) => MARK_WORDS[d.mark]);
@@ -778,39 +917,49 @@ function showReview() {
   for (const p of rv.players) {
     const counts = Object.entries(MARK_WORDS).map(([m, w]) => `${p.marks[m]} ${w[p.marks[m] === 1 ? 0 : 1]}`).join(", ");
     const acc = p.accuracy === null ? "–" : p.accuracy.toFixed(0);
-    const luck = `${p.luck >= 0 ? "+" : "−"}${Math.abs(p.luck).toFixed(2)}`;
-    players.append(el("p", { "data-seat": p.seat, text: `${seatName(p.seat)}: accuracy ${acc}, luck ${luck}; ${counts}` }));
+    players.append(el("p", { "data-seat": p.seat,
+      text: `${seatName(p.seat)}: accuracy ${acc}, luck ${points(p.luck)} points of win chance; ${counts}` }));
   }
   const list = $("review-marks");
   list.replaceChildren();
   for (const d of marked) {
-    list.append(el("li", { "data-ply": d.ply, onclick: () => showPly(d.ply),
-      text: `move ${d.ply + 1}, ${seatName(d.player)}: ${d.mark}: played ${d.played_text}, better ${d.best_text} ` +
+    list.append(el("li", { "data-ply": d.ply, onclick: () => guard(showPly)(d.ply),
+      text: `move ${d.ply + 1}, ${seatName(d.player)}: ${d.mark}: played ${playedWords(d)}, better ${d.best_text} ` +
             `(win chance ${Math.round(100 * d.value_best)}% → ${Math.round(100 * d.value_played)}%)` }));
   }
   drawGraph(rv, marked);
+  markPly(G.reviewPly);
+}
+
+function playedWords(d) {
+  // The move a decision played, in the words the move list used for it.
+  return (G.moves[d.ply] && G.moves[d.ply].text) || d.played_text;
 }
 
 function drawGraph(rv, marked) {
-  // Each seat's win chance over the game (its value at its decisions), the marked moves as dots
-  // (click: the board then), the plies where luck was counted as ticks along the bottom.
-  const W = 600, H = 170, L = 30, B = 20, T = 8;
+  // Each seat's win chance over the game (its value at its decisions), the marked moves as dots,
+  // the luck of the draws as ticks along the bottom (pointed at: whose luck, how much); a dot or
+  // a tick clicked shows the board then. Drawn at the width it is shown (one unit a CSS pixel),
+  // so its words are as large on a phone as on a desktop.
+  const W = Math.max(300, Math.min(640, Math.round($("review-graph").clientWidth) || 600));
+  const H = 180, L = 38, B = 22, T = 8;
   const plies = rv.win_chance.length ? rv.win_chance[0].length - 1 : 0;
   const x = (ply) => L + (W - L - 8) * (plies ? ply / plies : 0);
   const y = (v) => T + (H - T - B) * (1 - v);
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  const add = (tag, attrs, text) => {
+  svg.setAttribute("width", W);
+  const add = (tag, attrs, text, parent) => {
     const n = document.createElementNS(ns, tag);
     for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
     if (text !== undefined) n.textContent = text;
-    svg.append(n);
+    (parent || svg).append(n);
     return n;
   };
   for (const v of [0, 0.5, 1]) {
     add("line", { x1: L, x2: W - 8, y1: y(v), y2: y(v), stroke: "#ddd" });
-    add("text", { x: 2, y: y(v) + 4, "font-size": 10, fill: "#666" }, `${100 * v}%`);
+    add("text", { x: 2, y: y(v) + 4, "font-size": 12, fill: "#666" }, `${100 * v}%`);
   }
   const board = $("board").querySelector("svg");
   const colours = board && board.dataset.seatColours ? board.dataset.seatColours.split(",") : [];
@@ -821,35 +970,67 @@ function drawGraph(rv, marked) {
     add("polyline", { class: "seat-line", "data-seat": seat, points: points.join(" "), fill: "none",
                       stroke: colours[seat] || palette[seat % palette.length], "stroke-width": 2 });
   });
-  for (const c of rv.chances) add("line", { class: "luck", x1: x(c.ply), x2: x(c.ply), y1: H - B, y2: H - B + 5, stroke: "#999" });
+  add("line", { class: "now", x1: 0, x2: 0, y1: T, y2: H - B, stroke: "#333", "stroke-dasharray": "3 3", visibility: "hidden" });
+  for (const c of rv.chances) {
+    const words = luckWords(c);
+    const tick = add("g", { class: "luck", "data-ply": c.ply });
+    add("rect", { x: x(c.ply) - 4, y: H - B - 2, width: 8, height: 12, fill: "transparent" }, undefined, tick);
+    add("line", { x1: x(c.ply), x2: x(c.ply), y1: H - B, y2: H - B + 7, stroke: words ? "#555" : "#bbb",
+                  "stroke-width": words ? 2 : 1 }, undefined, tick);
+    add("title", {}, `luck at move ${c.ply + 1}: ${words || "none to speak of"}`, tick);
+    tick.addEventListener("click", () => guard(showPly)(c.ply));
+  }
   for (const d of marked) {
     const dot = add("circle", { class: "mark", "data-ply": d.ply, cx: x(d.ply), cy: y(d.value_played), r: 5,
                                 fill: MARK_COLOURS[d.mark], stroke: "#333" });
-    dot.addEventListener("click", () => showPly(d.ply));
-    add("title", {}, `move ${d.ply + 1}: ${d.mark}`);
+    dot.addEventListener("click", () => guard(showPly)(d.ply));
+    add("title", {}, `move ${d.ply + 1}: ${d.mark}`, dot);
   }
-  add("text", { x: L, y: H - 4, "font-size": 10, fill: "#666" }, "move");
+  add("text", { x: L, y: H - 2, "font-size": 12, fill: "#666" }, "moves → (ticks: the luck of the draws)");
+  G.graphX = x;
   $("review-graph").replaceChildren(svg);
 }
 
+function markPly(ply) {
+  // The move shown, marked in the move list, the marked moves and on the graph (null: none).
+  for (const li of document.querySelectorAll("#log li[data-ply], #review-marks li")) {
+    li.classList.toggle("current", ply !== null && Number(li.dataset.ply) === ply);
+  }
+  const now = document.querySelector("#review-graph line.now");
+  if (now) {
+    now.setAttribute("visibility", ply === null ? "hidden" : "visible");
+    if (ply !== null) { now.setAttribute("x1", G.graphX(ply)); now.setAttribute("x2", G.graphX(ply)); }
+  }
+  const log = $("log"), item = ply === null ? null : log.querySelector(`li[data-ply="${ply}"]`);
+  if (item && (item.offsetTop < log.scrollTop || item.offsetTop + item.offsetHeight > log.scrollTop + log.clientHeight)) {
+    log.scrollTop = item.offsetTop - log.clientHeight / 2;      // in view within the list (the page stays put)
+  }
+}
+
 async function showPly(ply) {
-  // The board before move `ply` (the move leading to it marked), the move played there and the
-  // review's better one named, the better move's square outlined where the picture has squares.
-  const rv = G.review;
-  if (!rv || !G.id) return;
-  const plies = rv.win_chance.length ? rv.win_chance[0].length - 1 : 0;
+  // Once the game is over, the board before move `ply + 1` (the move before it marked), the
+  // move played there; with a review, its mark and the review's best (its square outlined where
+  // the picture has squares) and the luck counted there.
+  if (!G.id || !(G.summary && G.summary.terminal)) return;
+  const plies = G.summary.ply;
   ply = Math.max(0, Math.min(plies, ply));
   const pic = await rpc.call("svg", { game_id: G.id, ply, seat: viewSeat(G.summary), labels: true });
   G.reviewPly = ply;
   document.body.dataset.reviewPly = ply;
-  $("board").innerHTML = pic.svg;
+  drawBoard(pic.svg);
   renderLegend({ ...G.summary, scores: null, terminal: true });     // (the final scores are not this position's)
-  const d = rv.decisions.find((x) => x.ply === ply);
-  let line = `Review: the position before move ${ply + 1} of ${plies}.`;
-  if (d) line += ` ${seatName(d.player)} played ${d.played_text} (${d.mark}); the review's best: ${d.best_text}.`;
+  const rv = G.review;
+  const d = rv ? rv.decisions.find((x) => x.ply === ply) : null;
+  const m = G.moves[ply];
+  let line = ply < plies ? `Review: the position before move ${ply + 1} of ${plies}.` : `Review: the end of the game, after move ${plies}.`;
+  if (d) line += ` ${seatName(d.player)} played ${playedWords(d)} (${d.mark}); the review's best: ${d.best_text}.`;
+  else if (m && ply < plies) line += ` ${seatName(m.player)} played ${m.text}.`;
+  const chance = rv ? rv.chances.find((c) => c.ply === ply) : null;
+  const luck = chance ? luckWords(chance) : null;
   $("status").textContent = line;
+  if (luck) $("status").append(el("span", { class: "luck", text: ` Luck of the draws since each one's previous move: ${luck}.` }));
   $("moves").replaceChildren();
-  document.querySelectorAll("#review-marks li").forEach((li) => li.classList.toggle("current", Number(li.dataset.ply) === ply));
+  markPly(ply);
   const svg = $("board").querySelector("svg");
   const layout = svg ? layoutFor(G.game, svg) : null;
   if (d && layout && layout.keyOf && d.best !== d.played) {
@@ -867,10 +1048,12 @@ function closeReview() {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (!G.review || G.reviewPly === null || event.target.closest("input, select, textarea")) return;
+  // Once the game is over the arrow keys walk it, from its end or the move shown.
+  if (!G.id || !(G.summary && G.summary.terminal) || event.target.closest("input, select, textarea")) return;
   if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
     event.preventDefault();
-    guard(showPly)(G.reviewPly + (event.key === "ArrowRight" ? 1 : -1));
+    const from = G.reviewPly === null ? G.summary.ply : G.reviewPly;
+    guard(showPly)(from + (event.key === "ArrowRight" ? 1 : -1));
   }
 });
 
@@ -934,7 +1117,15 @@ async function loadRecord(record, name) {
   // played it are not asked again); a finished game can be reviewed at once.
   await leaveGame();
   let summary = await rpc.call("new_game", { game: record.game, options: record.options || {}, seed: record.seed });
-  for (const move of record.actions || []) summary = (await rpc.call("apply", { game_id: summary.game_id, action: move.action })).state;
+  const by = record.bots || [];
+  for (const move of record.actions || []) {
+    // each move in words, as the page says a move played here (Metro 2033's station names, not ids)
+    const legal = await rpc.call("legal_actions", { game_id: summary.game_id, text: false, labels: true });
+    const seen = legal.actions.find((a) => a.id === move.action);
+    const done = await rpc.call("apply", { game_id: summary.game_id, action: move.action });
+    G.moves.push({ player: done.player, text: (seen && seen.label) || done.text, by: by[done.player] });
+    summary = done.state;
+  }
   if ($("game").value !== summary.game) {
     $("game").value = summary.game;
     renderOptions();
@@ -983,6 +1174,9 @@ function start() {
   $("save").addEventListener("click", guard(save));
   $("save-record").addEventListener("click", guard(saveRecord));
   $("review").addEventListener("click", guard(reviewGame));
+  $("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
+  $("zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+  $("zoom-fit").addEventListener("click", () => zoomBy(null));
   $("review-back").addEventListener("click", guard(async () => { G.reviewPly = null; delete document.body.dataset.reviewPly; await refresh(); }));
   $("load-file").addEventListener("change", (e) => { if (e.target.files.length) guard(load)(e.target.files[0]); });
 }
