@@ -204,6 +204,8 @@ def test_a_full_game_against_a_bot_by_clicking(game, page_url, browser, tmp_path
             browser.find_element(By.ID, "hint").click()
             WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hints button.hint-play"))
             assert browser.find_elements(By.CSS_SELECTOR, "#hints td")
+            words = browser.find_element(By.ID, "hints").text               # #43: no search jargon
+            assert "expects" in words and not re.search(r"share|expected|iterations|visits", words), words
             browser.find_element(By.CSS_SELECTOR, "#hints button.hint-play").click()
         elif moves == 4:                                     # take the last move back
             browser.find_element(By.ID, "undo").click()
@@ -286,7 +288,7 @@ def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
     browser.find_element(By.ID, "new-game").click()
     _wait_for_turn(browser)
     first = browser.execute_script("return document.querySelector('#log li').textContent;")
-    seed = re.fullmatch(r"new metro game, seed (\d+) \(random: type it as the deal seed to replay\)", first)
+    seed = re.fullmatch(r"new game of Metro \(.*\), seed (\d+) \(random: type it as the deal seed to replay\)", first)
     assert seed, first                                       # the seed box left empty: a random deal, logged
     _move(browser, random.Random(3))
     WebDriverWait(browser, WAIT).until(
@@ -328,6 +330,14 @@ def test_the_first_screen_starts_metro_in_one_click_and_shows_the_board(size, pa
     assert not browser.find_element(By.ID, "opt-players").is_displayed()       # folded under "more options"
     assert browser.find_element(By.CSS_SELECTOR, "#more > summary").text == "more options"
     browser.save_screenshot(str(_shots(tmp_path) / f"first-screen-{size}.png"))
+    _more_options(browser)                                   # #43: the options in words, not the engine's
+    options = browser.find_element(By.ID, "options").text
+    assert re.search(r"^Players\b", options, re.M) and "Hand size" in options, options
+    assert not re.search(r"\w_\w|\bnull\b|\bNone\b|\b[MCBGR]\d+\b", options), options
+    assert [o.text for o in Select(browser.find_element(By.ID, "opt-city")).options][0] == "none"
+    bots = [o.text for o in Select(browser.find_element(By.ID, "seat-1")).options]
+    assert "medium" in bots and not any("iterations" in b for b in bots), bots       # its method in its tooltip
+    browser.find_element(By.CSS_SELECTOR, "#more > summary").click()          # folded again
     button.click()
     _wait_for_turn(browser)
     r = _rect(browser, "#board svg")

@@ -428,8 +428,9 @@ async function startGame() {
   const summary = await rpc.call("new_game", { game, options, seed });
   G.seats = seats;
   G.recordLabels = null;
-  await enterGame(summary, typed === "" ? `new ${game} game, seed ${seed} (random: type it as the deal seed to replay)`
-    : `new ${game} game, seed ${seed}`);
+  const title = HELLO.games[game].title;
+  await enterGame(summary, typed === "" ? `new game of ${title}, seed ${seed} (random: type it as the deal seed to replay)`
+    : `new game of ${title}, seed ${seed}`);
 }
 
 // A deal seed from the browser's cryptographic generator (0-999999).
@@ -484,10 +485,10 @@ function statusLine(s) {
     const labels = placeLabels(s.returns);
     const places = s.returns.map((r, p) => p).sort((a, b) => s.returns[b] - s.returns[a] || a - b)
       .map((p) => `${labels[p]} P${p}`).join(" · ");
-    return `Game over (ply ${s.ply}): ${verdict}. Places: ${places}. ${scores}`;
+    return `Game over after ${s.ply} moves: ${verdict}. Places: ${places}. ${scores}`;
   }
   const who = G.seats[s.current_player] === null ? "your move" : `${G.seats[s.current_player]} is thinking`;
-  return `Ply ${s.ply}, P${s.current_player} to move (${who}). ${scores}`;
+  return `Move ${s.ply + 1}: P${s.current_player} to move (${who}). ${scores}`;
 }
 
 function winnersOf(s) {
@@ -566,7 +567,8 @@ async function refresh() {
     const legal = await rpc.call("legal_actions", { game_id: gid, labels: true });
     if (epoch !== G.epoch) return;
     G.legal = legal.actions;
-    G.prompt = legal.prompt || null;
+    // (the decision in words; a rule's code, "(G6: ...)", is the docs', not the player's)
+    G.prompt = legal.prompt ? legal.prompt.replace(/\(([A-Z]\d+(?:\.\d+)?): /g, "(") : null;
     showControls();
     $("hint").disabled = false;
     $("stop").disabled = true;
@@ -708,8 +710,8 @@ async function botMove(player, epoch) {
     const r = await rpc.call("go", { game_id: G.id, bot: spec, apply: true, progress: true, seat,
                                      ...(limit ? { limit } : {}) });
     const text = r.label || r.text;
-    $("thinking").textContent = `P${player} (${spec}) played ${text}\n${r.iterations} iterations in ${r.seconds.toFixed(2)} s` +
-      (r.iterations && r.share !== null ? `, share ${(100 * r.share).toFixed(0)}%, expected ${r.mean.toFixed(2)}` : "");
+    $("thinking").textContent = `P${player} (${spec}) played ${text}\n${searchWords(r.iterations, r.seconds)}` +
+      (r.iterations && r.mean !== null ? `; ${expectWords(r.mean)}` : "");
     if (r.applied) {
       logMove(r.player, text, spec, r.state.ply);
       G.recent.push(r.text);
@@ -735,12 +737,23 @@ function botLimit() {
   return { time: t };
 }
 
+function searchWords(iterations, seconds) {
+  // A search's effort in a person's words: how long, and how many continuations it played out.
+  return `thought ${seconds.toFixed(1)} s, imagining ${iterations.toLocaleString("en")} continuations`;
+}
+
+function expectWords(mean) {
+  // A search's expected return in words: a win chance with others at the table; alone, a share of
+  // the best result (the return is a rank: 1 a win, 0 a loss).
+  const pct = `${Math.round(100 * mean)}%`;
+  return G.seats.length > 1 ? `expects to win ${pct}` : `expects ${pct} of the best result`;
+}
+
 rpc.on("progress", (p) => {
   if (p.game_id !== G.id || !G.search) return;
   // (a bot's search seen from a person's seat: how long it thinks, not what: no best move)
-  const what = p.share === null ? "" : `\nbest so far: ${p.best ? p.best.text : "—"}\n` +
-    `share ${(100 * p.share).toFixed(0)}%, expected ${p.mean.toFixed(2)}`;
-  $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${p.iterations} iterations, ${p.seconds.toFixed(2)} s${what}`;
+  const what = p.mean === null ? "" : `\nbest so far: ${p.best ? p.best.text : "—"}, ${expectWords(p.mean)}`;
+  $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${searchWords(p.iterations, p.seconds)}${what}`;
 });
 
 async function stopSearch() {
@@ -759,7 +772,7 @@ async function undo() {
     // back to the last position where a person was to move
     let s = await rpc.call("undo", { game_id: G.id });
     while (s.can_undo && G.seats[s.current_player] !== null) s = await rpc.call("undo", { game_id: G.id });
-    logMove(s.current_player, `takes back to ply ${s.ply}`, "undo");
+    logMove(s.current_player, `takes back to move ${s.ply + 1}`, "undo");
   } catch (err) {
     showError(err);
   }
@@ -775,7 +788,7 @@ async function redo() {
   try {
     let s = await rpc.call("redo", { game_id: G.id });
     while (s.can_redo && !s.terminal && G.seats[s.current_player] !== null) s = await rpc.call("redo", { game_id: G.id });
-    logMove(s.current_player, `replays to ply ${s.ply}`, "redo");
+    logMove(s.current_player, s.terminal ? "replays to the end" : `replays to move ${s.ply + 1}`, "redo");
   } catch (err) {
     showError(err);
   }
@@ -799,20 +812,20 @@ async function hint() {
     const r = await rpc.call("analyse", { game_id: G.id, bot: $("hint-bot").value, top: 5, progress: true });
     if (epoch !== G.epoch || position !== G.position) return;
     const table = el("table", { "data-position": position },
-                     el("tr", {}, el("th", { text: "move" }), el("th", { text: "share" }),
-                        el("th", { text: "expected" }), el("th", { text: "" })));
+                     el("tr", {}, el("th", { text: "move" }),
+                        el("th", { text: G.seats.length > 1 ? "expects to win" : "expects" }), el("th", { text: "" })));
     for (const a of r.analysis.actions) {
       const action = G.legal.find((x) => x.id === a.action) || { id: a.action, text: a.text };
       const row = el("tr", { class: "hint-row", "data-action": a.action });
       row.addEventListener("mouseenter", () => { if (position === G.position) highlight(action, true); });
       row.addEventListener("mouseleave", () => highlight(action, false));
       table.append(row);
-      row.append(el("td", { text: action.label || a.text }), el("td", { text: `${(100 * a.share).toFixed(0)}%` }),
-                      el("td", { text: a.mean.toFixed(2) }),
+      row.append(el("td", { text: action.label || a.text }), el("td", { text: `${Math.round(100 * a.mean)}%` }),
                  el("td", {}, el("button", { type: "button", class: "hint-play", text: "play",
                                              onclick: () => playHint(action.id, position) })));
     }
-    $("hints").replaceChildren(el("p", { class: "help", text: `${r.bot}: ${r.iterations} iterations` }), table);
+    const hidden = G.seats.length > 1 ? "; what it cannot see was imagined, not known" : "";
+    $("hints").replaceChildren(el("p", { class: "help", text: `the moves ${r.bot} liked best (${searchWords(r.iterations, r.seconds)}${hidden})` }), table);
   } catch (err) {
     $("hints").textContent = "—";
     showError(err);
