@@ -67,11 +67,13 @@ def run(args) -> int:
             out["move"] = move
         print(dumps(out, indent=2))
     else:
+        from metro_ai.play.terminal import analysis_in_words
+        said = analysis_in_words(state, analysis)               # the moves in words; --json keeps the texts
         if move is not None:
             print(f"the position before action {move} of the record:")
         if len(legal) == 1:
-            print(f"player {analysis.player}: {analysis.chosen_text}  (a forced move: the only legal action, "
+            print(f"player {analysis.player}: {said.chosen_text}  (a forced move: the only legal action, "
                   "nothing to search)")
         else:
-            print(analysis.table(top=args.top))
+            print(said.table(top=args.top))
     return 0

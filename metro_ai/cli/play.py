@@ -61,29 +61,29 @@ def run(args, read=None, write=None) -> int:
     labels = [s["bot"] for s in info]
     state = game.new_state(seed)
     human.begin(state)
-    write(f"{game.name}, {n} players; you are player {me}. "
-          + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
+    human.say(f"{game.name}, {n} players; you are player {me}. "
+              + ", ".join(f"P{p}: {labels[p]}" for p in others) + ". Type 'help' for commands.")
     moves: list = []
 
     def on_move(s, move):
         moves.append(move)
-        write(human.move_line(s, move, labels[move['player']]))
+        human.say(human.move_line(s, move, labels[move['player']]), indent="    ")
     try:
         play_game(state, seats, limits, on_move=on_move)
     except Stop:
-        _save(save, match_record(game, seed, info, moves, state, limit=limit_of(args), people=[me]), write)
+        _save(save, match_record(game, seed, info, moves, state, limit=limit_of(args), people=[me]), human.say)
         return 0
     write("")
     human.show(state)
     scores, returns = state.scores(), state.returns()
     write("game over:")
     for line in standing_lines(returns, scores, [f"P{q} ({labels[q]})" for q in range(n)]):
-        write(line)
+        human.say(line)
     best = max(returns)
     write("you win!" if returns[me] == best and returns.count(best) == 1 else
           "you share first place" if returns[me] == best else "you lose")
     record = match_record(game, seed, info, moves, state, limit=limit_of(args), people=[me])
-    _save(save, record, write)
+    _save(save, record, human.say)
     _offer_review(record, me, review_spec, read, write)
     return 0
 

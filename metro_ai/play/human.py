@@ -15,16 +15,19 @@ from metro_ai.play.seatview import seen_move, visible_scores
 HELP = """{title}, seat P{player}: {phase}
 commands:
   NUMBER        play the action with that number in the list
-  TEXT          play the action written out as in the list, e.g. {example},
-                or the start of it if only one legal action starts so, e.g. {prefix}{metro}
-  list          show the legal actions again      board   show the board again (in full)
+  TEXT          play the action written out as in the list, e.g. {example}, or the start of it if only one legal action starts so, e.g. {prefix}{metro}
+  list          show the legal actions, numbered
+  board         show the board again (in full)
   info          everything the compact view summarises (shares, a city's pieces, cards)
   hint          what the hint bot would play, and why
-  help          this help                          quit    leave the game
-the actions you have now are of these kinds: {kinds}"""
+  help          this help
+  quit          leave the game
+the actions you have now are of these kinds: {kinds}{board}"""
 METRO_HELP = """
-  SQUARE        Metro: place a tile at that square (C1); where several of your tiles fit
-                there (the letters on the board), the letter or the tile first: b C1, T17 C1"""
+  SQUARE        Metro: place a tile at that square (C1); where several of your tiles fit there (the letters on the board), the letter or the tile first: b C1, T17 C1"""
+METRO_BOARD = """
+on the compact board a tile is its four tracks, each drawn as the sides it joins (└ top and right, │ top and bottom, ∪ back to the top), the lines' tracks first, then who owns them: ┘│└┌01 is a line of P0's from the top to the left and one of P1's from the top to the bottom (+: more than two lines)"""
+HELP_INDENT = " " * 16            # where a command's description starts in HELP
 
 
 def _norm(text):
@@ -51,15 +54,20 @@ def match_prefix(state, actions, text):
 
 
 def _help(state, actions, player):
-    texts = [state.action_to_string(a) for a in actions]
-    kinds = sorted({t.split(" ")[0] for t in texts})
-    example = texts[-1]
-    prefix = next((t[:n] for t in texts for n in range(3, len(t) + 1)
-                   if sum(_norm(u).startswith(_norm(t[:n])) for u in set(texts)) == 1), example)
-    phase = getattr(state, "phase", "")
-    metro = METRO_HELP if term.is_metro(state) else ""
+    """The help for the decision at `state`, its examples and kinds of action said as the list
+    says the actions (:func:`~metro_ai.play.terminal.describe`)."""
+    labels = [term.describe(state, a) for a in actions]
+    kinds = sorted({t.split(" ")[0] for t in labels})
+    example = labels[-1]
+    # what a typed start is matched against (match_prefix): each action's label and its text
+    names = [(_norm(label), _norm(state.action_to_string(a))) for a, label in zip(actions, labels)]
+    prefix = next((t[:n] for t in labels for n in range(3, len(t) + 1)
+                   if sum(any(x.startswith(_norm(t[:n])) for x in pair) for pair in names) == 1), example)
+    phase = str(getattr(state, "phase", "")).replace("_", " ")
+    metro = term.is_metro(state)
     return HELP.format(title=state.game.title, player=player, phase=f"phase {phase}" if phase else "",
-                       example=repr(example), prefix=repr(prefix), kinds=", ".join(kinds), metro=metro)
+                       example=repr(example), prefix=repr(prefix), kinds=", ".join(kinds),
+                       metro=METRO_HELP if metro else "", board=METRO_BOARD if metro else "")
 
 
 def columns(items, width, least=1):
@@ -105,6 +113,13 @@ class HumanSeat:
         self._last_text = ""          # the last other seat's move, in words
 
     # ---- what the person sees
+    def say(self, text, indent=None):
+        """Write `text`, each of its lines wrapped at words to the terminal's width
+        (:func:`~metro_ai.play.terminal.wrap`; `indent`: the continuation lines' indentation)."""
+        for line in text.split("\n"):
+            for part in term.wrap(line, self.width, indent):
+                self.write(part)
+
     def begin(self, state):
         """The game starts at `state`: the first moves of the other seats are said as this seat
         saw them (:meth:`move_line`)."""
@@ -146,6 +161,8 @@ class HumanSeat:
         lines = term.readable(state, state.render(player=me)).splitlines()
         if compact:
             lines = term.compact_text(lines, self.width)
+        else:
+            lines = [part for line in lines for part in term.wrap(line, self.width)]
         status = []
         try:
             scores = visible_scores(state, me)
@@ -159,7 +176,7 @@ class HumanSeat:
                                                                          if mover == me else ""))
         if self._last_text:
             status.append(f"last: {self._last_text}")
-        return lines + ["; ".join(status)]
+        return lines + term.wrap("; ".join(status), self.width)
 
     def show(self, state):
         """Write the state as this seat sees it (the board in full where it fits)."""
@@ -167,8 +184,12 @@ class HumanSeat:
             self.write(line)
 
     def action_lines(self, state, actions, least=1):
+        """The legal actions numbered, in columns where they fit (a label too long for a line
+        wrapped under its start)."""
         items = [f"{i + 1:>3}: {term.describe(state, a)}" for i, a in enumerate(actions)]
-        return [f"your legal actions ({len(actions)}):"] + ["  " + x for x in columns(items, self.width - 2, least)]
+        rows = ["  " + x for x in columns(items, self.width - 2, least)]
+        return [f"your legal actions ({len(actions)}):"] + [part for row in rows
+                                                            for part in term.wrap(row, self.width, " " * 7)]
 
     def show_actions(self, state, actions):
         for line in self.action_lines(state, actions):
@@ -188,13 +209,14 @@ class HumanSeat:
         else:
             lines = self.view(state, actions)
         question = term.prompt(state)
-        ask = [self.paint("bold", f"P{self.player}, decide: ") + question] if question else []
+        whole = self.paint("bold", f"P{self.player}, decide: ") + question if question else ""
+        ask = term.wrap(whole, self.width) if question else []
         listing = self.action_lines(state, actions)
         if not term.is_metro(state) and term.screen_rows(lines + ask + listing, self.width) + term.RESERVED - 1 > self.height:
             # too long for the terminal: the text folded, the actions in two columns ('info': all)
             lines = self.view(state, actions, compact=True)
             listing = self.action_lines(state, actions, least=2)
-            ask = [term.clip(term.strip_ansi(x), self.width) for x in ask]
+            ask = [term.clip(term.strip_ansi(whole), self.width)] if question else []
         for line in lines + ask + listing:
             self.write(line)
 
@@ -229,7 +251,8 @@ class HumanSeat:
                 write("you left the game")
                 raise Stop
             if low in ("help", "?", "h"):
-                write(_help(state, actions, me))
+                for line in _help(state, actions, me).split("\n"):   # a command's words under its words
+                    self.say(line, HELP_INDENT if line.startswith("  ") else None)
                 continue
             if low in ("list", "l", "actions"):
                 self.show_actions(state, actions)
@@ -252,7 +275,7 @@ class HumanSeat:
 
     def _parse(self, state, actions, options, text):
         """The action `text` names, or None after saying what is wrong."""
-        write = self.write
+        write = self.say
         if text.isdigit():
             k = int(text)
             if not 1 <= k <= len(actions):
@@ -301,12 +324,10 @@ class HumanSeat:
             self.hints += 1
             analysis = hinter.analyse(state, self.hint.limit)
             number = actions.index(analysis.chosen) + 1 if analysis.chosen in actions else "?"
-            label = term.describe(state, analysis.chosen)
-            text = analysis.chosen_text if label == analysis.chosen_text else f"{label} ({analysis.chosen_text})"
-            self.write(f"hint ({self.hint.display}): play {number}: {text}")
-            self.write(self._hint_table(state, analysis, top=5))
+            self.say(f"hint ({self.hint.display}): play {number}: {term.describe(state, analysis.chosen)}")
+            self.say(self._hint_table(state, analysis, top=5), indent=" " * 6)
         except Exception as exc:  # noqa: BLE001 - a hint must never end the game
-            self.write(f"no hint: {type(exc).__name__}: {exc}")
+            self.say(f"no hint: {type(exc).__name__}: {exc}")
 
     @staticmethod
     def _hint_table(state, analysis, top=5):
@@ -315,10 +336,7 @@ class HumanSeat:
         terminal labels moves (Metro 2033: ``hire 2 soldiers`` for ``count 2``, station names
         for ids); no search internals, and no expected line (it would show the other players'
         hidden tiles and cards as the search imagined them, as if they were known)."""
-        stats = getattr(analysis, "actions", None)
-        if not stats or not all(hasattr(a, "action") and hasattr(a, "text") for a in stats):
-            return term.readable(state, analysis.table(top=top))
-        liked = sorted((a for a in stats if a.visits > 0), key=lambda a: (-a.visits, a.action))[:top]
+        liked = sorted((a for a in analysis.actions if a.visits > 0), key=lambda a: (-a.visits, a.action))[:top]
         if not liked:
             return "  (a forced move: nothing to weigh)"
         rows = ["  the moves it liked best, and how often it expects each to win from here:" if state.num_players > 1
@@ -327,7 +345,7 @@ class HumanSeat:
         width = max(len(label) for label in labels)
         for a, label in zip(liked, labels):
             chosen = "   <- its choice" if a.action == analysis.chosen else ""
-            rows.append(term.readable(state, f"    {label:<{width}}  {100 * a.mean:3.0f}%{chosen}"))
+            rows.append(f"    {label:<{width}}  {100 * a.mean:3.0f}%{chosen}")
         hidden = "; what it cannot see was imagined, not known" if state.num_players > 1 else ""
         rows.append(f"  ({analysis.iterations:,} imagined continuations{hidden})")
         return "\n".join(rows)

@@ -34,6 +34,7 @@ import sys
 import textwrap
 
 RESET = "\x1b[0m"
+ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
 # Owner colours (ANSI SGR), the SVG pictures' order: red, blue, green, orange, purple, brown;
 # companies add pink and cyan.
 OWNER_CODES = ("1;31", "1;34", "1;32", "1;33", "1;35", "33", "95", "1;36")
@@ -90,15 +91,7 @@ class Paint:
 
 def visible_len(text: str) -> int:
     """The width of `text` on screen: its length without the ANSI codes."""
-    out, i = 0, 0
-    while i < len(text):
-        if text[i] == "\x1b":
-            j = text.find("m", i)
-            i = len(text) if j < 0 else j + 1
-            continue
-        out += 1
-        i += 1
-    return out
+    return len(strip_ansi(text))
 
 
 def screen_rows(lines, width) -> int:
@@ -107,15 +100,51 @@ def screen_rows(lines, width) -> int:
 
 
 def strip_ansi(text: str) -> str:
+    return ANSI_CODE.sub("", text)
+
+
+def wrap(text: str, width: int, indent: str | None = None) -> list[str]:
+    """`text` (one line, colours kept) wrapped at words to lines of at most `width` visible
+    characters (``textwrap``; a word longer than a line is cut); the lines after the first
+    start with `indent` (default: the text's own indentation and two spaces more)."""
+    plain = strip_ansi(text)
+    if len(plain) <= width:
+        return [text]
+    if indent is None:
+        indent = " " * (len(plain) - len(plain.lstrip(" ")) + 2)
+    lines = textwrap.wrap(plain, width, subsequent_indent=indent, break_on_hyphens=False,
+                          replace_whitespace=False) or [""]
+    if plain == text:
+        return lines
+    at = _visible_at(text)
+    out, pos = [], 0
+    for n, line in enumerate(lines):
+        body = line[len(indent):] if n else line
+        start = plain.find(body, pos)
+        end = start + len(body)
+        # the codes before a line's first character open its colours; those before the blank
+        # after its last character close them; a colour that runs on past a line's end is
+        # closed there and opened again on the next line
+        a = at[start - 1] + 1 if n else 0
+        piece = _colour_at(text[:a]) + text[a:at[end] if end < len(at) else len(text)]
+        out.append((indent if n else "") + piece + (RESET if _colour_at(piece) else ""))
+        pos = end
+    return out
+
+
+def _colour_at(text) -> str:
+    """The ANSI code in force at the end of `text` (``""`` where none is, or the last was reset)."""
+    codes = ANSI_CODE.findall(text)
+    return "" if not codes or codes[-1] == RESET else codes[-1]
+
+
+def _visible_at(text) -> list[int]:
+    """Where each character of `text` that is not in an ANSI code stands in it."""
     out, i = [], 0
-    while i < len(text):
-        if text[i] == "\x1b":
-            j = text.find("m", i)
-            i = len(text) if j < 0 else j + 1
-            continue
-        out.append(text[i])
-        i += 1
-    return "".join(out)
+    for m in ANSI_CODE.finditer(text):
+        out += range(i, m.start())
+        i = m.end()
+    return out + list(range(i, len(text)))
 
 
 def terminal_size(default=(80, 24)):
@@ -153,6 +182,26 @@ def readable(state, text: str) -> str:
         from metro_ai.engine.metro2033.text import readable as r
         return r(text)
     return text
+
+
+def analysis_in_words(state, analysis):
+    """A copy of a search's `analysis` of `state` (:class:`~metro_ai.bots.mcts.Analysis`) whose
+    texts are a person's words (:func:`describe`): each action's, the choice's, and the expected
+    line's, each move said in the position the line reaches (where a move of the line is not
+    legal in `state`'s own continuation, the search having imagined other hidden parts, that
+    move and the rest are its text made :func:`readable`). For printing; ``to_dict`` of the
+    original keeps the engine's texts."""
+    from dataclasses import replace
+    actions = [replace(a, text=describe(state, a.action)) for a in analysis.actions]
+    line, at = [], state.clone()
+    for player, action, text in analysis.line:
+        if at is not None and not at.is_terminal() and action in at.legal_actions():
+            line.append((player, action, describe(at, action)))
+            at.apply(action)
+        else:
+            at = None
+            line.append((player, action, readable(state, text)))
+    return replace(analysis, actions=actions, chosen_text=describe(state, analysis.chosen), line=line)
 
 
 # ---------------------------------------------------------------- other games, compact
@@ -274,10 +323,53 @@ def tiles_block(state, options, width, drawn=None) -> list[str]:
     return out
 
 
+SIDES = "UURRDDLL"                 # the side of each port (0, 1 top; 2, 3 right; 4, 5 bottom; 6, 7 left)
+# A track on the compact board: the box-drawing character whose arms point to the two sides it
+# joins (the full drawing's, engine/metro/text.py), or for a track that turns back to its own
+# side the curve open towards it.
+TURN_BACK = {"U": "∪", "R": "⊂", "D": "∩", "L": "⊃"}
+
+
+def track_glyph(p, q) -> str:
+    """The character of a track from port `p` to port `q`: ``└`` joins the top and the right
+    side, ``│`` top and bottom, ``∪`` leaves the top and comes back to it."""
+    from metro_ai.engine.metro.text import GLYPH
+    a, b = SIDES[p], SIDES[q]
+    return TURN_BACK[a] if a == b else GLYPH[frozenset(a + b)]
+
+
+def tile_tracks(game, kind, rot):
+    """A placed tile's tracks as pairs of ports (p, q), p < q, in the board's orientation (its
+    exits turned `rot` quarter turns clockwise, M2), in the order of p."""
+    from metro_ai.engine.metro.svg import kind_exits
+    exits = kind_exits(game, kind)
+    ends = [(exits[(p - 2 * rot) % 8] + 2 * rot) % 8 for p in range(8)]
+    return [(p, q) for p, q in enumerate(ends) if p < q]
+
+
+def compact_tile(game, sq, kind, rot, tracks, paint, last=False) -> str:
+    """A tile on the compact board in 6 characters: its four tracks (:func:`track_glyph`), the
+    lines' first, by owner, then the free ones; then the owners of the first two (``+``: more
+    lines on it). ``┘│└┌01``: a line of P0's joins the top and the left side, one of P1's the
+    top and the bottom; two tracks are free. In colour each track is its owner's colour (a free
+    one dim), in reverse video on a square just played. `tracks` is
+    :func:`~metro_ai.engine.metro.text.line_owners`' first part."""
+    owned, free = [], []
+    for p, q in tile_tracks(game, kind, rot):
+        k = tracks.get((sq, (p, q)))
+        (free if k is None else owned).append((k, p, q))
+    owned.sort()
+    glyphs = "".join(paint("last" if last else (k if k is not None else "dim"), track_glyph(p, q))
+                     for k, p, q in owned + free)
+    ks = [k for k, _, _ in owned]
+    digits = "".join(paint(k, str(k)) for k in (ks if len(ks) <= 2 else ks[:1]))
+    return glyphs + digits + ("+" if len(ks) > 2 else "") + " " * (2 - min(2, len(ks)))
+
+
 def compact_board(state, player, paint, last=(), notes=None) -> list[str]:
     """Metro's board in one line per row: a square is 7 characters, ``*`` in front if it
-    changed since the player's last turn; a tile shows its id and the owners of the lines on it
-    (in colour: in their colours), an empty square the letters of the tiles that fit there and
+    changed since the player's last turn; a tile shows its tracks and the owners of the lines on
+    them (:func:`compact_tile`), an empty square the letters of the tiles that fit there and
     the owners of the lines waiting to enter it; ``▓▓`` is the centre. Station numbers stand on
     the edges in their owner's colour, the legend under it."""
     from metro_ai.engine.metro.text import CENTRE, line_owners
@@ -286,11 +378,6 @@ def compact_board(state, player, paint, last=(), notes=None) -> list[str]:
     board = state.board()
     owner_of = {s: k for k, numbers in enumerate(obs["stations"]) for s in numbers}
     tracks, waiting = line_owners(state, player)
-    on_tile: dict = {}
-    for (sq, _), k in tracks.items():
-        on_tile.setdefault(sq, [])
-        if k not in on_tile[sq]:
-            on_tile[sq].append(k)
     notes = notes or {}
     by_side: dict = {0: {}, 1: {}, 2: {}, 3: {}}
     for st in game.data.stations:
@@ -322,11 +409,8 @@ def compact_board(state, player, paint, last=(), notes=None) -> list[str]:
                 core = f"{note:>3}" if note else "  ·"
                 body = core + " " + owners_text(waiting.get(sq, ()))
             else:
-                kind, _ = board[sq]
-                ks = on_tile.get(sq, [])
-                name = f"{game.piece_name(kind):>3}"
-                name = paint("last", name) if sq in last else paint(ks[0] if len(ks) == 1 else None, name)
-                body = name + " " + owners_text(ks)
+                kind, rot = board[sq]
+                body = compact_tile(game, sq, kind, rot, tracks, paint, last=sq in last)
             cells.append(mark + body)
         rows.append(station(by_side[3].get(r), 2, ">") + f" {r + 1} " + "".join(cells)
                     + " " + station(by_side[1].get(r), 2, "<"))
@@ -351,18 +435,11 @@ def stations_legend(state, player, paint, width, short=False, narrow=0) -> list[
 def _wrap_coloured(text, width, narrow=0):
     """Wrap `text` at spaces to `width` visible characters (ANSI codes kept), the first
     `narrow` lines to :data:`BOARD_WIDTH`."""
-    out: list[str] = []
-    line = ""
-    for word in text.split(" "):
-        cand = word if not line else line + " " + word
-        if line and visible_len(cand) > (min(width, BOARD_WIDTH) if len(out) < narrow else width):
-            out.append(line)
-            line = "  " + word
-        else:
-            line = cand
-    if line:
-        out.append(line)
-    return out
+    lines = wrap(text, min(width, BOARD_WIDTH) if narrow else width)
+    if not narrow or len(lines) <= narrow:
+        return lines
+    rest = " ".join(x.strip() for x in lines[narrow:])
+    return lines[:narrow] + wrap("  " + rest, width)
 
 
 class MetroView:
@@ -408,7 +485,7 @@ class MetroView:
                 turn.append(line.replace(f"P{mover}", self.paint(mover, f"P{mover}"), 1)
                             + (" - " + self.paint("bold", "you") if mover == p else ""))
                 if self.last_text:
-                    turn.append(f"last: {self.last_text}"[:width])
+                    turn += wrap(f"last: {self.last_text}", width)
             elif not (drop_hand and line.startswith(f"P{p} hand:") and "drawn" not in line):
                 hand.append(line)
         extra = rest[n_core:]
@@ -540,19 +617,22 @@ def _pack(parts, width, sep="; "):
 
 
 def how_to_place(options, other_actions, width=80) -> str:
-    """The line that says how to type a placement (within `width` where it can)."""
+    """The line under Metro's board that says how to type a move: a square marked with a
+    tile's letter (with an example), the other actions (``draw``), and that ``list`` numbers
+    every move; within `width` where it can be, the example shortened first, then the other
+    actions left to ``list``."""
     if not options:
         return ""
+    letters = options[0][0] if len(options) == 1 else f"{options[0][0]}-{options[-1][0]}"
     first = square_name(next(iter(options[0][3])))
-    text = f"type a square marked {options[0][0]}" if len(options) == 1 else \
-        f"type a square marked {options[0][0]}-{options[-1][0]}"
-    text += f" on the board, e.g. {first}"
-    if len(options) > 1:
-        text += f" ({options[1][0]} {square_name(next(iter(options[1][3])))}: tile {options[1][0]} there)"
-    tail = "; or " + ", ".join(other_actions) if other_actions else ""
-    if len(text + tail) > width:
-        tail = "; or 'list'" if other_actions else ""
-    return text + tail
+    example = f" on the board, e.g. {first}"
+    examples = [example + (f" ({options[1][0]} {square_name(next(iter(options[1][3])))}: tile {options[1][0]} there)"
+                           if len(options) > 1 else ""), example, f", e.g. {first}"]
+    others = "; or " + ", ".join(other_actions) if other_actions else ""
+    listing = "; 'list' numbers every move"
+    tries = [e + others + listing for e in examples] + [examples[-1] + "; or 'list' (every move, numbered)"]
+    lines = [f"type a square marked {letters}" + t for t in tries]
+    return next((x for x in lines if len(x) <= width), lines[-1])
 
 
 def parse_placement(text, options, game):

@@ -1,5 +1,6 @@
 """The command line for people: play in the terminal, analyse a saved position, match with specs."""
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -372,3 +373,86 @@ def test_another_games_state_is_named_by_its_kind():
             if a != b:
                 with pytest.raises(metro_ai.StateFormatError, match=f"this is a {a} state, not {b}"):
                     metro_ai.load_game(b).state_from_json(states[a])
+
+
+# ---- #43: what a person meets in the terminal ----
+
+def _readme_play_paragraph():
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start = text.index("**Play in the terminal**")
+    return " ".join(text[start:text.index("\n\n", start)].split())
+
+
+def test_the_first_screens_are_as_the_readme_says(monkeypatch, capsys):
+    """The README: on Metro's board a person types a square marked as playable, or `draw`, and
+    `list` numbers every legal move; in the other games the legal moves are numbered on every
+    turn. Metro's first screen says so in its last line, numbers nothing, and marks the squares;
+    `list` numbers every legal action; Breakthrough's first screen numbers its moves."""
+    said = _readme_play_paragraph()
+    assert ("On Metro's board you type a square marked as playable, such as `A2`, or `draw`, and `list` "
+            "numbers every legal move; in the other games the legal moves are numbered on every turn") in said
+    first = metro_ai.load_game("metro", players=2).new_state(5)
+    legal = first.legal_actions()
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = _play(monkeypatch, capsys, ["list", "quit"], ["--players", "2", "--bots", "random", "--seed", "5"],
+                         then=None)
+    assert code == 0
+    screen, listing = out.out.split("your legal actions")
+    screen = screen.splitlines()
+    assert not any(re.match(r" +\d+: ", x) for x in screen)                  # nothing numbered
+    square = next(x for x in screen if x.startswith("type a square")).split("e.g. ")[1][:2]
+    assert screen[-1] == f"type a square marked a on the board, e.g. {square}; or draw; 'list' numbers every move"
+    board = [x for x in screen if re.match(r"[ \d]{2} \d ", x)]
+    row, col = int(square[1]) - 1, "ABCDEFGH".index(square[0])
+    assert board[row][5 + 7 * col: 5 + 7 * col + 7].split()[0] == "a"        # the square marked
+    numbered = re.findall(r"(\d+): ([^\n]+?)(?=\s{2,}\d+: |\n|$)", listing.split("you left")[0])
+    assert listing.startswith(f" ({len(legal)}):")
+    assert sorted(int(n) for n, _ in numbered) == list(range(1, len(legal) + 1))
+    assert [t.strip() for _, t in sorted(numbered, key=lambda x: int(x[0]))] == \
+        [first.action_to_string(a) for a in legal] and "draw" in listing
+    code, out, _ = _play(monkeypatch, capsys, ["quit"], ["--game", "breakthrough", "--players", "2", "--bots",
+                                                         "random", "--seed", "1"], then=None)
+    assert code == 0 and re.search(r"your legal actions \(\d+\):\n +1: ", out.out)
+
+
+def test_metro2033_help_hint_and_moves_speak_in_labels_and_wrap(monkeypatch, capsys):
+    """#43: Metro 2033's help, hint and move lines say the moves as the list does (no station ids,
+    no `count 2`), and at 50 columns every line wraps at words."""
+    monkeypatch.setenv("COLUMNS", "50")
+    code, out, _ = _play(monkeypatch, capsys, ["1", "1", "1", "help", "hint", "quit"],
+                         ["--game", "metro2033", "--players", "3", "--bots", "random", "--seed", "5",
+                          "--hint-bot", "ismcts:iterations=40"], then=None)
+    assert code == 0
+    o = out.out
+    assert max(len(x) for x in o.splitlines()) <= 50, [x for x in o.splitlines() if len(x) > 50]
+    assert "_" not in o.split("commands:")[1].split("hint (")[0]              # help: labels, not ids
+    helped = " ".join(o.split("commands:")[1].split())
+    assert "e.g. 'hire 2 soldiers', or the start of it" in helped and "these kinds: hire" in helped
+    hint = " ".join(o.split("hint (")[1].split("the moves it liked")[0].split())
+    assert re.fullmatch(r"ismcts:iterations=40\): play \d: hire (no|\d) soldiers?", hint), hint
+    assert "P1 (random): hero starts at " in " ".join(o.split())
+    moves = re.findall(r"^P\d \((?:you|random)\): .*(?:\n    .*)*", o, re.M)         # with their wrapped lines
+    assert len(moves) >= 9 and not any(re.search(r"_|station |count ", x) for x in moves), moves
+    assert o.startswith("metro2033, 3 players; you are player 0. P1:\n  random, P2: random.")   # the first line
+
+
+def test_analyse_says_metro2033_moves_in_words(tmp_path, capsys):
+    """#43: `metro-ai analyse` labels the moves as the terminal does (`hire 2 soldiers`, not
+    `count 2`); --json keeps the engine's texts."""
+    import random
+    game = metro_ai.load_game("metro2033", players=3)
+    s = game.new_state(2)
+    r = random.Random(0)
+    while s.phase != "hire":
+        s.apply(r.choice(s.legal_actions()))
+    path = tmp_path / "hire.json"
+    path.write_text(s.to_json())
+    assert main(["analyse", str(path), "--iterations", "200"]) == 0
+    out = capsys.readouterr().out
+    rows = out.splitlines()
+    assert re.match(r"player 0: hire (no|\d) soldiers? ", rows[0]), rows[0]
+    assert sum(bool(re.match(r"  hire (no|\d) soldiers? +visits", x)) for x in rows) == len(s.legal_actions())
+    assert "count " not in out and "_" not in out.split("line:")[1]
+    assert main(["analyse", str(path), "--iterations", "200", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["chosen_text"].startswith("count ")

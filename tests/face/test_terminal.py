@@ -165,22 +165,66 @@ def test_a_variant_status_line_summarised():
     assert term.summary("x" * 100, 80) == "x" * 79 + "…"
 
 
-def test_tiles_on_the_compact_board_show_their_id_and_line_owners():
+# What each track character of the compact board says, read off the character itself: the sides
+# its arms point to (a curve: the one side it leaves and comes back to).
+ARMS = {"│": "UD", "─": "LR", "└": "UR", "┘": "UL", "┌": "DR", "┐": "DL", "∪": "U", "⊂": "R", "∩": "D", "⊃": "L"}
+
+
+def _sides(tracks):
+    """The tracks (port pairs) as the sorted list of the sets of sides they join."""
+    return sorted("".join(sorted({mtext.OUT[p], mtext.OUT[q]})) for p, q in tracks)
+
+
+def _read_tracks(glyphs):
+    return sorted("".join(sorted(ARMS[g])) for g in glyphs)
+
+
+def test_a_tile_on_the_compact_board_is_its_tracks():
+    """#43: the compact board shows Metro's lines: a tile as its four tracks, each the character
+    of the sides it joins (T05: top-left, top-right, left-right and a curve back to the bottom;
+    turned once: top-bottom, top-right, right-bottom and a curve back to the left)."""
+    kind = GAME.tile_ids.index("T05")
+    plain = term.Paint(False)
+    assert term.compact_tile(GAME, 0, kind, 0, {}, plain) == "┘└─∩  "
+    assert term.compact_tile(GAME, 0, kind, 1, {}, plain) == "│└┌⊃  "
+    assert term.compact_tile(GAME, 0, GAME.tile_ids.index("T01"), 0, {}, plain) == "∪⊂∩⊃  "
+    # the lines' tracks first, by owner, and whose they are: P1's left-right, P0's top-right
+    owned = {(9, (3, 6)): 1, (9, (1, 2)): 0}
+    assert term.compact_tile(GAME, 9, kind, 0, owned, plain) == "└─┘∩01"
+    coloured = term.compact_tile(GAME, 9, kind, 0, owned, term.Paint(True))
+    assert coloured.startswith(term.Paint(True)(0, "└") + term.Paint(True)(1, "─") + term.Paint(True)("dim", "┘"))
+
+
+def test_tiles_on_the_compact_board_show_their_tracks_and_line_owners():
+    """Every tile on a played board, read back from its square's characters alone: its tracks
+    join the sides the tile's exits join, turned by its rotation (M2), the lines' tracks first,
+    each in its owner's colour, and the digits after them say whose lines they are."""
     s = _played(moves=30)
     tracks, waiting = mtext.line_owners(s, 0)
     plain = [term.strip_ansi(x) for x in term.compact_board(s, 0, term.Paint(False))]
+    coloured = term.compact_board(s, 0, term.Paint(True))
     board = s.board()
-    owners = {}
-    for (sq, _), k in tracks.items():
-        owners.setdefault(sq, set()).add(k)
-    assert owners and waiting
+    assert tracks and waiting
+    seen_owned = 0
     for sq in range(64):
         cell = plain[2 + sq // 8][5 + 7 * (sq % 8): 5 + 7 * (sq % 8) + 7]
         if board[sq] is not None:
-            assert GAME.piece_name(board[sq][0]) in cell
-            assert set(cell[5:].strip()) == {str(k) for k in owners.get(sq, ())}
+            kind, rot = board[sq]
+            exits = GAME.data.tiles[kind].exits
+            layout = [(exits[(p - 2 * rot) % 8] + 2 * rot) % 8 for p in range(8)]
+            pairs = [(p, q) for p, q in enumerate(layout) if p < q]
+            assert _read_tracks(cell[1:5]) == _sides(pairs), (cell, GAME.piece_name(kind), rot)
+            owned = sorted((k, p, q) for (at, (p, q)), k in tracks.items() if at == sq)
+            assert _read_tracks(cell[1:1 + len(owned)]) == _sides([(p, q) for _, p, q in owned])
+            digits = "".join(str(k) for k, _, _ in owned)
+            assert cell[5:].strip() == (digits if len(digits) <= 2 else digits[0] + "+"), cell
+            row = coloured[2 + sq // 8]
+            for k, p, q in owned[:1]:               # the first track in its owner's colour
+                assert term.Paint(True)(k, cell[1]) in row
+            seen_owned += bool(owned)
         elif sq in waiting:
             assert set(cell[5:].strip()) == {str(k) for k in waiting[sq]}
+    assert seen_owned >= 3
 
 
 def test_the_full_board_when_the_terminal_is_large_and_its_plain_drawing_unchanged():
@@ -226,7 +270,7 @@ def test_the_last_move_is_marked_compact_and_full():
     sq = changed[0]
     compact = seat.view(s)
     cell = compact[2 + sq // 8][5 + 7 * (sq % 8):5 + 7 * (sq % 8) + 7]
-    assert cell.startswith("*") and GAME.piece_name(s.board()[sq][0]) in cell
+    assert cell.startswith("*") and all(g in ARMS for g in cell[1:5])           # its tracks
     assert sum(row.count("*") for row in compact[2:10]) == len(changed)
     full = seat.view(s, full=True)
     assert "◆" in "\n".join(full)
@@ -473,15 +517,16 @@ def test_breakthrough_turn_fits_80x24_and_info_shows_it_all(players):
             seat._show_turn(s, acts)
             lines = "\n".join(out).splitlines()
             assert term.screen_rows([""] + lines + ["P0> "], 80) <= 24, "\n".join(lines)
-            if not "\n".join(out).startswith(term.readable(s, s.render(player=s.current_player))):
+            text = " ".join(term.readable(s, s.render(player=s.current_player)).split())
+            assert max(len(x) for x in lines) <= 80                             # long lines wrapped (#43)
+            if not " ".join("\n".join(out).split()).startswith(text):
                 compacted += 1
-                assert max(len(x) for x in lines) <= 80
                 assert f"P{s.current_player} hand:" in "\n".join(lines)
                 assert len([x for x in lines if re.match(r" +\d+: ", x)]) <= (len(acts) + 1) // 2   # two columns
                 info = []
                 seat.write = info.append
                 seat.show_info(s)
-                assert "\n".join(info).startswith(term.readable(s, s.render(player=s.current_player)))
+                assert " ".join(" ".join(info).split()).startswith(text) and max(len(x) for x in info) <= 80
         s.apply(r.choice(s.legal_actions()))
     assert compacted
 
@@ -516,3 +561,55 @@ def test_the_info_command_writes_the_status_in_full():
     assert " ".join(tourists.split()) in " ".join(text.split())
     assert text.startswith("scores: ") and "to move: P" in text
     assert "info          everything the compact view summarises" in "\n".join(out[marks[1]:])
+
+
+def test_long_lines_wrap_at_words_with_their_colours():
+    """#43: a line wider than the terminal wraps at words (textwrap), its continuation indented
+    under its start, a colour cut by the wrap closed at the line's end and opened again."""
+    plain = "P1 (random): army attacks Ulitsa 1905 Goda and takes Barricadnaya (pink)"
+    assert term.wrap(plain, 30) == ["P1 (random): army attacks", "  Ulitsa 1905 Goda and takes",
+                                    "  Barricadnaya (pink)"]
+    assert term.wrap("    stations: Beregovaya, Ulitsa 1905 Goda", 30) == ["    stations: Beregovaya,",
+                                                                          "      Ulitsa 1905 Goda"]
+    assert term.wrap(plain, 30, indent="    ")[1] == "    Ulitsa 1905 Goda and takes"
+    assert term.wrap("short", 30) == ["short"]
+    paint = term.Paint(True)
+    coloured = "last: " + paint(1, "P1 army attacks Ulitsa 1905 Goda") + " and " + paint(0, "more")
+    lines = term.wrap(coloured, 21)
+    assert [term.strip_ansi(x) for x in lines] == term.wrap(term.strip_ansi(coloured), 21)
+    assert lines == ["last: " + paint(1, "P1 army attacks"),                   # closed at the end
+                     "  " + paint(1, "Ulitsa 1905 Goda"),                      # and opened again
+                     "  and " + paint(0, "more")]
+
+
+def _seat_output(state, width, said):
+    """What a seat `width` columns wide writes on its turn at `state` and to the commands in
+    `said`, then 'quit'."""
+    from metro_ai.bots.catalogue import BotSpec
+    from metro_ai.play.loop import Stop
+    out = []
+    answers = iter(said + ["quit"])
+    seat = HumanSeat(state.current_player, read=lambda p: next(answers), write=out.append, width=width,
+                     height=200, color=False, hint=BotSpec.parse("ismcts:iterations=30"))
+    with pytest.raises(Stop):
+        seat.choose(state)
+    return out
+
+
+def test_a_narrow_terminal_gets_whole_words_in_every_line():
+    """#43: at 44 columns every line Metro 2033's turn, help, list, hint and info write fits,
+    and wraps between words: the text read across the lines is the text unwrapped."""
+    game = metro_ai.load_game("metro2033", players=3)
+    s = game.new_state(2)
+    r = random.Random(0)
+    while s.phase != "place_hero":
+        s.apply(r.choice(s.legal_actions()))
+    width = 44
+    out = _seat_output(s, width, ["help", "list", "hint", "info"])
+    assert max(len(x) for x in out) <= width, [x for x in out if len(x) > width]
+    wide = _seat_output(s, 400, ["help", "list", "hint", "info"])
+    assert " ".join(" ".join(out).split()) == " ".join(" ".join(wide).split())     # no word cut
+    label = m33.describe(s, s.legal_actions()[-1])
+    assert len(label) > 20 and label in " ".join(" ".join(out).split())
+    assert any(x.startswith("  TEXT          play the action") for x in out)
+    assert any(x.startswith(" " * 16) and x.strip() for x in out)   # help's words under its words
