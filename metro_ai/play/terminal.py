@@ -7,8 +7,10 @@ tiles, readable action labels.
   writes them; lines and stations take their owner's colour.
 * Metro: a *compact* board of one text line per row of squares (8 rows, 7 characters a square,
   station numbers on the edges: 11 lines of 65 columns, and its legend), so that the board, the
-  scores, the tiles in hand and the prompt fit 80 x 24; the *full* drawing (every square's tracks,
-  ``engine/metro/text.py``) when the terminal has room for it. Each tile the player may place is
+  scores, the tiles in hand and the prompt fit 80 x 24; a tile there is its four tracks, each the
+  character of the sides it joins, and the owners of the lines on them (:func:`compact_tile`);
+  the *full* drawing (every square's tracks, ``engine/metro/text.py``) when the terminal has room
+  for it. Each tile the player may place is
   drawn as a picture of its tracks, one per legal rotation, lettered ``a``, ``b``, ...; on the
   board each empty square where a tile fits shows those letters, so a person types a square
   (``C1``, or ``b C1`` when several tiles fit there). Squares changed since the player's last
@@ -18,12 +20,14 @@ tiles, readable action labels.
   the rest (:meth:`MetroView.info` gives everything).
 * Other games (Breakthrough): :func:`compact_text` folds the text's card lists onto one line each
   when the turn would not fit the terminal.
+* Long lines wrap at words to the terminal's width, colours kept (:func:`wrap`).
 * What a seat may see: its scores and other seats' moves come from :mod:`metro_ai.play.seatview`
   (its observation only); Metro's own drawing for a seat says the scores are hidden until the end
   with companies (M18).
 * Labels: :func:`describe` says what an action does (Metro 2033: ``hero defends Kievskaya
   (blue)``, ``hire 2 soldiers``; ``engine/metro2033/text.py``), :func:`prompt` what the decision
-  is; other games' labels are their action texts. ``action_to_string`` is left as it is.
+  is; other games' labels are their action texts; :func:`analysis_in_words` says a search's
+  analysis so. ``action_to_string`` is left as it is (records and the protocol keep its texts).
 """
 from __future__ import annotations
 
