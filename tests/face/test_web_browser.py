@@ -6,11 +6,12 @@ few moves before its end, so the middle is not clicked through), and takes a scr
 end.
 The first screen (Metro chosen, *New game* in view, the options folded), the board in view after
 *New game* at 1280x720 and on a phone-sized window, the seats' legend, the board's square names,
-a hint row marking its square, redo, the bots' time per move, and a finished game's record
-loaded, reviewed and walked through (#43) have their own tests. The
-default tier (tests/tiers.py) plays the whole game of Metro, the first screen at 1280x720 and
-the review; the other games, the phone-sized window, the hint row with redo, the rated seat,
-the bots' time per move and their moves outlined since yours are the slow tier's.
+a hint row marking its square, redo, the bots' time per move, a finished game's record
+loaded, reviewed and walked through (#43), and the size of the words of Metro 2033's map and
+Breakthrough's cards (#43) have their own tests. The default tier (tests/tiers.py) plays the
+whole game of Metro, the first screen at 1280x720, the review and Metro 2033's words on a phone;
+the other games, the phone-sized window, the hint row with redo, the rated seat, the bots' time
+per move, their moves outlined since yours and the other words' sizes are the slow tier's.
 
 Screenshots go to the folder ``METRO_AI_SCREENSHOTS`` names (made if missing), else to the
 test's temporary folder.
@@ -576,6 +577,8 @@ def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_p
     browser.find_element(By.TAG_NAME, "body").send_keys("\ue012")          # the left arrow key
     WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(pick - 1))
     assert ("log", pick - 1) in _current(browser)
+    browser.find_element(By.ID, "walk-on").click()                        # a phone's arrow keys
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(pick))
     # the luck of the draws: a tick per chance event under the graph, its luck when pointed at and
     # when walked to, in points of win chance, seat by seat
     review = browser.execute_script("return G.review")

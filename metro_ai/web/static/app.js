@@ -555,6 +555,7 @@ async function refresh() {
   G.legal = [];
   $("review").disabled = !s.terminal || G.reviewing;     // (during play it would judge from hidden cards)
   $("verdict").hidden = !s.terminal;                     // the end of the game where the eye is
+  $("walk").hidden = !s.terminal;
   $("verdict").textContent = s.terminal ? `Game over: ${verdictOf(s)}.` : "";
   if (s.terminal) {
     $("hint").disabled = true;
@@ -658,22 +659,22 @@ function logMove(player, text, by, number) {
   $("log").scrollTop = $("log").scrollHeight;
 }
 
-function moveItem(ply, walk) {
+function moveItem(ply, clickable) {
   // The list's line of move `ply` (0: the first, said "1."); in a finished game a click shows the
   // board before it (showPly), as the review's marks do.
   const m = G.moves[ply];
   const item = el("li", { "data-ply": ply, text: `${ply + 1}. P${m.player} ${m.text}${m.by ? ` (${m.by})` : ""}` });
-  if (walk) item.addEventListener("click", () => guard(showPly)(ply));
+  if (clickable) item.addEventListener("click", () => guard(showPly)(ply));
   return item;
 }
 
-function listMoves(walk) {
+function listMoves(clickable) {
   // The move list as the game stands: the line saying how it began, then each move played (a
-  // record's included); `walk`: once it is over, every move clickable.
+  // record's included); `clickable`: once it is over, every move clickable.
   const known = G.moves.slice(0, G.summary.ply).filter(Boolean).length === G.summary.ply;
-  const items = known ? G.summary.ply : 0;       // (a position loaded mid-game has none before it)
-  $("log").replaceChildren(el("li", { text: G.intro }), ...Array.from({ length: items }, (_, p) => moveItem(p, walk)));
-  $("log").classList.toggle("walk", walk && items > 0);
+  const items = known ? G.summary.ply : 0;       // (were a move unknown to this page, none listed)
+  $("log").replaceChildren(el("li", { text: G.intro }), ...Array.from({ length: items }, (_, p) => moveItem(p, clickable)));
+  $("log").classList.toggle("walk", clickable && items > 0);
   $("log").scrollTop = $("log").scrollHeight;
 }
 
@@ -1044,6 +1045,8 @@ async function showPly(ply) {
   if (luck) $("status").append(el("span", { class: "luck", text: ` Luck of the draws since each one's previous move: ${luck}.` }));
   $("moves").replaceChildren();
   markPly(ply);
+  const seen = $("board").getBoundingClientRect();
+  if (seen.bottom < 0 || seen.top > innerHeight) $("play").scrollIntoView({ block: "start" });   // (a phone's list is far below)
   const svg = $("board").querySelector("svg");
   const layout = svg ? layoutFor(G.game, svg) : null;
   if (d && layout && layout.keyOf && d.best !== d.played) {
@@ -1060,14 +1063,18 @@ function closeReview() {
   $("review-panel").hidden = true;
 }
 
+function walk(step) {
+  // Once the game is over, a move back or on from the move shown (from the end at first).
+  if (!G.id || !(G.summary && G.summary.terminal)) return;
+  guard(showPly)((G.reviewPly === null ? G.summary.ply : G.reviewPly) + step);
+}
+
 document.addEventListener("keydown", (event) => {
-  // Once the game is over the arrow keys walk it, from its end or the move shown.
-  if (!G.id || !(G.summary && G.summary.terminal) || event.target.closest("input, select, textarea")) return;
-  if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
-    event.preventDefault();
-    const from = G.reviewPly === null ? G.summary.ply : G.reviewPly;
-    guard(showPly)(from + (event.key === "ArrowRight" ? 1 : -1));
-  }
+  // the arrow keys walk a finished game, as the buttons ◀ ▶ do (on a phone)
+  if (event.target.closest("input, select, textarea") || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+  if (!G.id || !(G.summary && G.summary.terminal)) return;
+  event.preventDefault();
+  walk(event.key === "ArrowRight" ? 1 : -1);
 });
 
 async function saveRecord() {
@@ -1187,6 +1194,8 @@ function start() {
   $("save").addEventListener("click", guard(save));
   $("save-record").addEventListener("click", guard(saveRecord));
   $("review").addEventListener("click", guard(reviewGame));
+  $("walk-back").addEventListener("click", () => walk(-1));
+  $("walk-on").addEventListener("click", () => walk(1));
   $("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
   $("zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
   $("zoom-fit").addEventListener("click", () => zoomBy(null));
