@@ -148,3 +148,29 @@ def test_the_page_deals_a_random_seed_unless_one_is_typed():
     seeds = json.loads(run.stdout)
     assert len(seeds) > 1 and all(isinstance(x, int) and 0 <= x < 1_000_000 for x in seeds)
     assert "randomSeed()" in _page_function("startGame") and "seed ${seed}" in _page_function("startGame")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+def test_the_page_names_every_games_options_in_words():
+    """#43: the options form of every registered game shows no engine names (``hand_size``), no
+    rule codes (``(M11-M14)``) and no None/null/True/False: each option's name and the first
+    sentence of its description in words, as the page's own functions make them from ``hello``."""
+    from metro_ai.registry import game_class, list_games
+    options = {name: game_class(name).describe()["options"] for name in list_games()}
+    text = (Path(metro_ai.web.__file__).parent / "static" / "app.js").read_text()
+    rule_code = re.search(r"^const RULE_CODE = .*$", text, re.M).group(0)
+    code = "\n".join([_page_function("optionLabel"), _page_function("valueWords"), rule_code,
+                      _page_function("helpWords"),
+                      f"const all = {json.dumps(options)};",
+                      "const out = [];",
+                      "for (const opts of Object.values(all)) for (const [n, o] of Object.entries(opts))",
+                      "  out.push([n, optionLabel(n), helpWords(o.help, Object.keys(opts)), (o.choices || []).map(valueWords)]);",
+                      "console.log(JSON.stringify(out));"])
+    run = subprocess.run(["node", "-e", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    shown = json.loads(run.stdout)
+    assert ["hand_size", "Hand size"] == shown[[s[0] for s in shown].index("hand_size")][:2]
+    for name, label, help_text, choices in shown:
+        words = " ".join([label, help_text, *choices])
+        assert help_text and not re.search(r"\w_\w|\bNone\b|\bnull\b|\bTrue\b|\bFalse\b|\([A-Z]\d", words), (name, words)
+        assert not re.search(r"\b[A-Z]\d+(\.\d+)?\b", words), (name, words)

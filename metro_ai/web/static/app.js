@@ -539,6 +539,9 @@ async function refresh() {
   if (!gid) return;
   G.position++;                                 // the position may have changed: the hints shown are old
   retireHints();
+  G.reviewPly = null;                           // the game as it stands, not a move walked to
+  delete document.body.dataset.reviewPly;
+  markPly(null);
   const s = await rpc.call("state", { game_id: gid });
   const pic = await rpc.call("svg", { game_id: gid, seat: viewSeat(s), labels: true });
   if (epoch !== G.epoch) return;
@@ -740,7 +743,7 @@ function botLimit() {
 
 function searchWords(iterations, seconds) {
   // A search's effort in a person's words: how long, and how many continuations it played out.
-  return `thought ${seconds.toFixed(1)} s, imagining ${iterations.toLocaleString("en")} continuations`;
+  return `${seconds.toFixed(1)} s, ${iterations.toLocaleString("en")} continuations imagined`;
 }
 
 function expectWords(mean) {
@@ -1028,8 +1031,9 @@ async function showPly(ply) {
   if (!G.id || !(G.summary && G.summary.terminal)) return;
   const plies = G.summary.ply;
   ply = Math.max(0, Math.min(plies, ply));
+  G.reviewPly = ply;                          // (the next key press walks on from here at once)
   const pic = await rpc.call("svg", { game_id: G.id, ply, seat: viewSeat(G.summary), labels: true });
-  G.reviewPly = ply;
+  if (G.reviewPly !== ply) return;            // walked on meanwhile
   document.body.dataset.reviewPly = ply;
   drawBoard(pic.svg);
   renderLegend({ ...G.summary, scores: null, terminal: true });     // (the final scores are not this position's)
@@ -1199,7 +1203,7 @@ function start() {
   $("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
   $("zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
   $("zoom-fit").addEventListener("click", () => zoomBy(null));
-  $("review-back").addEventListener("click", guard(async () => { G.reviewPly = null; delete document.body.dataset.reviewPly; await refresh(); }));
+  $("review-back").addEventListener("click", guard(refresh));
   $("load-file").addEventListener("change", (e) => { if (e.target.files.length) guard(load)(e.target.files[0]); });
 }
 
