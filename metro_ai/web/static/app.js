@@ -91,6 +91,7 @@ const G = {
   reviewing: false,    // a review is running
   recordLabels: null,  // a loaded record's names of its seats (its seats are all yours to play on)
   recent: [],          // the texts of the bots' moves since a person's last move, outlined on the board
+  intro: "",           // the move list's first line: how the game began (new, loaded)
   moves: [],           // the game's moves by ply, as this page said them: {player, text, by}; kept past an
                        // undo (redo plays them again), written over by the moves played instead
   zoom: null,          // the board's scale (CSS px a picture unit), "fit" (whole), null: the game's own (boardZoom)
