@@ -32,6 +32,7 @@ class ActionStats:
     visits: int
     mean: float          # mean return for the player to move, in [0, 1]
     share: float         # visits / root visits
+    points: float | None = None   # analyse(points=True): mean score margin where the play-outs stopped
 
 
 @dataclass
@@ -81,7 +82,7 @@ class Analysis:
     def to_dict(self):
         return {
             "player": self.player, "chosen": self.chosen, "chosen_text": self.chosen_text,
-            "actions": [a.__dict__ for a in self.actions],
+            "actions": [{k: v for k, v in a.__dict__.items() if k != "points" or v is not None} for a in self.actions],
             "line": [{"player": p, "action": a, "text": t} for p, a, t in self.line],
             "iterations": self.iterations, "seconds": self.seconds, "worlds": self.worlds,
             "nodes": self.nodes, "workers": self.workers, "tree": self.shape(),
@@ -143,17 +144,20 @@ class SearchBot(Bot):
         resolved from the game's (`SearchSettings.for_game`)."""
         return SearchSettings.for_game(game, **{o.name: getattr(self, o.name) for o in SEARCH_OPTIONS})
 
-    def search_cores(self, state, player, seed):
+    def search_cores(self, state, player, seed, points=False):
         """The `SearchCore` objects of one search of `state` for `player` from `seed` (the
         subclass's ``_cores``, given the bot's settings for the game), each given the root prior if
-        the settings have one: what a search runs, in this process or in a worker process
-        (bots/remote.py)."""
+        the settings have one, and keeping the root's points with `points`: what a search runs, in
+        this process or in a worker process (bots/remote.py)."""
         settings = self.settings_for(state.game)
         cores = self._cores(state, player, seed, settings)
         if settings.prior > 0:
             prior = root_prior(state, derive(seed, 0xB1A5), settings.prior_worlds)
             for core in cores:
                 core.set_prior(prior, settings.prior)
+        if points:
+            for core in cores:
+                core.keep_points()
         return cores
 
     # -- the search --
@@ -187,16 +191,19 @@ class SearchBot(Bot):
             return max(sorted(visited), key=lambda a: (visited[a][0], visited[a][1] / visited[a][0]))
         return max(sorted(visited), key=lambda a: (visited[a][1] / visited[a][0], visited[a][0]))
 
-    def analyse(self, state, limit: Limit | None = None) -> Analysis:
+    def analyse(self, state, limit: Limit | None = None, *, points: bool = False) -> Analysis:
         """Search `state` for the player to move and report what was found (see Analysis): the
-        `Analysis` of ``start(state, limit, analyse=True)``, waited for. A forced move (one legal
-        action) is reported at once, unsearched: that action, no visits, no iterations."""
+        `Analysis` of ``start(state, limit, analyse=True, points=points)``, waited for. A forced
+        move (one legal action) is reported at once, unsearched: that action, no visits, no
+        iterations. With `points`, each action's ``points`` is the mover's mean score margin (its
+        score less the others' mean) where the play-outs through it stopped (the end of the game,
+        or the play-out's cut-off); the search itself is the same, choice for choice."""
         legal = state.legal_actions()
         if len(legal) == 1:
             text = state.action_to_string(legal[0])
             return Analysis(state.current_player, [ActionStats(legal[0], text, 0, 0.0, 1.0)], legal[0], text,
                             workers=self.resources().workers)
-        handle = self.start(state, limit, analyse=True)
+        handle = self.start(state, limit, analyse=True, points=points)
         _wait(handle)
         return handle.analysis()
 
@@ -205,8 +212,9 @@ class SearchBot(Bot):
         merged = self._merge(summaries)
         chosen = self._pick(merged, summaries, seed)
         total = sum(v[0] for v in merged.values())
+        points = _merge_points(summaries)
         acts = [ActionStats(a, state.action_to_string(a), v[0], v[1] / v[0] if v[0] else 0.0,
-                            v[0] / total if total else 0.0) for a, v in sorted(merged.items())]
+                            v[0] / total if total else 0.0, points.get(a)) for a, v in sorted(merged.items())]
         lead = max(summaries, key=lambda s: s["root_visits"])
         line = [(p, a, _text(state, a)) for a, p in lead["line"]]
         return Analysis(player, acts, chosen, state.action_to_string(chosen), line,
@@ -223,7 +231,8 @@ class SearchBot(Bot):
         limit).result()``: the same search, waited for."""
         return _wait(self.start(state, limit))
 
-    def start(self, state, limit: Limit | None = None, *, analyse: bool = False, chunk: int | None = None):
+    def start(self, state, limit: Limit | None = None, *, analyse: bool = False, chunk: int | None = None,
+              points: bool = False):
         """Start searching `state` in a background thread and return its `SearchHandle` at once:
         ``stop()`` ends the search early and returns the best action so far (UCI's ``stop``),
         ``progress()`` reads iterations and the best action so far, ``result()`` waits for the
@@ -239,7 +248,8 @@ class SearchBot(Bot):
         "processes"`` (and more than one worker) the cores live in worker processes
         (`metro_ai.bots.remote`; idle ones from earlier searches are reused; threads where this
         process cannot start processes, e.g. inside a joblib worker). `chunk`:
-        iterations per core between checks (None: sized to about 20 ms)."""
+        iterations per core between checks (None: sized to about 20 ms). `points`: the cores keep
+        each root action's score margin for the analysis (see `analyse`)."""
         actions = state.legal_actions()
         if not analyse and len(actions) == 1:
             self._calls += 1
@@ -256,13 +266,13 @@ class SearchBot(Bot):
         call_seed = derive(self.seed, self._calls)
         self._calls += 1
         if processes:
-            payload = pickle.dumps((self, root, player, call_seed))     # the bot as it is now
+            payload = pickle.dumps((self, root, player, call_seed, points))     # the bot as it is now
 
             def cores(indices):
                 return remote_cores(payload, indices, self.workers)
         else:
             def cores(indices):
-                made = self.search_cores(root, player, call_seed)
+                made = self.search_cores(root, player, call_seed, points)
                 return [made[i] for i in indices]
 
         def finish(summaries, seconds):
@@ -286,6 +296,16 @@ def root_prior(state, seed, worlds):
     low = min(v for v, _ in scored)
     high = max(v for v, _ in scored)
     return {a: (v - low) / (high - low) if high > low else 0.5 for v, a in scored}
+
+
+def _merge_points(summaries):
+    """{action: mean score margin} over the cores' kept points (empty when none kept them)."""
+    sums: dict = {}
+    for s in summaries:
+        for a, (total, n) in (s.get("points") or {}).items():
+            t, k = sums.get(a, (0.0, 0))
+            sums[a] = (t + total, k + n)
+    return {a: t / k for a, (t, k) in sums.items() if k}
 
 
 def _text(state, action):

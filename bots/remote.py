@@ -70,8 +70,8 @@ def _serve(conn: Any) -> None:
         try:
             if kind == "setup":
                 cores = {}
-                bot, state, player, seed = pickle.loads(message[1])
-                built = bot.search_cores(state, player, seed)
+                bot, state, player, seed, points = pickle.loads(message[1])
+                built = bot.search_cores(state, player, seed, points)
                 cores = {i: built[i] for i in message[2]}
                 del built
                 conn.send((True, None))
@@ -209,7 +209,7 @@ def _take(ctx: Any) -> WorkerProcess:
 def remote_cores(payload: bytes, indices: list[int], workers: int) -> list[RemoteCore]:
     """The cores `indices` of a search, in ``min(workers, len(indices))`` worker processes (core
     ``indices[k]`` in process ``k % workers``), idle ones reused, others started. `payload` is the
-    pickled ``(bot, state, player, seed)``. Hand them back with `close_cores`."""
+    pickled ``(bot, state, player, seed, points)``. Hand them back with `close_cores`."""
     ctx = _context()
     n = max(1, min(workers, len(indices)))
     procs: list[WorkerProcess] = []

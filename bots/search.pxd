@@ -110,6 +110,10 @@ cdef class SearchCore:
     cdef double* mast_weights           # scratch: per legal action, a Gibbs weight
     cdef int* trail                     # the current iteration's (action, mover) pairs, flat
     cdef int trail_len, trail_cap       # pairs on the trail, and room for
+    # Points (only after keep_points(); NULL otherwise): per action a of the root's mover,
+    # points[2 * a] sums that mover's score margin (own score less the others' mean) where the
+    # play-outs of the iterations through the root's child a stopped, and the next double counts them.
+    cdef double* points
 
     cdef int _grow(self, int t) noexcept nogil
     cdef int _add_child(self, int t, int parent, int action, int mover, int chance) noexcept nogil
@@ -122,6 +126,7 @@ cdef class SearchCore:
     cdef void _expand(self, int untried) noexcept nogil
     cdef void _play_out(self) noexcept nogil
     cdef void _back_up(self) noexcept nogil
+    cdef void _add_points(self) noexcept nogil
     cdef void _iterate(self) noexcept nogil
     cdef void _record(self, int action, int mover) noexcept nogil
     cdef void _mm_leaf(self) noexcept nogil

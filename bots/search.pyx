@@ -147,6 +147,7 @@ cdef class SearchCore:
         self.prior = NULL
         self.mm = NULL
         self.mm_eval = NULL
+        self.points = NULL
 
     def __init__(self, GameState root, int player, seed, settings=None, *, selection="ucb", tree_depth=None,
                  GameState fixed_world=None, bint multi_observer=False, **options):
@@ -276,6 +277,7 @@ cdef class SearchCore:
                 free(self.mm[t])
         free(self.mm)
         free(self.mm_eval)
+        free(self.points)
 
     # -- the tree --
 
@@ -546,6 +548,27 @@ cdef class SearchCore:
                 self.mast_table[k] += self.ret[self.trail[2 * i + 1]]
                 self.mast_table[k + 1] += 1
 
+    cdef void _add_points(self) noexcept nogil:
+        """Points: the score margin, where the play-out stopped, of the mover at the root, added
+        to the root child this iteration went through in the searching player's tree (none when
+        the iteration stayed at the root)."""
+        cdef Node* nodes = self.trees[self.player if self.multi else 0]
+        cdef int node = self.cur[self.player if self.multi else 0], i, mover
+        cdef double others = 0
+        if node == 0:
+            return
+        while nodes[node].parent != 0:
+            node = nodes[node].parent
+        mover = nodes[node].mover
+        self.world.c_scores(self.heur)
+        for i in range(self.nplayers):
+            if i != mover:
+                others += self.heur[i]
+        if self.nplayers > 1:
+            others /= self.nplayers - 1
+        self.points[2 * nodes[node].action] += self.heur[mover] - others
+        self.points[2 * nodes[node].action + 1] += 1
+
     cdef void _mm_leaf(self) noexcept nogil:
         """Implicit minimax: the evaluation of the world where the tree steps ended, as the
         play-out would score it if cut off here, becomes the minimax value of each tree's node
@@ -607,6 +630,8 @@ cdef class SearchCore:
             self.depth_max = self.path
         self._play_out()
         self._back_up()
+        if self.points != NULL:
+            self._add_points()
         self.iterations += 1
 
     def set_prior(self, prior, double weight=1.0):
@@ -692,6 +717,23 @@ cdef class SearchCore:
                              "SearchCore(root, player, seed, ...)")
         return self.trees[self.player if self.multi else 0]
 
+    def keep_points(self):
+        """From now on, keep each root action's mean score margin for the root's mover (its score
+        less the mean of the others', read with ``c_scores`` where each play-out stops: the end
+        of the game, or its cut-off), reported by ``summary()`` as ``"points"``. For reviews (the
+        loss in points); nothing the search chooses reads it."""
+        if self.points == NULL:
+            self.points = <double*>calloc(2 * max(self.num_actions, 1), sizeof(double))
+            if self.points == NULL:
+                raise MemoryError()
+
+    def root_points(self):
+        """{action: (sum of margins, play-outs)} kept since ``keep_points()`` (None before)."""
+        if self.points == NULL:
+            return None
+        return {a: (self.points[2 * a], int(self.points[2 * a + 1]))
+                for a in range(self.num_actions) if self.points[2 * a + 1] > 0}
+
     def root_stats(self):
         """[(action, visits, value_sum, avail)] for every child of the root, by action."""
         cdef Node* nodes = self._own()
@@ -748,7 +790,7 @@ cdef class SearchCore:
         return {"stats": self.root_stats(), "line": self.principal_variation(), "iterations": self.iterations,
                 "worlds": self.worlds, "nodes": self.node_count, "root_visits": self.root_visits,
                 "expanded": self.expanded, "terminal": self.terminal, "depth_sum": self.depth_sum,
-                "depth_max": self.depth_max}
+                "depth_max": self.depth_max, **({} if self.points == NULL else {"points": self.root_points()})}
 
     def mast_stats(self):
         """MAST's table, for a play-out that keeps one (else None): per player, {action: (sum of
