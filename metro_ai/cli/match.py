@@ -8,6 +8,7 @@ from pathlib import Path
 from metro_ai.engine.datafile import dumps
 from metro_ai.optionspec import OPTION_VALUES_HELP
 from metro_ai.play.match import play_match
+from metro_ai.play.terminal import readable
 
 from .common import (BOT_SPEC_HELP, add_budget_arguments, add_game_arguments, deal_seed, game_of, limit_of, seat_specs,
                      standing_lines, check_writable, output_error)
@@ -73,7 +74,7 @@ def run(args) -> int:
         print(dumps(record))
         return 0
     if not args.quiet and final:
-        print(final[0].render())
+        print(readable(final[0], final[0].render()))
         print()
     print(f"{game.name}, {game.num_players} players, seed {seed}, {len(record['actions'])} actions, "
           f"{record['seconds']:.2f} s")

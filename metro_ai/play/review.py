@@ -10,6 +10,11 @@ hidden from it, as in play. From that one search:
 - the **best** move is the most visited one (the search's choice; the higher mean breaks a tie),
   the position's value for its mover is the best move's value, and the **loss** of the move played
   is ``max(0, value(best) - value(played))``;
+- each action's **points** are the mover's mean score margin (its score less the mean of the
+  others') where the search's play-outs through it stopped: the end of the game, or the
+  play-out's cut-off (Breakthrough, Metro 2033: the score so far there). ``loss_points`` is the
+  best move's less the move played: the loss in the game's own points (it can be negative: the
+  move that wins most often need not score most);
 - the search's **noise** at that budget is ``Z * sqrt(se(best)**2 + se(played)**2)``, where
   ``se = 0.5 / sqrt(visits)`` bounds the standard error of a mean of returns in [0, 1]; a loss is
   **marked** only when it is larger than its noise, by ``THRESHOLDS`` (see `mark_of`).
@@ -44,6 +49,7 @@ from metro_ai.bots.limit import Limit
 from metro_ai.bots.seeding import derive
 from metro_ai.engine.errors import MetroAIError
 from metro_ai.play.match import limit_to_dict, replay_record
+from metro_ai.play.terminal import describe
 
 MARKS = ("best", "good", "inaccuracy", "mistake", "blunder")
 #: The least loss, in expected return (win chance), of each error class: lichess's classes are
@@ -66,11 +72,13 @@ class ReviewStopped(MetroAIError):
 
 @dataclass(frozen=True)
 class Move:
-    """A legal move as the search valued it: its mean return for the mover and its visits."""
+    """A legal move as the search valued it: its mean return for the mover, its visits and its
+    points (the mover's mean score margin; see the module)."""
     action: int
     text: str
     value: float
     visits: int
+    points: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,10 @@ class Decision:
     """One decision with a choice: ``ply`` (the index of the move in the record's actions), the
     ``player`` who made it, the move ``played`` and the ``best`` (action ids, with texts), each one's
     value for the player, the ``loss`` (>= 0) and the ``noise`` it is measured against, the
-    ``mark`` (one of `MARKS`) and the ``alternatives`` (the most visited moves)."""
+    ``mark`` (one of `MARKS`) and the ``alternatives`` (the most visited moves); the points of
+    the two moves and ``loss_points`` (see the module; None where the search never tried the
+    move played); the two moves in a person's words (``played_words``, ``best_words``: Metro
+    2033's without station ids; the ``_text`` fields are the engine's, as in the record)."""
     ply: int
     player: int
     played: int
@@ -92,6 +103,11 @@ class Decision:
     mark: str
     legal: int
     alternatives: tuple[Move, ...] = ()
+    points_played: Optional[float] = None
+    points_best: Optional[float] = None
+    loss_points: Optional[float] = None
+    played_words: str = ""
+    best_words: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,8 @@ class Chance:
 @dataclass(frozen=True)
 class PlayerSummary:
     """A seat's review: its decisions reviewed, total and mean loss, its marks counted, its
-    accuracy (0-100, see `accuracy`) and its luck (the sum of its `Chance` entries)."""
+    accuracy (0-100, see `accuracy`), its luck (the sum of its `Chance` entries) and its loss in
+    points (the sum of its decisions' ``loss_points``, those the search could value)."""
     seat: int
     label: str
     decisions: int
@@ -114,6 +131,7 @@ class PlayerSummary:
     marks: dict
     accuracy: Optional[float]
     luck: float
+    loss_points: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -164,10 +182,12 @@ class Review:
             acc = "-" if p.accuracy is None else f"{p.accuracy:.1f}"
             counts = ", ".join(f"{p.marks[m]} {m}" for m in MARKS[2:])
             rows.append(f"\nseat {p.seat} ({p.label}): accuracy {acc}, loss {p.loss:.3f} over {p.decisions} "
-                        f"decisions (mean {p.mean_loss:.3f}), luck {p.luck:+.3f}; {counts}")
+                        f"decisions (mean {p.mean_loss:.3f}; {p.loss_points:+.1f} points), luck {p.luck:+.3f}; {counts}")
             for d in self.marked(p.seat):
-                rows.append(f"  ply {d.ply:>4}  {d.mark:<10} played {d.played_text}  better {d.best_text}  "
-                            f"loss {d.loss:.3f} (win chance {d.value_best:.0%} -> {d.value_played:.0%})")
+                points = "" if d.loss_points is None else f", {d.loss_points:+.1f} points"
+                rows.append(f"  ply {d.ply:>4}  {d.mark:<10} played {d.played_words or d.played_text}  "
+                            f"better {d.best_words or d.best_text}  "
+                            f"loss {d.loss:.3f} (win chance {d.value_best:.0%} -> {d.value_played:.0%}{points})")
         if self.returns is not None:
             rows.append("\nreturns: " + ", ".join(f"seat {s} {r:.3g}" for s, r in enumerate(self.returns)))
         return "\n".join(rows)
@@ -215,11 +235,14 @@ def _decision(ply, state, action, analyses):
     where that is larger."""
     visits: dict[int, int] = {}
     total: dict[int, float] = {}
+    margin: dict[int, float] = {}
     texts = {}
     for analysis in analyses:
         for a in analysis.actions:
             visits[a.action] = visits.get(a.action, 0) + a.visits
             total[a.action] = total.get(a.action, 0.0) + a.mean * a.visits
+            if a.points is not None:
+                margin[a.action] = margin.get(a.action, 0.0) + a.points * a.visits
             texts[a.action] = a.text
     if len(analyses) == 1:                         # (one search: its own means, to the last bit)
         mean = {a.action: a.mean for a in analyses[0].actions}
@@ -235,10 +258,14 @@ def _decision(ply, state, action, analyses):
         if len(diffs) > 1:
             se = max(se, statistics.stdev(diffs) / math.sqrt(len(diffs)))
         noise = Z * se
+    points = {a: margin[a] / visits[a] for a in margin if visits[a]}
+    loss_points = 0.0 if action == best else (points[best] - points[action]
+                                              if best in points and action in points else None)
     top = sorted(visits, key=lambda a: (-visits[a], -mean[a], a))[:TOP]
     return Decision(ply, state.current_player, action, state.action_to_string(action), best, texts[best],
                     value_played, mean[best], loss, noise, mark_of(action, best, loss, noise),
-                    len(state.legal_actions()), tuple(Move(a, texts[a], mean[a], visits[a]) for a in top))
+                    len(state.legal_actions()), tuple(Move(a, texts[a], mean[a], visits[a], points.get(a)) for a in top),
+                    points.get(action), points.get(best), loss_points, describe(state, action), describe(state, best))
 
 
 def _mean_of(analysis, action):
@@ -315,7 +342,7 @@ def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, work
         searcher = spec.make(seed=derive(seed, ply) if r == 0 else derive(seed, ply, r))
         if max_nodes is not None:
             searcher.cap(max_nodes)
-        return searcher.analyse(states[ply], limit)
+        return searcher.analyse(states[ply], limit, points=True)
 
     results: dict = {}
     tasks = [(ply, r) for ply in todo for r in range(repeats)]
@@ -350,7 +377,8 @@ def review(record, bot: str | BotSpec = "hard", limit: Limit | None = None, work
         players.append(PlayerSummary(s, str(labels[s]) if s < len(labels) else f"seat {s}", len(own), total,
                                      total / len(own) if own else 0.0,
                                      {m: sum(d.mark == m for d in own) for m in MARKS}, accuracy(d.loss for d in own),
-                                     sum(c.luck[s] for c in chances)))
+                                     sum(c.luck[s] for c in chances),
+                                     sum(d.loss_points for d in own if d.loss_points is not None)))
     return Review(data["game"], dict(data.get("options") or {}), list(data.get("bots") or []), str(spec),
                   limit_to_dict(limit) or {}, seed, reviewed, decisions, chances, players, win, returns,
                   iterations=sum(r.iterations for r in results.values()), seconds=time.perf_counter() - t0,

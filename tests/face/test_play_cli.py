@@ -71,6 +71,7 @@ def test_play_saves_the_record_and_reviews_on_request(monkeypatch, capsys, tmp_p
     assert code == 0
     record = json.loads(path.read_text())
     assert record["bots"] == ["you", "random"] and record["seed"] == 3 and "returns" in record
+    assert record["people"] == [0]                          # which seat was a person
     assert len(metro_ai.replay(record)) == len(record["actions"]) + 1
     assert f"game saved to {path}" in out
     assert prompts[-1] == "review your moves now with ismcts:iterations=200? [y/N] "
@@ -456,3 +457,10 @@ def test_analyse_says_metro2033_moves_in_words(tmp_path, capsys):
     assert "count " not in out and "_" not in out.split("line:")[1]
     assert main(["analyse", str(path), "--iterations", "200", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["chosen_text"].startswith("count ")
+
+
+def test_match_prints_metro2033s_end_in_words(capsys):
+    """#43: the final position match prints names stations, not the engine's ids."""
+    assert main(["match", "--game", "metro2033", "--players", "2", "--bots", "random", "random", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Kievskaya" in out and not re.search(r"\b[a-z]+_(?:[a-z]+|[A-Z])\b", out)

@@ -253,3 +253,33 @@ def test_a_dask_cluster_reviews_games_as_this_process_does():
         there = review_games(records, bot="ismcts", limit=Limit(iterations=200), seed=2,
                              dask=cluster.scheduler_address)
     assert all(_same(a, b) for a, b in zip(here, there))
+
+
+def test_the_loss_in_points_is_the_score_margin_given_up(pick):
+    """#43's loss in points: at the last move (no coin left to flip) taking 2 rather than 1 is
+    worth exactly one point of margin in every world; at the first move about one point, and
+    the best move's loss in points is 0."""
+    r = review(record_of(pick(), 0, [TAKE1, TAKE2, GAMBLE, TAKE2]), bot="ismcts", limit=BUDGET, seed=1)
+    last = {m.action: m.points for m in r.decisions[3].alternatives}
+    assert last[TAKE2] - last[TAKE1] == pytest.approx(1.0)
+    first = r.decisions[0]
+    assert first.points_best - first.points_played == first.loss_points and 0.5 < first.loss_points < 2.0
+    assert [d.loss_points for d in r.decisions[1:]] == [0.0, 0.0, 0.0]
+    assert r.players[0].loss_points == first.loss_points and r.players[1].loss_points == 0.0
+    assert f"{first.loss_points:+.1f} points)" in r.table()
+    assert r.to_dict()["decisions"][0]["loss_points"] == first.loss_points
+
+
+@pytest.mark.parametrize("spec", ["ismcts", "mo-ismcts", "ismcts:workers=2,backend=processes"])
+def test_keeping_points_changes_no_choice_and_crosses_to_worker_processes(spec):
+    from metro_ai.bots.catalogue import BotSpec
+    state = metro_ai.load_game("metro", players=3).new_state(4)
+    plain = BotSpec.parse(spec).make(seed=3).analyse(state, Limit(iterations=600))
+    kept = BotSpec.parse(spec).make(seed=3).analyse(state, Limit(iterations=600), points=True)
+    assert [(a.action, a.visits, a.mean) for a in kept.actions] == [(a.action, a.visits, a.mean) for a in plain.actions]
+    assert all(a.points is None for a in plain.actions) and "points" not in plain.to_dict()["actions"][0]
+    tried = [a for a in kept.actions if a.visits]
+    assert tried and all(isinstance(a.points, float) and math.isfinite(a.points) for a in tried)
+    if "processes" in spec:
+        threads = BotSpec.parse("ismcts:workers=2").make(seed=3).analyse(state, Limit(iterations=600), points=True)
+        assert [a.points for a in threads.actions] == [a.points for a in kept.actions]
