@@ -263,7 +263,8 @@ async def _run_search(session: Session, search: Search) -> dict[str, Any]:
 def _progress(entry: OpenGame, search: Search) -> dict[str, Any]:
     p = search.handle.progress()
     out = {"game_id": entry.id, "request_id": entry.search_request, "iterations": p.iterations,
-           "seconds": round(p.seconds, 6), "best": None if p.best is None else {"id": p.best, "text": p.best_text},
+           "seconds": round(p.seconds, 6), "best": None if p.best is None else {"id": p.best, "text": p.best_text,
+                                                                       "label": describe(search.state, p.best)},
            "share": p.share, "mean": p.mean}
     if search.seat not in (None, search.player):    # another seat learns how long the bot thinks, not what
         out.update(best=None, share=None, mean=None)

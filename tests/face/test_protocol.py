@@ -111,6 +111,7 @@ def test_go_runs_in_the_background_with_progress_and_stop_returns_the_best_so_fa
             await asyncio.sleep(0.01)
         note = next(n for n in c.notes if n["params"]["iterations"] > 0)["params"]
         assert note["game_id"] == gid and note["request_id"] == i and note["best"] is not None
+        assert note["best"]["label"] == note["best"]["text"]           # Metro's words are its texts
         stopped = await c.result("stop", game_id=gid)
         go = await c.answer(i)
         assert go["result"]["stopped"] and go["result"]["action"] == stopped["action"]

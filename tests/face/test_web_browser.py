@@ -554,6 +554,8 @@ def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_p
     marks = browser.find_elements(By.CSS_SELECTOR, "#review-marks li")
     dots = browser.find_elements(By.CSS_SELECTOR, "#review-graph circle.mark")
     assert marks and len(dots) == len(marks)          # a random player's game has marked moves
+    assert any(re.search(r"\(win chance \d+% → \d+%, (about \d+ points? given up|though it scores about \d+ more)\)$",
+                         m.text) for m in marks), [m.text for m in marks]          # the loss in points too
     first = int(marks[0].get_attribute("data-ply"))
     marks[0].click()
     WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(first))

@@ -757,7 +757,7 @@ function expectWords(mean) {
 rpc.on("progress", (p) => {
   if (p.game_id !== G.id || !G.search) return;
   // (a bot's search seen from a person's seat: how long it thinks, not what: no best move)
-  const what = p.mean === null ? "" : `\nbest so far: ${p.best ? p.best.text : "—"}, ${expectWords(p.mean)}`;
+  const what = p.mean === null ? "" : `\nbest so far: ${p.best ? p.best.label || p.best.text : "—"}, ${expectWords(p.mean)}`;
   $(G.search === "hint" ? "hint-progress" : "thinking").textContent = `${searchWords(p.iterations, p.seconds)}${what}`;
 });
 
@@ -942,8 +942,8 @@ function showReview() {
   list.replaceChildren();
   for (const d of marked) {
     list.append(el("li", { "data-ply": d.ply, onclick: () => guard(showPly)(d.ply),
-      text: `move ${d.ply + 1}, ${seatName(d.player)}: ${d.mark}: played ${playedWords(d)}, better ${d.best_text} ` +
-            `(win chance ${Math.round(100 * d.value_best)}% → ${Math.round(100 * d.value_played)}%)` }));
+      text: `move ${d.ply + 1}, ${seatName(d.player)}: ${d.mark}: played ${playedWords(d)}, better ${bestWords(d)} ` +
+            `(win chance ${Math.round(100 * d.value_best)}% → ${Math.round(100 * d.value_played)}%${pointsLost(d)})` }));
   }
   drawGraph(rv, marked);
   markPly(G.reviewPly);
@@ -951,7 +951,19 @@ function showReview() {
 
 function playedWords(d) {
   // The move a decision played, in the words the move list used for it.
-  return (G.moves[d.ply] && G.moves[d.ply].text) || d.played_text;
+  return (G.moves[d.ply] && G.moves[d.ply].text) || d.played_words || d.played_text;
+}
+
+function bestWords(d) {
+  // The review's better move in a person's words (Metro 2033's without station ids).
+  return d.best_words || d.best_text;
+}
+
+function pointsLost(d) {
+  // The loss in the game's own points, where the review could value it.
+  if (d.loss_points === null || d.loss_points === undefined) return "";
+  const n = Math.round(Math.abs(d.loss_points));
+  return d.loss_points >= 0 ? `, about ${n} point${n === 1 ? "" : "s"} given up` : `, though it scores about ${n} more`;
 }
 
 function drawGraph(rv, marked) {
@@ -1042,7 +1054,7 @@ async function showPly(ply) {
   const d = rv ? rv.decisions.find((x) => x.ply === ply) : null;
   const m = G.moves[ply];
   let line = ply < plies ? `Review: the position before move ${ply + 1} of ${plies}.` : `Review: the end of the game, after move ${plies}.`;
-  if (d) line += ` ${seatName(d.player)} played ${playedWords(d)} (${d.mark}); the review's best: ${d.best_text}.`;
+  if (d) line += ` ${seatName(d.player)} played ${playedWords(d)} (${d.mark}); the review's best: ${bestWords(d)}.`;
   else if (m && ply < plies) line += ` ${seatName(m.player)} played ${m.text}.`;
   const chance = rv ? rv.chances.find((c) => c.ply === ply) : null;
   const luck = chance ? luckWords(chance) : null;
