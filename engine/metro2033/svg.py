@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 from metro_ai.engine.datafile import read_csv
 
 from .board import BOARD, DATA, Board
-from .text import station_label
+from .text import readable, station_label
 
 COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
 KIND_FILL = {"pigs": "#f3c6c6", "mushrooms": "#d9ecd0", "bullets": "#f5e3b3", "hansa": "#c9c9c9",
@@ -127,10 +127,10 @@ def map_svg(state, player: Optional[int] = None, lastmove: Optional[int] = None)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {SIZE}" width="{width}" '
              f'height="{SIZE}" font-family="sans-serif">', f'<rect width="{width}" height="{SIZE}" fill="#1b1b1b"/>',
              f'<text x="10" y="20" font-size="14" fill="white">Metro 2033, round {obs["round"]}, stage '
-             f'{obs["stage"]}, {escape(state.phase)} (stations after the Moscow metro map)</text>']
+             f'{obs["stage"]}, {escape(state.phase.replace("_", " "))} (stations after the Moscow metro map)</text>']
     if lastmove is not None:
         parts.append(f'<text x="10" y="38" font-size="12" fill="#ddd" class="lastmove">last: '
-                     f'{escape(state.action_to_string(lastmove))}</text>')
+                     f'{escape(readable(state.action_to_string(lastmove)))}</text>')
     for a, b, kind in BOARD.link_list:
         (x1, y1), (x2, y2) = POS[a], POS[b]
         if kind == "transfer":

@@ -285,3 +285,22 @@ def test_breakthrough_labels_clip_nothing_and_say_the_protections_in_words():
         title = card.find(f".//{NS}title").text
         assert title.startswith(kind.name) and "2 tokens on it" in title
     assert len(seen) > 50
+
+
+def test_metro2033_svg_says_its_phase_and_last_move_in_words():
+    """#43: the picture's heading and last move name stations and phases, never the engine's ids
+    (``kievskaya_blue``, ``draft_faction``)."""
+    state = metro_ai.load_game("metro2033", players=3).new_state(5)
+    rng = random.Random(5)
+    seen_station = False
+    for _ in range(200):
+        action = rng.choice(state.legal_actions())
+        raw = state.action_to_string(action)
+        state.apply(action)
+        if state.is_terminal():
+            break
+        root = ET.fromstring(state.svg(lastmove=action))
+        words = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")][:2]
+        assert not any(re.search(r"\b[a-z]+_[a-z_A-Z]+\b", w) for w in words), words
+        seen_station |= re.search(r"\b[a-z]+_[a-z_A-Z]+\b", raw) is not None
+    assert seen_station                          # some move's engine text named a station by its id
