@@ -144,7 +144,8 @@ def _colour_at(text) -> str:
 
 def _visible_at(text) -> list[int]:
     """Where each character of `text` that is not in an ANSI code stands in it."""
-    out, i = [], 0
+    out: list[int] = []
+    i = 0
     for m in ANSI_CODE.finditer(text):
         out += range(i, m.start())
         i = m.end()
@@ -358,7 +359,8 @@ def compact_tile(game, sq, kind, rot, tracks, paint, last=False) -> str:
     top and the bottom; two tracks are free. In colour each track is its owner's colour (a free
     one dim), in reverse video on a square just played. `tracks` is
     :func:`~metro_ai.engine.metro.text.line_owners`' first part."""
-    owned, free = [], []
+    owned: list[tuple] = []
+    free: list[tuple] = []
     for p, q in tile_tracks(game, kind, rot):
         k = tracks.get((sq, (p, q)))
         (free if k is None else owned).append((k, p, q))
