@@ -109,14 +109,15 @@ def strip_ansi(text: str) -> str:
 
 def wrap(text: str, width: int, indent: str | None = None) -> list[str]:
     """`text` (one line, colours kept) wrapped at words to lines of at most `width` visible
-    characters (``textwrap``; a word longer than a line is cut); the lines after the first
+    characters (``textwrap``; a word longer than a line, a path say, stays whole on a line of
+    its own, so that it can be copied); the lines after the first
     start with `indent` (default: the text's own indentation and two spaces more)."""
     plain = strip_ansi(text)
     if len(plain) <= width:
         return [text]
     if indent is None:
         indent = " " * (len(plain) - len(plain.lstrip(" ")) + 2)
-    lines = textwrap.wrap(plain, width, subsequent_indent=indent, break_on_hyphens=False,
+    lines = textwrap.wrap(plain, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False,
                           replace_whitespace=False) or [""]
     if plain == text:
         return lines
@@ -497,7 +498,8 @@ class MetroView:
         extra = rest[n_core:]
         wrapped = []
         for line in extra:                                # a variant's long lines (shares, a city)
-            wrapped += textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
+            wrapped += textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False,
+                                     break_long_words=False) or [""]
         out = scores + _pack(turn, width) + hand + wrapped
         if room is None or len(out) <= room:
             return out

@@ -573,6 +573,8 @@ def test_long_lines_wrap_at_words_with_their_colours():
                                                                           "      Ulitsa 1905 Goda"]
     assert term.wrap(plain, 30, indent="    ")[1] == "    Ulitsa 1905 Goda and takes"
     assert term.wrap("short", 30) == ["short"]
+    path = "/a/folder/deep/below/game-record-of-the-evening.json"          # longer than a line: kept whole
+    assert term.wrap(f"game saved to {path} (review it)", 30) == ["game saved to", f"  {path}", "  (review it)"]
     paint = term.Paint(True)
     coloured = "last: " + paint(1, "P1 army attacks Ulitsa 1905 Goda") + " and " + paint(0, "more")
     lines = term.wrap(coloured, 21)
