@@ -7,11 +7,12 @@ end.
 The first screen (Metro chosen, *New game* in view, the options folded), the board in view after
 *New game* at 1280x720 and on a phone-sized window, the seats' legend, the board's square names,
 a hint row marking its square, redo, the bots' time per move, a finished game's record
-loaded, reviewed and walked through (#43), and the size of the words of Metro 2033's map and
-Breakthrough's cards (#43) have their own tests. The default tier (tests/tiers.py) plays the
-whole game of Metro, the first screen at 1280x720, the review and Metro 2033's words on a phone;
-the other games, the phone-sized window, the hint row with redo, the rated seat, the bots' time
-per move, their moves outlined since yours and the other words' sizes are the slow tier's.
+loaded, reviewed and walked through (#43), a game clicked to its end and reviewed (#43), and the
+size of the words of Metro 2033's map and Breakthrough's cards (#43) have their own tests. The
+default tier (tests/tiers.py) plays the whole game of Metro, the first screen at 1280x720, the
+loaded record's review and Metro 2033's words on a phone; the other games, the phone-sized
+window, the hint row with redo, the rated seat, the bots' time per move, their moves outlined
+since yours, the clicked game's review and the other words' sizes are the slow tier's.
 
 Screenshots go to the folder ``METRO_AI_SCREENSHOTS`` names (made if missing), else to the
 test's temporary folder.
@@ -617,6 +618,35 @@ def _current(driver):
 
 
 @pytest.mark.slow
+@pytest.mark.slow          # a whole game clicked, then reviewed (a loaded record's review: the default tier)
+def test_a_game_played_by_clicking_is_reviewed_at_its_end(page_url, browser):
+    """#43's end to end: a person plays Metro to its end by clicking, opens the review, clicks a
+    marked move, and sees the board then with the better move named and on the graph."""
+    rng = random.Random(3)
+    _set_up(browser, page_url, "metro")
+    turn, ply = _wait_for_turn(browser)
+    while turn != "over":
+        try:
+            _move(browser, rng)
+        except StaleElementReferenceException:              # the picture was redrawn meanwhile
+            continue
+        turn, ply = _wait_for_turn(browser, after_ply=str(ply))
+    Select(browser.find_element(By.ID, "hint-bot")).select_by_value("easy")
+    browser.find_element(By.ID, "review").click()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review") in ("done", "failed"))
+    assert _body(browser, "review") == "done" and not _errors(browser), _errors(browser)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#review-graph polyline.seat-line")) == 2
+    marks = browser.find_elements(By.CSS_SELECTOR, "#review-marks li")
+    assert marks, "a game of random clicks has costly moves"
+    first = int(marks[0].get_attribute("data-ply"))
+    marks[0].click()
+    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(first))
+    status = browser.find_element(By.ID, "status").text
+    assert f"before move {first + 1}" in status and "the review's best:" in status, status
+    assert browser.find_elements(By.CSS_SELECTOR, "#board svg rect.square")
+    assert set(_current(browser)) == {("log", first), ("mark", first)}, _current(browser)
+
+
 def test_every_bot_move_since_yours_is_outlined_and_the_bots_can_be_slowed(page_url, browser):
     """#43: with three bots after you, each bot move since your last one is outlined on the board
     (the picture itself frames only the last) and listed in words, numbered; a pause before each
