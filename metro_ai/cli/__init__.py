@@ -1,5 +1,5 @@
-"""The ``metro-ai`` command line: games, bots, match, tournament, calibrate, analyse, review, play, serve,
-web, bench.
+"""The ``metro-ai`` command line: games, bots, match, tournament, calibrate, train, analyse, review, play,
+serve, web, bench.
 
 One module per command (``COMMANDS``, in the order ``metro-ai --help`` lists them), each with its
 ``NAME`` and ``HELP`` (and, where it has them, ``ALIASES``, ``DESCRIPTION``, ``EPILOG``),
@@ -23,11 +23,11 @@ from metro_ai.engine.errors import PythonGameError
 from metro_ai.registry import register_game
 from metro_ai.version import __version__
 
-from . import analyse, bench, bots, calibrate, games, match, play, review, serve, tournament, web
+from . import analyse, bench, bots, calibrate, games, match, play, review, serve, tournament, train, web
 from .common import Formatter
 
 #: The commands, in the order ``metro-ai --help`` lists them.
-COMMANDS = (games, bots, match, tournament, calibrate, analyse, review, play, serve, web, bench)
+COMMANDS = (games, bots, match, tournament, calibrate, train, analyse, review, play, serve, web, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

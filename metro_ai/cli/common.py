@@ -10,6 +10,7 @@ functions of the same idea (``add_game_arguments`` and ``game_of``, ``add_budget
 from __future__ import annotations
 
 import argparse
+import json
 import secrets
 from pathlib import Path
 
@@ -67,6 +68,14 @@ def game_options(args, players_default):
         default = cls.option("players").default if players_default is None else players_default
         options["players"] = min(max(default, cls.min_players), cls.max_players)
     return name, options
+
+
+def game_words(name, options) -> list[str]:
+    """The command-line words that give this game again: ``--game NAME --option K=V ...``."""
+    words = ["--game", name]
+    for key, value in sorted(options.items()):
+        words += ["--option", f"{key}={json.dumps(value)}"]
+    return words
 
 
 def game_of(args, players_default):
@@ -161,14 +170,15 @@ def check_plot(args):
 class StartedProgress:
     """The progress line, told how many games were already done when this run began."""
 
-    def __init__(self):
+    def __init__(self, unit="game"):
         from metro_ai.play.report import ProgressLine
         self.line = None
         self.cls = ProgressLine
+        self.unit = unit
 
-    def __call__(self, done, total, result):
+    def __call__(self, done, total, result=None):
         if self.line is None:               # the first call comes before this run's first game
-            self.line = self.cls(already=done)
+            self.line = self.cls(already=done, unit=self.unit)
         self.line(done, total, result)
 
     def close(self):

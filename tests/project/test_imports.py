@@ -154,7 +154,7 @@ FLOORS = [
     ("engine", ("metro_ai.engine", "metro_ai.version")),
     ("bots", ("metro_ai.bots",)),
     ("games and options", ("metro_ai.registry", "metro_ai.optionspec", "metro_ai.usergames")),
-    ("play and interop", ("metro_ai.play", "metro_ai.interop")),
+    ("play, interop and learning", ("metro_ai.play", "metro_ai.interop", "metro_ai.learn")),
     ("bench, protocol, ladder", ("metro_ai.bench", "metro_ai.protocol", "metro_ai.ladder")),
     ("faces", ("metro_ai.web", "metro_ai.cli")),
     ("facade", ("metro_ai.__main__", "metro_ai")),

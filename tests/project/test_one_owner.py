@@ -21,6 +21,7 @@ FACES = {
     "metro_ai.protocol": "the protocol package: its servers, session and limits (docs/guide/server.md)",
     "metro_ai.play.tournament": "the tournament package's public face: what users and the facade import (README, "
                                 "docs/tutorials/tournament.md), its modules one idea each",
+    "metro_ai.learn": "the learning package's public face: self-play, the fit and the evaluator (docs/guide/train.md)",
     "metro_ai.bench.versus": "the versus command's entry: add_arguments and execute, which metro-ai bench --versus "
                              "and benches/versus.py call",
     "metro_ai.engine": "the engine floor: the library's errors",

@@ -1,0 +1,285 @@
+"""Learned evaluators (issue #44): a logistic regression over a seat's observation features that
+predicts its return, fitted to self-play positions (:mod:`metro_ai.learn.selfplay`), measured on
+held-out games against the game's hand-written evaluation, and kept in a versioned data file.
+
+The fit minimises the mean cross-entropy of the predictions against the returns (in [0, 1]: a
+win 1, a loss 0, ranks between) plus ``l2 / 2 * |w|^2``, by Adam over shuffled mini-batches,
+every random choice from its seed: the same positions and seed give the same weights, bit for
+bit (on one machine and numpy).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from metro_ai.engine.datafile import envelope_problem, kind_of, read_json, with_path
+
+from .selfplay import TrainError, load_positions
+
+EVALUATOR_FORMAT = "metro-ai-evaluator"
+EVALUATOR_VERSION = 1
+#: Predictions are kept in [EPS, 1 - EPS] when a log-loss is taken (a hard 0 or 1 that is wrong
+#: would count as infinitely wrong).
+EPS = 1e-6
+
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))
+
+
+def log_loss(p, y) -> float:
+    """The mean cross-entropy of predictions `p` against outcomes `y` in [0, 1] (natural log)."""
+    p = np.clip(np.asarray(p, np.float64), EPS, 1 - EPS)
+    y = np.asarray(y, np.float64)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def calibration(p, y, bins: int = 10) -> list[dict]:
+    """Predictions grouped in `bins` equal ranges of [0, 1]: per non-empty bin its range, count,
+    mean prediction and mean outcome (a calibrated evaluator's two means agree)."""
+    p = np.asarray(p, np.float64)
+    y = np.asarray(y, np.float64)
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    out = []
+    for b in range(bins):
+        sel = which == b
+        if sel.any():
+            out.append({"low": b / bins, "high": (b + 1) / bins, "count": int(sel.sum()),
+                        "predicted": float(p[sel].mean()), "outcome": float(y[sel].mean())})
+    return out
+
+
+def _adam(params: dict, grads, x, y, *, l2: float, epochs: int, batch: int, rate: float, rng) -> dict:
+    """Adam on `params` (name -> float64 array, changed in place) over shuffled mini-batches of
+    (`x`, `y`); ``grads(params, xb, yb)`` gives the gradient of the batch's mean cross-entropy
+    (the L2 term on every weight but the biases, named ``b...``, is added here)."""
+    n = len(y)
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v2 = {k: np.zeros_like(v) for k, v in params.items()}
+    beta1, beta2, step = 0.9, 0.999, 0
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, batch):
+            rows = order[start:start + batch]
+            g = grads(params, x[rows].astype(np.float64), y[rows])
+            step += 1
+            k1, k2 = 1 - beta1 ** step, 1 - beta2 ** step
+            for k, p in params.items():
+                gk = g[k] + (0.0 if k.startswith("b") else l2 * p)
+                m[k] = beta1 * m[k] + (1 - beta1) * gk
+                v2[k] = beta2 * v2[k] + (1 - beta2) * gk * gk
+                p -= rate * (m[k] / k1) / (np.sqrt(v2[k] / k2) + 1e-8)
+    return params
+
+
+def _start(x, y, seed):
+    x = np.asarray(x, np.float32)
+    y = np.asarray(y, np.float64)
+    if len(y) == 0:
+        raise TrainError("no positions to fit")
+    mean = float(np.clip(y.mean(), EPS, 1 - EPS))
+    return x, y, np.random.default_rng(seed), math.log(mean / (1 - mean))
+
+
+def fit_logistic(x, y, *, l2: float = 1e-4, epochs: int = 20, batch: int = 256, rate: float = 0.01,
+                 seed: int = 0) -> tuple[np.ndarray, float]:
+    """Weights and bias of a logistic regression of `y` (in [0, 1]) on the rows of `x`, by Adam
+    (see the module); the bias starts at the outcomes' log-odds."""
+    x, y, rng, odds = _start(x, y, seed)
+
+    def grads(p, xb, yb):
+        err = sigmoid(xb @ p["w"] + p["b"]) - yb
+        return {"w": xb.T @ err / len(yb), "b": np.array(err.mean())}
+    p = _adam({"w": np.zeros(x.shape[1]), "b": np.array(odds)}, grads, x, y, l2=l2, epochs=epochs, batch=batch,
+              rate=rate, rng=rng)
+    return p["w"], float(p["b"])
+
+
+def fit_mlp(x, y, hidden: int, *, l2: float = 1e-4, epochs: int = 20, batch: int = 256, rate: float = 0.003,
+            seed: int = 0) -> dict:
+    """One hidden layer of `hidden` tanh units, then a logistic output: ``sigmoid(w2 . tanh(w1 x +
+    b1) + b2)``, by Adam (see the module); the first layer drawn from the seed (scaled by the
+    inputs' number), the output's bias at the outcomes' log-odds. Returns the arrays ``w1``
+    (hidden x features), ``b1``, ``w2``, ``b2``."""
+    x, y, rng, odds = _start(x, y, seed)
+    d = x.shape[1]
+    p = {"w1": rng.normal(0, 1 / math.sqrt(d), (hidden, d)), "b1": np.zeros(hidden),
+         "w2": rng.normal(0, 1 / math.sqrt(hidden), hidden), "b2": np.array(odds)}
+
+    def grads(p, xb, yb):
+        h = np.tanh(xb @ p["w1"].T + p["b1"])
+        err = sigmoid(h @ p["w2"] + p["b2"]) - yb
+        dh = np.outer(err, p["w2"]) * (1 - h * h)
+        return {"w1": dh.T @ xb / len(yb), "b1": dh.mean(axis=0), "w2": h.T @ err / len(yb),
+                "b2": np.array(err.mean())}
+    return _adam(p, grads, x, y, l2=l2, epochs=epochs, batch=batch, rate=rate, rng=rng)
+
+
+#: The most hidden units a model may have (its file stays within the data-file reader's bound).
+MAX_HIDDEN = 32
+
+
+def model_value(model: dict, x) -> np.ndarray:
+    """A model's predictions (see `Evaluator`) for rows of features `x`, its arrays given as
+    numpy arrays or lists."""
+    x = np.asarray(x, np.float64)
+    if model["kind"] == "logistic":
+        return sigmoid(x @ np.asarray(model["weights"], np.float64) + model["bias"])
+    h = np.tanh(x @ np.asarray(model["w1"], np.float64).T + np.asarray(model["b1"], np.float64))
+    return sigmoid(h @ np.asarray(model["w2"], np.float64) + model["b2"])
+
+
+class Evaluator:
+    """A learned evaluator: ``predict(state, player)`` is the player's expected return from its
+    own observation (:meth:`Game.observation_features`): ``sigmoid(w . features + bias)`` for a
+    logistic model, ``sigmoid(w2 . tanh(w1 features + b1) + b2)`` for one with a hidden layer."""
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.game = data["game"]
+        self.options = data["options"]
+        self.size = data["features"]["size"]
+        model = data["model"]
+        self.model = {k: (np.asarray(v, np.float64) if isinstance(v, list) else v) for k, v in model.items()}
+        self._encoder: Any = None
+
+    def predict_features(self, x) -> np.ndarray:
+        """Predictions for rows of features."""
+        return model_value(self.model, x)
+
+    def predict(self, state, player: int) -> float:
+        """`player`'s expected return in `state`, from what `player` sees there."""
+        if state.game.name != self.game:
+            raise TrainError(f"this evaluator is for {self.game}, not {state.game.name}")
+        if self._encoder is None:
+            self._encoder = state.game.observation_features()
+            if self._encoder.shape[0] != self.size:
+                raise TrainError(f"this evaluator reads {self.size} features; {state.game.name}'s "
+                                 f"features here are {self._encoder.shape[0]}")
+        return float(self.predict_features(self._encoder.encode(state.observation(player))[None, :])[0])
+
+    @classmethod
+    def load(cls, path) -> "Evaluator":
+        """An evaluator file (`metro-ai train`'s), checked: TrainError naming the file, the line and
+        the field."""
+        f = read_json(path, what="evaluator", error=TrainError)
+        try:
+            check_evaluator(f.data)
+        except TrainError as exc:
+            raise f.error(exc) from None
+        return cls(f.data)
+
+
+def evaluator_data(game, model: dict, training: dict) -> dict:
+    """The JSON-ready evaluator file of a fitted `model` (``{"kind": "logistic", "weights",
+    "bias"}`` or ``{"kind": "mlp", "hidden", "w1", "b1", "w2", "b2"}``) for `game` (a loaded game)."""
+    encoder = game.observation_features()
+
+    def plain(v):
+        return v.tolist() if isinstance(v, np.ndarray) else v
+    return {"format": EVALUATOR_FORMAT, "version": EVALUATOR_VERSION, "game": game.name,
+            "options": dict(game.options),
+            "features": {"size": int(encoder.shape[0]), "sections": [[s, int(k)] for s, k in encoder.sections]},
+            "model": {k: plain(v) for k, v in model.items()}, "training": training}
+
+
+def _bad(message, at=()):
+    raise with_path(TrainError(message), at)
+
+
+def _numbers(values, name, at, n, shape):
+    """`values` (the field `name`, at the JSON path `at`): a list of `n` finite numbers, else
+    TrainError naming it (`shape`: `n` in words)."""
+    if not isinstance(values, list) or len(values) != n:
+        _bad(f"{name} must be a list of {shape} numbers", at)
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            _bad(f"{name}[{i}] must be a finite number", (*at, i))
+
+
+def _number(model, key):
+    v = model.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        _bad(f"model.{key} must be a finite number", ("model", key))
+
+
+def check_evaluator(obj: Any) -> dict:
+    """`obj` if it is a well-formed evaluator; TrainError naming the field otherwise (never
+    quoting a value)."""
+    if not isinstance(obj, dict):
+        _bad(f"expected a JSON object, got {kind_of(obj)}")
+    problem = envelope_problem(obj, EVALUATOR_FORMAT, (EVALUATOR_VERSION,))
+    if problem is not None:
+        _bad(*problem)
+    for key, kind in (("game", str), ("options", dict), ("features", dict), ("model", dict), ("training", dict)):
+        if not isinstance(obj.get(key), kind):
+            _bad(f"field {key!r} must be a {'JSON object' if kind is dict else 'text'}, got {kind_of(obj.get(key))}",
+                 (key,))
+    size = obj["features"].get("size")
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 1_000_000:
+        _bad("features.size must be a positive int", ("features", "size"))
+    model = obj["model"]
+    if model.get("kind") == "logistic":
+        _numbers(model.get("weights"), "model.weights", ("model", "weights"), size, f"features.size ({size})")
+        _number(model, "bias")
+    elif model.get("kind") == "mlp":
+        hidden = model.get("hidden")
+        if isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= MAX_HIDDEN:
+            _bad(f"model.hidden must be an int in [1, {MAX_HIDDEN}]", ("model", "hidden"))
+        rows = model.get("w1")
+        if not isinstance(rows, list) or len(rows) != hidden:
+            _bad(f"model.w1 must be a list of model.hidden ({hidden}) rows", ("model", "w1"))
+        for i in range(hidden):
+            _numbers(rows[i], f"model.w1[{i}]", ("model", "w1", i), size, f"features.size ({size})")
+        for key in ("b1", "w2"):
+            _numbers(model.get(key), f"model.{key}", ("model", key), hidden, f"model.hidden ({hidden})")
+        _number(model, "b2")
+    else:
+        _bad('model.kind must be "logistic" or "mlp"', ("model", "kind"))
+    return obj
+
+
+def report_of(p_model, p_base, y, y_train_mean: float) -> dict:
+    """Held-out measures: the log-loss of the model, of the hand-written evaluation and of a
+    constant (the training outcomes' mean), and both calibration tables."""
+    return {"positions": int(len(y)), "log_loss": log_loss(p_model, y), "log_loss_hand_written": log_loss(p_base, y),
+            "log_loss_constant": log_loss(np.full(len(y), y_train_mean), y),
+            "calibration": calibration(p_model, y), "calibration_hand_written": calibration(p_base, y)}
+
+
+def train_evaluator(folder, *, hidden: int = 0, l2: float = 1e-4, epochs: int = 20, seed: int = 0,
+                    command: Optional[str] = None) -> dict:
+    """Fit an evaluator to the self-play positions in `folder` (the games every fifth held out):
+    a logistic regression, or with `hidden` > 0 one hidden layer of that many units; return its
+    file's data (see `evaluator_data`), its ``training`` saying how it was made (the run's
+    settings, the games and positions used, the fit's settings, `command`) and what it scores on
+    the held-out games (`report_of`)."""
+    if isinstance(hidden, bool) or not isinstance(hidden, int) or not 0 <= hidden <= MAX_HIDDEN:
+        raise TrainError(f"hidden must be an int in [0, {MAX_HIDDEN}] (0: no hidden layer), got {hidden!r}")
+    from metro_ai.registry import load_game
+    from metro_ai.version import __version__
+    train, held, settings = load_positions(folder)
+    if train is None or held is None:
+        raise TrainError(f"{folder}: too few games to hold a fifth out (at least 5 are needed)")
+    if hidden:
+        model = {"kind": "mlp", "hidden": hidden, **fit_mlp(train["x"], train["y"], hidden, l2=l2, epochs=epochs,
+                                                             seed=seed)}
+        model["b2"] = float(model["b2"])
+    else:
+        weights, bias = fit_logistic(train["x"], train["y"], l2=l2, epochs=epochs, seed=seed)
+        model = {"kind": "logistic", "weights": weights, "bias": bias}
+    p_train = model_value(model, train["x"])
+    p_held = model_value(model, held["x"])
+    training = {
+        "command": command, "metro_ai": __version__,
+        "self_play": {"game": settings.game, "options": settings.options, "bot": settings.bot,
+                      "seed": settings.seed, "every": settings.every,
+                      "games": int(len(np.unique(train["game"])) + len(np.unique(held["game"])))},
+        "fit": {"hidden": hidden, "l2": l2, "epochs": epochs, "seed": seed, "positions": int(len(train["y"])),
+                "log_loss": log_loss(p_train, train["y"])},
+        "held_out": report_of(p_held, held["base"], held["y"], float(train["y"].mean())),
+    }
+    return evaluator_data(load_game(settings.game, **settings.options), model, training)
+

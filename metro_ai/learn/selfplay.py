@@ -1,0 +1,205 @@
+"""Self-play positions for learned evaluators (issue #44): games of one bot against itself, each
+position seen by every seat (its observation features: the public part and its own hidden part,
+never another seat's), labelled with that seat's final return.
+
+A run keeps its positions in a folder, one file a game (``positions/game-000017.npz``, written
+whole or not at all), beside ``settings.json``: running it again plays only the games missing,
+so an interrupted run resumes, and more games can be added later with the same settings. Game
+``g`` is dealt from ``derive(seed, g)`` and its bots seeded from it too, so a game's positions
+are the same wherever and whenever it is played.
+
+Each position also carries the game's **hand-written evaluation** of it for that seat (the soft
+rank of the game's heuristic, ``cutoff_scale`` of its search settings, else 1: what the search's
+play-out scores where it is cut off), the reference a learned evaluator is measured against.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from metro_ai.bots.catalogue import BotSpec
+from metro_ai.bots.seeding import derive
+from metro_ai.engine.datafile import dumps, read_json
+from metro_ai.engine.errors import MetroAIError
+
+#: The folder layout's version (settings.json and the position files).
+POSITIONS_VERSION = 1
+
+
+class TrainError(MetroAIError, ValueError):
+    """Training that cannot go on: bad settings, a folder of another run, a damaged file."""
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """What a self-play run is: the game (name and options), the bot playing every seat (a spec),
+    the seed and every how many plies a position is kept (``every``: 1 keeps every position)."""
+    game: str
+    options: dict
+    bot: str
+    seed: int
+    every: int = 2
+
+    def check(self) -> "SelfPlaySettings":
+        """These settings, or TrainError saying what is wrong (the game's features, the bot)."""
+        from metro_ai.registry import load_game
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TrainError(f"seed must be an int, got {self.seed!r}")
+        if isinstance(self.every, bool) or not isinstance(self.every, int) or not 1 <= self.every <= 10_000:
+            raise TrainError(f"every must be an int in [1, 10000], got {self.every!r}")
+        try:
+            game = load_game(self.game, **self.options)
+            game.observation_features()
+            BotSpec.parse(self.bot).make(seed=0)
+        except ValueError as exc:
+            raise TrainError(str(exc)) from None
+        return self
+
+
+def soft_rank(h, seat: int, scale: float) -> float:
+    """The soft rank of `seat` by the values `h`: the mean over the other seats of
+    ``logistic((h[seat] - h[other]) / scale)`` (0.5 alone)."""
+    others = [x for i, x in enumerate(h) if i != seat]
+    if not others:
+        return 0.5
+    return sum(1.0 / (1.0 + math.exp(max(-700.0, min(700.0, (x - h[seat]) / scale)))) for x in others) / len(others)
+
+
+def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
+    """Game `g` of a run: its positions as arrays ``x`` (features, float32), ``y`` (the seat's
+    return), ``base`` (the hand-written evaluation), ``seat``, ``ply``, one row per kept
+    position and seat."""
+    from metro_ai.registry import load_game
+    game = load_game(settings.game, **settings.options)
+    encoder = game.observation_features()
+    scale = float(game.search_settings().get("cutoff_scale") or 1.0)
+    deal = derive(settings.seed, g)
+    state = game.new_state(deal)
+    n = game.num_players
+    spec = BotSpec.parse(settings.bot)
+    bots = [spec.make(seed=derive(deal, 0xB07, p)) for p in range(n)]
+    rows: list = []
+    base, seats, plies = [], [], []
+    ply = 0
+    while not state.is_terminal():
+        if ply % settings.every == 0:
+            h = state.heuristic()
+            for p in range(n):
+                rows.append(encoder.encode(state.observation(p)))
+                base.append(soft_rank(h, p, scale))
+                seats.append(p)
+                plies.append(ply)
+        state.apply(bots[state.current_player].choose(state))
+        ply += 1
+    returns = state.returns()
+    size = encoder.shape[0]
+    return {"x": np.asarray(rows, np.float32).reshape(len(rows), size),
+            "y": np.asarray([returns[p] for p in seats], np.float64),
+            "base": np.asarray(base, np.float64), "seat": np.asarray(seats, np.int16),
+            "ply": np.asarray(plies, np.int32)}
+
+
+def _play_and_write(item) -> int:
+    """One game of a run played and written to its file (a job: module level, so that it pickles)."""
+    settings, g, folder = item
+    data = play_game(settings, g)
+    path = _game_path(folder, g)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        np.savez_compressed(f, x=data["x"], y=data["y"], base=data["base"], seat=data["seat"], ply=data["ply"])
+    os.replace(tmp, path)
+    return g
+
+
+def _game_path(folder, g) -> Path:
+    return Path(folder) / "positions" / f"game-{g:06d}.npz"
+
+
+def open_run(folder, settings: Optional[SelfPlaySettings], overwrite: bool = False) -> SelfPlaySettings:
+    """The settings of the run in `folder`: `settings` written there for a new run (the folder made
+    if missing), checked against those stored for an old one (TrainError if they differ, unless
+    `overwrite`, which discards the old positions); the stored ones if `settings` is None."""
+    folder = Path(folder)
+    stored_path = folder / "settings.json"
+    stored = None
+    if stored_path.exists():
+        obj = read_json(stored_path, what="self-play settings", error=TrainError).data
+        if not isinstance(obj, dict) or obj.get("format") != "metro-ai-selfplay" or obj.get("version") != POSITIONS_VERSION:
+            raise TrainError(f"{stored_path}: not the settings of a metro-ai self-play run of this version")
+        try:
+            stored = SelfPlaySettings(**{k: obj[k] for k in ("game", "options", "bot", "seed", "every")})
+        except (KeyError, TypeError):
+            raise TrainError(f"{stored_path}: its fields are not a self-play run's") from None
+    if settings is None:
+        if stored is None:
+            raise TrainError(f"{folder} holds no self-play run (settings.json)")
+        return stored.check()
+    settings.check()
+    if stored is not None and stored != settings and not overwrite:
+        raise TrainError(f"{folder} holds another run ({stored.game}, bot {stored.bot}, seed {stored.seed}, "
+                         f"every {stored.every}); --overwrite starts afresh there")
+    if stored != settings:
+        if folder.exists() and not folder.is_dir():
+            raise TrainError(f"{folder}: not a folder")
+        (folder / "positions").mkdir(parents=True, exist_ok=True)
+        for old in (folder / "positions").glob("game-*.npz"):
+            old.unlink()
+        stored_path.write_text(dumps({"format": "metro-ai-selfplay", "version": POSITIONS_VERSION,
+                                      **asdict(settings)}, indent=1) + "\n", encoding="utf-8")
+    return settings
+
+
+def self_play(folder, settings: SelfPlaySettings, games: int, jobs: int = 1, dask: Optional[str] = None,
+              overwrite: bool = False, progress: Optional[Callable[[int, int], Any]] = None) -> list[int]:
+    """Play games ``0 .. games - 1`` of the run in `folder` that are not there yet (see the module)
+    and return the ids played now. Each game is one job: in this process (`jobs` 1), on `jobs`
+    local processes (joblib; -1: one per core) or on the Dask cluster at `dask`.
+    ``progress(done, total)`` counts the games of the run."""
+    from metro_ai.play.tournament.runner import dask_client, run_unordered
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 1_000_000:
+        raise TrainError(f"games must be an int in [1, 1000000], got {games!r}")
+    settings = open_run(folder, settings, overwrite)
+    todo = [g for g in range(games) if not _game_path(folder, g).exists()]
+    done = games - len(todo)
+    if progress is not None:
+        progress(done, games)
+    played = []
+    with dask_client(dask) as client:
+        for g in run_unordered(_play_and_write, [(settings, g, Path(folder)) for g in todo], jobs, client):
+            played.append(g)
+            if progress is not None:
+                progress(done + len(played), games)
+    return sorted(played)
+
+
+def load_positions(folder, held_out=lambda g: g % 5 == 4) -> tuple[dict, dict, SelfPlaySettings]:
+    """The run's positions as two sets of arrays (``x``, ``y``, ``base``, ``seat``, ``ply``,
+    ``game``): those of the games `held_out` marks (default: every fifth game, a fifth of the
+    games kept apart to measure) and the rest, and the run's settings. A position file that
+    cannot be read is a TrainError naming it."""
+    settings = open_run(folder, None)
+    paths = sorted((Path(folder) / "positions").glob("game-*.npz"))
+    if not paths:
+        raise TrainError(f"{folder} has no positions yet: play some games first")
+    parts: dict[bool, list] = {True: [], False: []}
+    for path in paths:
+        g = int(path.stem.split("-")[1])
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                part = {k: z[k] for k in ("x", "y", "base", "seat", "ply")}
+        except (OSError, ValueError, KeyError) as exc:
+            raise TrainError(f"{path}: not a position file of this run ({exc}); delete it to play that game again") \
+                from None
+        part["game"] = np.full(len(part["y"]), g, np.int32)
+        parts[bool(held_out(g))].append(part)
+
+    def join(items):
+        if not items:
+            return None
+        return {k: np.concatenate([p[k] for p in items]) for k in items[0]}
+    return join(parts[False]), join(parts[True]), settings

@@ -1,0 +1,181 @@
+"""Learned evaluators (metro_ai.learn, ``metro-ai train``, issue #44): self-play positions the
+same wherever they are played, resumable and refused when the folder holds another run; a fit
+that recovers known weights, reproducible from its seed; the evaluator file written, checked and
+read back; the command's report and refusals. Leduc keeps the games short."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import metro_ai
+from metro_ai.cli import main
+from metro_ai.learn import (Evaluator, SelfPlaySettings, TrainError, check_evaluator, fit_logistic, load_positions,
+                            log_loss, self_play, train_evaluator)
+from metro_ai.learn.model import calibration, sigmoid
+from metro_ai.learn.selfplay import play_game, soft_rank
+
+LEDUC = SelfPlaySettings("leduc", {"players": 2}, "easy", seed=3, every=1)
+
+
+def _games(folder):
+    return sorted(p.name for p in (folder / "positions").iterdir())
+
+
+def test_positions_are_the_same_wherever_played_and_a_run_resumes(tmp_path):
+    here, there = tmp_path / "here", tmp_path / "there"
+    seen = []
+    assert self_play(here, LEDUC, 3, progress=lambda d, t: seen.append((d, t))) == [0, 1, 2]
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    before = (here / "positions" / "game-000001.npz").read_bytes()
+    assert self_play(here, LEDUC, 5) == [3, 4]                                 # only the games missing
+    assert (here / "positions" / "game-000001.npz").read_bytes() == before
+    assert self_play(there, LEDUC, 5, jobs=2) == [0, 1, 2, 3, 4]
+    for name in _games(here):
+        with np.load(here / "positions" / name) as a, np.load(there / "positions" / name) as b:
+            assert all(np.array_equal(a[k], b[k]) for k in ("x", "y", "base", "seat", "ply"))
+    assert self_play(here, LEDUC, 5) == []
+
+
+def test_each_position_is_each_seats_view_labelled_with_its_return():
+    """Every kept position appears once a seat: its features are what that seat sees (the game's
+    observation features of its own observation), its label the seat's final return, its
+    hand-written value the soft rank of the heuristic (Leduc: by the chips; cut-off scale 1)."""
+    data = play_game(LEDUC, 7)
+    game = metro_ai.load_game("leduc", players=2)
+    assert data["x"].shape == (len(data["y"]), game.observation_features().shape[0])
+    assert list(data["seat"][:2]) == [0, 1] and list(data["ply"][::2]) == list(range(len(data["y"]) // 2))
+    returns = [data["y"][data["seat"] == p][0] for p in (0, 1)]
+    assert all((data["y"][data["seat"] == p] == returns[p]).all() for p in (0, 1)) and sum(returns) == pytest.approx(1)
+    first = game.new_state(metro_ai.bots.seeding.derive(3, 7))
+    assert np.array_equal(data["x"][1], first.observation_tensor(1))          # the deal, seen by seat 1
+    assert data["base"][0] == soft_rank(first.heuristic(), 0, 1.0)
+    assert soft_rank([3.0, 1.0, 1.0], 0, 2.0) == pytest.approx(1 / (1 + math.exp(-1)))
+    assert soft_rank([5.0], 0, 1.0) == 0.5
+
+
+def test_the_fit_recovers_known_weights_reproducibly():
+    rng = np.random.default_rng(0)
+    x = (rng.random((4000, 12)) < 0.3).astype(np.float32)
+    true = rng.normal(0, 1.5, 12)
+    y = (rng.random(4000) < sigmoid(x @ true - 0.5)).astype(float)
+    w, b = fit_logistic(x, y, epochs=40, seed=1)
+    again = fit_logistic(x, y, epochs=40, seed=1)
+    assert np.array_equal(w, again[0]) and b == again[1]
+    assert np.corrcoef(w, true)[0, 1] > 0.95
+    assert log_loss(sigmoid(x @ w + b), y) < log_loss(sigmoid(x @ true - 0.5), y) + 0.01
+    assert log_loss(sigmoid(x @ w + b), y) < log_loss(np.full(len(y), y.mean()), y) - 0.1
+    table = calibration([0.05, 0.15, 0.12, 0.95], [0, 1, 0, 1])
+    assert [(r["count"], r["outcome"]) for r in table] == [(1, 0.0), (2, 0.5), (1, 1.0)]
+
+
+def test_the_evaluator_is_written_checked_and_read_back(tmp_path):
+    folder = tmp_path / "run"
+    self_play(folder, LEDUC, 10)
+    data = train_evaluator(folder, epochs=5, command="metro-ai train ...")
+    assert check_evaluator(json.loads(json.dumps(data))) and data["training"]["self_play"]["games"] == 10
+    train, held, _ = load_positions(folder)
+    assert sorted(np.unique(held["game"])) == [4, 9] and data["training"]["fit"]["positions"] == len(train["y"])
+    report = data["training"]["held_out"]
+    assert report["log_loss_constant"] == pytest.approx(log_loss(np.full(len(held["y"]), train["y"].mean()), held["y"]))
+    assert report["log_loss_hand_written"] == pytest.approx(log_loss(held["base"], held["y"]))
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(data))
+    ev = Evaluator.load(path)
+    state = metro_ai.load_game("leduc", players=2).new_state(5)
+    assert ev.predict(state, 1) == pytest.approx(float(ev.predict_features(state.observation_tensor(1)[None, :])[0]))
+    assert report["log_loss"] == pytest.approx(log_loss(ev.predict_features(held["x"]), held["y"]))
+    for change, message in ((lambda d: d["model"].update(weights=d["model"]["weights"][:-1]), "model.weights must be"),
+                            (lambda d: d["model"]["weights"].__setitem__(3, "x"), "model.weights\\[3\\] must be a finite"),
+                            (lambda d: d.update(version=9), "version"),
+                            (lambda d: d.update(game=7), "field 'game' must be a text")):
+        bad = json.loads(json.dumps(data))
+        change(bad)
+        path.write_text(json.dumps(bad, indent=1))
+        with pytest.raises(TrainError, match=rf"evaluator .*e\.json.*: line \d+, column \d+: .*{message}"):
+            Evaluator.load(path)
+    with pytest.raises(TrainError, match="for leduc, not metro"):
+        ev.predict(metro_ai.load_game("metro", players=2).new_state(1), 0)
+
+
+def test_a_folder_of_another_run_or_damaged_files_are_refused(tmp_path):
+    folder = tmp_path / "run"
+    self_play(folder, LEDUC, 2)
+    other = SelfPlaySettings("leduc", {"players": 2}, "random", seed=3, every=1)
+    with pytest.raises(TrainError, match="holds another run .*--overwrite"):
+        self_play(folder, other, 2)
+    assert self_play(folder, other, 1, overwrite=True) == [0] and _games(folder) == ["game-000000.npz"]
+    with pytest.raises(TrainError, match="too few games"):
+        train_evaluator(folder)
+    (folder / "positions" / "game-000000.npz").write_bytes(b"not a zip")
+    with pytest.raises(TrainError, match="game-000000.npz: not a position file of this run"):
+        load_positions(folder)
+    with pytest.raises(TrainError, match="holds no self-play run"):
+        load_positions(tmp_path)
+    for bad, message in ((SelfPlaySettings("leduc", {"players": 2}, "easy", seed=1, every=0), "every must be"),
+                         (SelfPlaySettings("leduc", {"players": 2}, "nosuchbot", seed=1), "nosuchbot"),
+                         (SelfPlaySettings("nosuchgame", {}, "easy", seed=1), "nosuchgame")):
+        with pytest.raises(TrainError, match=message):
+            self_play(tmp_path / "new", bad, 1)
+
+
+def test_the_command_plays_fits_reports_and_resumes(tmp_path, capsys):
+    folder, out = tmp_path / "run", tmp_path / "ev.json"
+    args = ["train", "--dir", str(folder), "--game", "leduc", "--bot", "easy", "--seed", "3", "--every", "1",
+            "--jobs", "1", "--quiet", "--epochs", "5"]
+    assert main(args + ["--games", "6", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("leduc {'players': 2}: 6 games of easy (seed 3, a position every 1 plies)")
+    assert "held-out log-loss: learned" in text and "hand-written" in text
+    data = json.loads(out.read_text())
+    assert data["training"]["command"] == ("metro-ai train --dir DIR --game leduc --option players=2 --bot easy "
+                                           "--seed 3 --every 1 --games 6 --hidden 0 --l2 0.0001 --epochs 5 --fit-seed 0")
+    again = tmp_path / "again"                                  # the recorded command makes the same evaluator
+    words = [str(again) if w == "DIR" else w for w in data["training"]["command"].split()[1:]]
+    assert main(words + ["--quiet", "--jobs", "2"]) == 0
+    assert json.loads((again / "evaluator.json").read_text())["model"] == data["model"]
+    assert main(["train", "--dir", str(folder), "--games", "0", "--quiet", "--epochs", "5"]) == 0      # fit only
+    assert json.loads((folder / "evaluator.json").read_text())["model"] == data["model"]
+    capsys.readouterr()
+    for extra, message in ((["--game", "leduc", "--bot", "random"], "holds another run"),
+                           (["--games", "-1"], "--games must be >= 0"),
+                           (["--out", str(tmp_path / "no" / "e.json")], "no such directory")):
+        assert main(["train", "--dir", str(folder), "--quiet"] + extra) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_a_hidden_layer_learns_what_a_line_cannot_and_is_read_back(tmp_path):
+    """XOR of two features: no logistic regression does better than a coin, one hidden layer of
+    tanh units does; its evaluator file is checked and predicts as the fit did."""
+    from metro_ai.learn import fit_mlp
+    from metro_ai.learn.model import evaluator_data, model_value
+    rng = np.random.default_rng(1)
+    x = (rng.random((3000, 4)) < 0.5).astype(np.float32)
+    y = (x[:, 0] != x[:, 1]).astype(float)
+    w, b = fit_logistic(x, y, epochs=30, seed=2)
+    assert log_loss(sigmoid(x @ w + b), y) > 0.65
+    p = fit_mlp(x, y, 8, epochs=60, rate=0.01, seed=2)
+    assert log_loss(model_value({"kind": "mlp", **p}, x), y) < 0.2
+    assert all(np.array_equal(p[k], fit_mlp(x, y, 8, epochs=60, rate=0.01, seed=2)[k]) for k in p)   # its seed
+    game = metro_ai.load_game("leduc", players=2)
+    size = game.observation_features().shape[0]
+    q = fit_mlp(np.zeros((10, size), np.float32), np.full(10, 0.5), 3, epochs=1, seed=0)
+    data = evaluator_data(game, {"kind": "mlp", "hidden": 3, **q, "b2": float(q["b2"])}, {})
+    path = tmp_path / "mlp.json"
+    path.write_text(json.dumps(data, indent=1))
+    ev = Evaluator.load(path)
+    state = game.new_state(2)
+    assert ev.predict(state, 0) == pytest.approx(float(model_value(data["model"], state.observation_tensor(0)[None])[0]))
+    for change, message in ((lambda d: d["model"].update(hidden=99), "model.hidden must be an int in \\[1, 32\\]"),
+                            (lambda d: d["model"]["w1"][2].pop(), "model.w1\\[2\\] must be a list of features.size"),
+                            (lambda d: d["model"].update(b1=[0.0]), "model.b1 must be a list of model.hidden \\(3\\)"),
+                            (lambda d: d["model"].update(kind="forest"), 'model.kind must be "logistic" or "mlp"')):
+        bad = json.loads(json.dumps(data))
+        change(bad)
+        path.write_text(json.dumps(bad, indent=1))
+        with pytest.raises(TrainError, match=message):
+            Evaluator.load(path)
+    with pytest.raises(TrainError, match="hidden must be an int in \\[0, 32\\]"):
+        train_evaluator(tmp_path, hidden=40)
