@@ -33,9 +33,14 @@ def add_arguments(p):
     p.add_argument("--overwrite", action="store_true", help="discard the positions of another run in DIR")
     add_pool_arguments(p, "; one game a job")
     p.add_argument("--hidden", type=int, default=0, metavar="H",
-                   help="hidden tanh units of the model (default: 0, a logistic regression; at most 32)")
-    p.add_argument("--l2", type=float, default=1e-4, help="the fit's weight decay (default: 0.0001)")
-    p.add_argument("--epochs", type=int, default=20, help="passes over the positions (default: 20)")
+                   help="hidden tanh units of the model, on the features alone (default: 0, a logistic regression; "
+                        "at most 32)")
+    p.add_argument("--no-hand-written", action="store_true",
+                   help="the logistic model on the features alone (default: the hand-written evaluation one more input)")
+    p.add_argument("--l2", type=float, default=1e-2, help="the fit's weight decay (default: 0.01)")
+    p.add_argument("--rate", type=float, default=None,
+                   help="Adam's step (default: 0.001; with --hidden 0.003)")
+    p.add_argument("--epochs", type=int, default=10, help="passes over the positions (default: 10)")
     p.add_argument("--fit-seed", type=int, default=0, help="the fit's seed (default: 0)")
     p.add_argument("--out", default=None, metavar="FILE.json", help="the evaluator file (default: DIR/evaluator.json)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -64,8 +69,8 @@ def run(args) -> int:
     games = 100 if args.games is None else args.games
     if games < 0:
         raise ValueError(f"--games must be >= 0, got {games}")
-    if args.epochs < 1 or not args.l2 >= 0:
-        raise ValueError("--epochs must be >= 1 and --l2 >= 0")
+    if args.epochs < 1 or not args.l2 >= 0 or (args.rate is not None and not args.rate > 0):
+        raise ValueError("--epochs must be >= 1, --l2 >= 0 and --rate > 0")
     if args.dir is None:
         name, options = game_options(args, 2)
         args.dir = f"metro-ai-train-{name}-{options['players']}p"
@@ -81,7 +86,8 @@ def run(args) -> int:
         finally:
             if bar is not None:
                 bar.close()
-    data = train_evaluator(args.dir, hidden=args.hidden, l2=args.l2, epochs=args.epochs, seed=args.fit_seed)
+    data = train_evaluator(args.dir, hidden=args.hidden, on_hand_written=not (args.no_hand_written or args.hidden),
+                           l2=args.l2, rate=args.rate, epochs=args.epochs, seed=args.fit_seed)
     data["training"]["command"] = _command(data["training"])
     try:
         out.write_text(dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -97,9 +103,17 @@ def _command(training) -> str:
     sp, fit = training["self_play"], training["fit"]
     words = ["metro-ai", "train", "--dir", "DIR", *game_words(sp["game"], sp["options"])]
     words += ["--bot", sp["bot"], "--seed", str(sp["seed"]), "--every", str(sp["every"]), "--games", str(sp["games"]),
-              "--hidden", str(fit["hidden"]), "--l2", repr(fit["l2"]), "--epochs", str(fit["epochs"]),
+              "--hidden", str(fit["hidden"]), *([] if fit["on_hand_written"] or fit["hidden"] else ["--no-hand-written"]),
+              "--l2", repr(fit["l2"]), "--rate", repr(fit["rate"]), "--epochs", str(fit["epochs"]),
               "--fit-seed", str(fit["seed"])]
     return " ".join(shlex.quote(w) for w in words)
+
+
+def _model_words(fit) -> str:
+    kind = (f"one hidden layer of {fit['hidden']} units" if fit["hidden"] else
+            "logistic on the features and the hand-written evaluation" if fit["on_hand_written"] else
+            "logistic on the features")
+    return f"{kind}; l2 {fit['l2']}, step {fit['rate']}, {fit['epochs']} epochs, seed {fit['seed']}"
 
 
 def _report(data) -> str:
@@ -107,6 +121,7 @@ def _report(data) -> str:
     sp, fit, held = t["self_play"], t["fit"], t["held_out"]
     rows = [f"{sp['game']} {sp['options']}: {sp['games']} games of {sp['bot']} (seed {sp['seed']}, a position every "
             f"{sp['every']} plies), {fit['positions']:,} positions fitted, {held['positions']:,} held out",
+            f"model: {_model_words(fit)}",
             f"held-out log-loss: learned {held['log_loss']:.4f}, hand-written {held['log_loss_hand_written']:.4f}, "
             f"constant {held['log_loss_constant']:.4f} (training positions: {fit['log_loss']:.4f})",
             "calibration (held out): predicted -> outcome, positions"]

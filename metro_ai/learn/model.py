@@ -16,7 +16,7 @@ import numpy as np
 
 from metro_ai.engine.datafile import envelope_problem, kind_of, read_json, with_path
 
-from .selfplay import TrainError, load_positions
+from .selfplay import TrainError, hand_written, hand_written_scale, load_positions
 
 EVALUATOR_FORMAT = "metro-ai-evaluator"
 EVALUATOR_VERSION = 1
@@ -121,12 +121,22 @@ def fit_mlp(x, y, hidden: int, *, l2: float = 1e-4, epochs: int = 20, batch: int
 MAX_HIDDEN = 32
 
 
-def model_value(model: dict, x) -> np.ndarray:
-    """A model's predictions (see `Evaluator`) for rows of features `x`, its arrays given as
-    numpy arrays or lists."""
+def logit(p) -> np.ndarray:
+    """The log-odds of `p`, kept in [logit(1e-4), logit(1 - 1e-4)] (a hand-written value of
+    exactly 0 or 1 is an input, not a certainty)."""
+    p = np.clip(np.asarray(p, np.float64), 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+def model_value(model: dict, x, base=None) -> np.ndarray:
+    """A model's predictions (see `Evaluator`) for rows of features `x` (and, for a model on the
+    hand-written evaluation, its values `base`), its arrays given as numpy arrays or lists."""
     x = np.asarray(x, np.float64)
     if model["kind"] == "logistic":
-        return sigmoid(x @ np.asarray(model["weights"], np.float64) + model["bias"])
+        z = x @ np.asarray(model["weights"], np.float64) + model["bias"]
+        if model.get("hand_written") is not None:
+            z = z + model["hand_written"]["weight"] * logit(base)
+        return sigmoid(z)
     h = np.tanh(x @ np.asarray(model["w1"], np.float64).T + np.asarray(model["b1"], np.float64))
     return sigmoid(h @ np.asarray(model["w2"], np.float64) + model["b2"])
 
@@ -134,7 +144,9 @@ def model_value(model: dict, x) -> np.ndarray:
 class Evaluator:
     """A learned evaluator: ``predict(state, player)`` is the player's expected return from its
     own observation (:meth:`Game.observation_features`): ``sigmoid(w . features + bias)`` for a
-    logistic model, ``sigmoid(w2 . tanh(w1 features + b1) + b2)`` for one with a hidden layer."""
+    logistic model, plus ``a * logit(h)`` where it is fitted on the game's hand-written
+    evaluation ``h`` (``model.hand_written``: its weight a and the soft rank's scale);
+    ``sigmoid(w2 . tanh(w1 features + b1) + b2)`` for one with a hidden layer."""
 
     def __init__(self, data: dict):
         self.data = data
@@ -142,12 +154,14 @@ class Evaluator:
         self.options = data["options"]
         self.size = data["features"]["size"]
         model = data["model"]
-        self.model = {k: (np.asarray(v, np.float64) if isinstance(v, list) else v) for k, v in model.items()}
+        self.model: dict[str, Any] = {k: (np.asarray(v, np.float64) if isinstance(v, list) else v)
+                                      for k, v in model.items()}
         self._encoder: Any = None
 
-    def predict_features(self, x) -> np.ndarray:
-        """Predictions for rows of features."""
-        return model_value(self.model, x)
+    def predict_features(self, x, base=None) -> np.ndarray:
+        """Predictions for rows of features (and the hand-written values `base`, for a model on
+        them)."""
+        return model_value(self.model, x, base)
 
     def predict(self, state, player: int) -> float:
         """`player`'s expected return in `state`, from what `player` sees there."""
@@ -158,7 +172,9 @@ class Evaluator:
             if self._encoder.shape[0] != self.size:
                 raise TrainError(f"this evaluator reads {self.size} features; {state.game.name}'s "
                                  f"features here are {self._encoder.shape[0]}")
-        return float(self.predict_features(self._encoder.encode(state.observation(player))[None, :])[0])
+        hand = self.model.get("hand_written")
+        base = None if hand is None else [hand_written(state, player, hand["scale"])]
+        return float(self.predict_features(self._encoder.encode(state.observation(player))[None, :], base)[0])
 
     @classmethod
     def load(cls, path) -> "Evaluator":
@@ -199,10 +215,11 @@ def _numbers(values, name, at, n, shape):
             _bad(f"{name}[{i}] must be a finite number", (*at, i))
 
 
-def _number(model, key):
-    v = model.get(key)
+def _number(obj, key, name=None, at=None):
+    """obj[key] a finite number, else TrainError naming it (default: the field model.KEY)."""
+    v = obj.get(key)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        _bad(f"model.{key} must be a finite number", ("model", key))
+        _bad(f"{name or 'model.' + key} must be a finite number", at or ("model", key))
 
 
 def check_evaluator(obj: Any) -> dict:
@@ -224,6 +241,14 @@ def check_evaluator(obj: Any) -> dict:
     if model.get("kind") == "logistic":
         _numbers(model.get("weights"), "model.weights", ("model", "weights"), size, f"features.size ({size})")
         _number(model, "bias")
+        hand = model.get("hand_written")
+        if hand is not None:
+            if not isinstance(hand, dict):
+                _bad("model.hand_written must be null or an object", ("model", "hand_written"))
+            _number(hand, "weight", "model.hand_written.weight", ("model", "hand_written", "weight"))
+            _number(hand, "scale", "model.hand_written.scale", ("model", "hand_written", "scale"))
+            if hand["scale"] <= 0:
+                _bad("model.hand_written.scale must be > 0", ("model", "hand_written", "scale"))
     elif model.get("kind") == "mlp":
         hidden = model.get("hidden")
         if isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= MAX_HIDDEN:
@@ -249,37 +274,52 @@ def report_of(p_model, p_base, y, y_train_mean: float) -> dict:
             "calibration": calibration(p_model, y), "calibration_hand_written": calibration(p_base, y)}
 
 
-def train_evaluator(folder, *, hidden: int = 0, l2: float = 1e-4, epochs: int = 20, seed: int = 0,
+def train_evaluator(folder, *, hidden: int = 0, on_hand_written: bool = True, l2: float = 1e-2,
+                    rate: Optional[float] = None, epochs: int = 10, seed: int = 0,
                     command: Optional[str] = None) -> dict:
     """Fit an evaluator to the self-play positions in `folder` (the games every fifth held out):
-    a logistic regression, or with `hidden` > 0 one hidden layer of that many units; return its
-    file's data (see `evaluator_data`), its ``training`` saying how it was made (the run's
-    settings, the games and positions used, the fit's settings, `command`) and what it scores on
-    the held-out games (`report_of`)."""
+    a logistic regression, on the game's hand-written evaluation too where `on_hand_written`
+    (its log-odds one more input: the model learns a correction to it), or with `hidden` > 0 one
+    hidden layer of that many units on the features alone; `rate` Adam's step (None: 0.001 for
+    the logistic model, 0.003 with a hidden layer). Returns its file's data (see
+    `evaluator_data`), its ``training`` saying how it was made (the run's settings, the games and
+    positions used, the fit's settings, `command`) and what it scores on the held-out games
+    (`report_of`). The defaults are those measured best on the runs in docs/guide/train.md."""
     if isinstance(hidden, bool) or not isinstance(hidden, int) or not 0 <= hidden <= MAX_HIDDEN:
         raise TrainError(f"hidden must be an int in [0, {MAX_HIDDEN}] (0: no hidden layer), got {hidden!r}")
+    if hidden and on_hand_written:
+        raise TrainError("a model with a hidden layer reads the features alone: ask for no hand-written input")
     from metro_ai.registry import load_game
     from metro_ai.version import __version__
     train, held, settings = load_positions(folder)
     if train is None or held is None:
         raise TrainError(f"{folder}: too few games to hold a fifth out (at least 5 are needed)")
+    game = load_game(settings.game, **settings.options)
     if hidden:
+        rate = 0.003 if rate is None else rate
         model = {"kind": "mlp", "hidden": hidden, **fit_mlp(train["x"], train["y"], hidden, l2=l2, epochs=epochs,
-                                                             seed=seed)}
+                                                             rate=rate, seed=seed)}
         model["b2"] = float(model["b2"])
     else:
-        weights, bias = fit_logistic(train["x"], train["y"], l2=l2, epochs=epochs, seed=seed)
-        model = {"kind": "logistic", "weights": weights, "bias": bias}
-    p_train = model_value(model, train["x"])
-    p_held = model_value(model, held["x"])
+        rate = 0.001 if rate is None else rate
+        x = train["x"]
+        if on_hand_written:
+            x = np.hstack([x, logit(train["base"])[:, None].astype(np.float32)])
+        weights, bias = fit_logistic(x, train["y"], l2=l2, epochs=epochs, rate=rate, seed=seed)
+        model = {"kind": "logistic", "weights": weights[:train["x"].shape[1]], "bias": bias,
+                 "hand_written": {"weight": float(weights[-1]), "scale": hand_written_scale(game)}
+                 if on_hand_written else None}
+    p_train = model_value(model, train["x"], train["base"])
+    p_held = model_value(model, held["x"], held["base"])
     training = {
         "command": command, "metro_ai": __version__,
         "self_play": {"game": settings.game, "options": settings.options, "bot": settings.bot,
                       "seed": settings.seed, "every": settings.every,
                       "games": int(len(np.unique(train["game"])) + len(np.unique(held["game"])))},
-        "fit": {"hidden": hidden, "l2": l2, "epochs": epochs, "seed": seed, "positions": int(len(train["y"])),
+        "fit": {"hidden": hidden, "on_hand_written": on_hand_written, "l2": l2, "rate": rate, "epochs": epochs,
+                "seed": seed, "positions": int(len(train["y"])),
                 "log_loss": log_loss(p_train, train["y"])},
         "held_out": report_of(p_held, held["base"], held["y"], float(train["y"].mean())),
     }
-    return evaluator_data(load_game(settings.game, **settings.options), model, training)
+    return evaluator_data(game, model, training)
 

@@ -70,6 +70,17 @@ def soft_rank(h, seat: int, scale: float) -> float:
     return sum(1.0 / (1.0 + math.exp(max(-700.0, min(700.0, (x - h[seat]) / scale)))) for x in others) / len(others)
 
 
+def hand_written_scale(game) -> float:
+    """The soft rank's scale of `game`'s hand-written evaluation: its search settings'
+    ``cutoff_scale``, else 1."""
+    return float(game.search_settings().get("cutoff_scale") or 1.0)
+
+
+def hand_written(state, seat: int, scale: float) -> float:
+    """The hand-written evaluation of `state` for `seat`: the soft rank of its heuristic."""
+    return soft_rank(state.heuristic(), seat, scale)
+
+
 def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
     """Game `g` of a run: its positions as arrays ``x`` (features, float32), ``y`` (the seat's
     return), ``base`` (the hand-written evaluation), ``seat``, ``ply``, one row per kept
@@ -77,7 +88,7 @@ def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
     from metro_ai.registry import load_game
     game = load_game(settings.game, **settings.options)
     encoder = game.observation_features()
-    scale = float(game.search_settings().get("cutoff_scale") or 1.0)
+    scale = hand_written_scale(game)
     deal = derive(settings.seed, g)
     state = game.new_state(deal)
     n = game.num_players
@@ -88,10 +99,9 @@ def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
     ply = 0
     while not state.is_terminal():
         if ply % settings.every == 0:
-            h = state.heuristic()
             for p in range(n):
                 rows.append(encoder.encode(state.observation(p)))
-                base.append(soft_rank(h, p, scale))
+                base.append(hand_written(state, p, scale))
                 seats.append(p)
                 plies.append(ply)
         state.apply(bots[state.current_player].choose(state))

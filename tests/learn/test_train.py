@@ -85,11 +85,20 @@ def test_the_evaluator_is_written_checked_and_read_back(tmp_path):
     path.write_text(json.dumps(data))
     ev = Evaluator.load(path)
     state = metro_ai.load_game("leduc", players=2).new_state(5)
-    assert ev.predict(state, 1) == pytest.approx(float(ev.predict_features(state.observation_tensor(1)[None, :])[0]))
-    assert report["log_loss"] == pytest.approx(log_loss(ev.predict_features(held["x"]), held["y"]))
+    hand = data["model"]["hand_written"]                     # by default a correction of the hand-written value
+    assert hand["scale"] == 1.0 and math.isfinite(hand["weight"])
+    base = [soft_rank(state.heuristic(), 1, 1.0)]
+    assert ev.predict(state, 1) == pytest.approx(float(ev.predict_features(state.observation_tensor(1)[None, :],
+                                                                           base)[0]))
+    assert report["log_loss"] == pytest.approx(log_loss(ev.predict_features(held["x"], held["base"]), held["y"]))
+    plain = train_evaluator(folder, epochs=5, on_hand_written=False)
+    assert plain["model"]["hand_written"] is None and plain["training"]["fit"]["on_hand_written"] is False
+    assert plain["model"]["weights"] != data["model"]["weights"]
     for change, message in ((lambda d: d["model"].update(weights=d["model"]["weights"][:-1]), "model.weights must be"),
                             (lambda d: d["model"]["weights"].__setitem__(3, "x"), "model.weights\\[3\\] must be a finite"),
                             (lambda d: d.update(version=9), "version"),
+                            (lambda d: d["model"]["hand_written"].update(scale=0), "model.hand_written.scale must be > 0"),
+                            (lambda d: d["model"]["hand_written"].pop("weight"), "model.hand_written.weight must be a"),
                             (lambda d: d.update(game=7), "field 'game' must be a text")):
         bad = json.loads(json.dumps(data))
         change(bad)
@@ -131,7 +140,7 @@ def test_the_command_plays_fits_reports_and_resumes(tmp_path, capsys):
     assert "held-out log-loss: learned" in text and "hand-written" in text
     data = json.loads(out.read_text())
     assert data["training"]["command"] == ("metro-ai train --dir DIR --game leduc --option players=2 --bot easy "
-                                           "--seed 3 --every 1 --games 6 --hidden 0 --l2 0.0001 --epochs 5 --fit-seed 0")
+                                           "--seed 3 --every 1 --games 6 --hidden 0 --l2 0.01 --rate 0.001 --epochs 5 --fit-seed 0")
     again = tmp_path / "again"                                  # the recorded command makes the same evaluator
     words = [str(again) if w == "DIR" else w for w in data["training"]["command"].split()[1:]]
     assert main(words + ["--quiet", "--jobs", "2"]) == 0
@@ -179,3 +188,5 @@ def test_a_hidden_layer_learns_what_a_line_cannot_and_is_read_back(tmp_path):
             Evaluator.load(path)
     with pytest.raises(TrainError, match="hidden must be an int in \\[0, 32\\]"):
         train_evaluator(tmp_path, hidden=40)
+    with pytest.raises(TrainError, match="a model with a hidden layer reads the features alone"):
+        train_evaluator(tmp_path, hidden=4)
