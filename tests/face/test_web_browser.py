@@ -557,12 +557,7 @@ def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_p
     assert marks and len(dots) == len(marks)          # a random player's game has marked moves
     assert any(re.search(r"\(win chance \d+% → \d+%, (about \d+ points? given up|though it scores about \d+ more)\)$",
                          m.text) for m in marks), [m.text for m in marks]          # the loss in points too
-    first = int(marks[0].get_attribute("data-ply"))
-    marks[0].click()
-    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(first))
-    status = browser.find_element(By.ID, "status").text
-    assert f"before move {first + 1}" in status and "the review's best:" in status, status
-    assert browser.find_elements(By.CSS_SELECTOR, "#board svg rect.square")
+    first = _show_first_mark(browser, marks)
     shot = _shots(tmp_path) / "review-metro.png"
     assert browser.save_screenshot(str(shot)) and shot.read_bytes().startswith(PNG)
     browser.find_element(By.TAG_NAME, "body").send_keys("\ue014")          # the right arrow key
@@ -611,6 +606,18 @@ def test_a_finished_game_is_reviewed_and_walked_through(page_url, browser, tmp_p
     assert metro_ai.replay(again)[-1].returns() == record["returns"]
 
 
+def _show_first_mark(driver, marks):
+    """Click the first marked move; check that the board before it is shown with the review's
+    better move named; return its ply."""
+    first = int(marks[0].get_attribute("data-ply"))
+    marks[0].click()
+    WebDriverWait(driver, WAIT).until(lambda d: _body(d, "review-ply") == str(first))
+    status = driver.find_element(By.ID, "status").text
+    assert f"before move {first + 1}" in status and "the review's best:" in status, status
+    assert driver.find_elements(By.CSS_SELECTOR, "#board svg rect.square")
+    return first
+
+
 def _current(driver):
     """The moves marked as shown: ("log", ply) in the move list, ("mark", ply) in the marked moves."""
     return [("log" if e.find_element(By.XPATH, "..").get_attribute("id") == "log" else "mark", int(e.get_attribute("data-ply")))
@@ -638,12 +645,7 @@ def test_a_game_played_by_clicking_is_reviewed_at_its_end(page_url, browser):
     assert len(browser.find_elements(By.CSS_SELECTOR, "#review-graph polyline.seat-line")) == 2
     marks = browser.find_elements(By.CSS_SELECTOR, "#review-marks li")
     assert marks, "a game of random clicks has costly moves"
-    first = int(marks[0].get_attribute("data-ply"))
-    marks[0].click()
-    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "review-ply") == str(first))
-    status = browser.find_element(By.ID, "status").text
-    assert f"before move {first + 1}" in status and "the review's best:" in status, status
-    assert browser.find_elements(By.CSS_SELECTOR, "#board svg rect.square")
+    first = _show_first_mark(browser, marks)
     assert set(_current(browser)) == {("log", first), ("mark", first)}, _current(browser)
 
 
