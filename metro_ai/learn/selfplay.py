@@ -99,9 +99,10 @@ def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
     ply = 0
     while not state.is_terminal():
         if ply % settings.every == 0:
+            h = state.heuristic()                           # (the hand-written evaluation's input, once)
             for p in range(n):
                 rows.append(encoder.encode(state.observation(p)))
-                base.append(hand_written(state, p, scale))
+                base.append(soft_rank(h, p, scale))
                 seats.append(p)
                 plies.append(ply)
         state.apply(bots[state.current_player].choose(state))
