@@ -38,6 +38,8 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
     Option.integer("rollout_depth", None, "actions played out before the game's heuristic scores the "
                    "position", low=-1, none="the game's default",
                    words="-1 (to the end) or an int >= 0"),
+    Option.integer("rollout_samples", None, "the heuristic play-out's random actions compared a move (the best "
+                   "by the game's heuristic is played)", low=1, high=1000, none="3"),
     Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
                   "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
     Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
@@ -172,6 +174,10 @@ def _playout(values) -> Playout:
     """The `Playout` of checked settings: ``rollout`` (None: random) with the depth (-1: to the end)
     and scales given; a `Playout` object keeps its own, bar those given (not None)."""
     rollout, depth, scale, end = values["rollout"], values["rollout_depth"], values["cutoff_scale"], values["end_scale"]
+    samples = values["rollout_samples"]
+    if samples is not None and not (rollout == "heuristic" or isinstance(rollout, HeuristicPlayout)):
+        raise ValueError("rollout_samples is a setting of the heuristic play-out: give it with rollout=heuristic "
+                         "(or a game whose default play-out is heuristic)")
     if isinstance(rollout, Playout):
         changes: dict[str, Any] = {}
         if depth is not None:
@@ -180,7 +186,10 @@ def _playout(values) -> Playout:
             changes["cutoff_scale"] = scale
         if end is not None:
             changes["end_scale"] = end
+        if samples is not None:
+            changes["samples"] = samples
         return rollout.replace(**changes) if changes else rollout
+    more = {} if samples is None else {"samples": samples}
     return PLAYOUTS["random" if rollout is None else rollout](
         depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale,
-        end_scale=0.0 if end is None else end)
+        end_scale=0.0 if end is None else end, **more)

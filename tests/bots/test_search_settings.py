@@ -89,11 +89,28 @@ def test_every_search_option_is_read_where_it_is_used_and_passed_on_by_nobody():
     bot = (ROOT / "bots" / "mcts.py").read_text()
     for o in SEARCH_OPTIONS:
         read = (f"settings.{o.name}" in core or f"settings.{o.name}" in bot or f"self.{o.name}" in bot
-                or o.name in ("rollout", "rollout_depth", "cutoff_scale", "end_scale"))  # -> settings.playout
+                or o.name in ("rollout", "rollout_depth", "rollout_samples", "cutoff_scale", "end_scale"))
+        # (the play-out's options become settings.playout)
         assert read, f"search option {o.name!r} is declared but read nowhere"
     assert "settings.playout" in core
     for call in re.findall(r"SearchCore\((.*?)\)\s*\n", bot, re.S):
         assert "settings" in call and not re.search(r"\b(c|max_nodes|widen|minimax|chance_keys|rollout)=", call), call
+
+
+def test_rollout_samples_sets_the_heuristic_play_outs_samples():
+    """#44: rollout_samples is the heuristic play-out's samples (3 when not given), for a play-out
+    given by name or as an object; with another play-out it is refused, saying why."""
+    assert SearchSettings(rollout="heuristic", rollout_samples=8).playout == HeuristicPlayout(samples=8)
+    assert SearchSettings(rollout="heuristic").playout.samples == 3
+    own = HeuristicPlayout(depth=4, samples=2)
+    assert SearchSettings(rollout=own, rollout_samples=16).playout == HeuristicPlayout(depth=4, samples=16)
+    game = metro_ai.load_game("breakthrough", players=2)                  # its default play-out is heuristic
+    assert SearchSettings.for_game(game, rollout_samples=8).playout.samples == 8
+    for rollout in (None, "random", "mast"):
+        with pytest.raises(ValueError, match="rollout_samples is a setting of the heuristic play-out"):
+            SearchSettings(rollout=rollout, rollout_samples=8)
+    with pytest.raises(ValueError, match="option 'rollout_samples' must be"):
+        SearchSettings(rollout="heuristic", rollout_samples=0)
 
 
 def test_settings_are_frozen_checked_and_compare_by_value():
