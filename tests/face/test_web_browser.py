@@ -112,15 +112,15 @@ def _more_options(driver):
         details.find_element(By.TAG_NAME, "summary").click()
 
 
-def _metro_for_two(driver, url):
-    """Open the page at its set-up with Metro chosen for 2 players and the more options shown."""
+def _metro_for(driver, url, players=2):
+    """Open the page at its set-up with Metro chosen for `players` and the more options shown."""
     driver.get(url)
     WebDriverWait(driver, WAIT).until(lambda d: _body(d, "turn") == "setup")
     Select(driver.find_element(By.ID, "game")).select_by_value("metro")
     _more_options(driver)
-    players = driver.find_element(By.ID, "opt-players")
-    players.clear()
-    players.send_keys("2")
+    box = driver.find_element(By.ID, "opt-players")
+    box.clear()
+    box.send_keys(str(players))
 
 
 def _set_up(driver, url, game, opponent="easy"):
@@ -272,7 +272,7 @@ def test_a_seat_at_a_rating_plays_ismcts_at_that_elo(page_url, browser):
     an error that starts no game; other options (no ladder) take the choice away."""
     from metro_ai.ladder import ladder_catalogue
     ladder = ladder_catalogue()["metro-2p"]["elo"]
-    _metro_for_two(browser, page_url)
+    _metro_for(browser, page_url)
     browser.find_element(By.ID, "seed").click()              # leaves the field: its change event
     seat = Select(browser.find_element(By.ID, "seat-1"))
     seat.select_by_value("@elo")
@@ -503,7 +503,7 @@ def test_with_companies_the_page_shows_the_seat_its_own_and_no_scores(page_url, 
     company's profit and value and the face-up shares; the bot's moves come as the seat saw them
     (``go`` with the seat: no best move, share or expected result)."""
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_RECEIVED})
-    _metro_for_two(browser, page_url)
+    _metro_for(browser, page_url)
     browser.find_element(By.ID, "opt-companies").click()
     Select(browser.find_element(By.ID, "seat-1")).select_by_value("easy")
     browser.find_element(By.ID, "seed").send_keys("3")
@@ -653,13 +653,7 @@ def test_every_bot_move_since_yours_is_outlined_and_the_bots_can_be_slowed(page_
     """#43: with three bots after you, each bot move since your last one is outlined on the board
     (the picture itself frames only the last) and listed in words, numbered; a pause before each
     bot move can be chosen."""
-    browser.get(page_url)
-    WebDriverWait(browser, WAIT).until(lambda d: _body(d, "turn") == "setup")
-    Select(browser.find_element(By.ID, "game")).select_by_value("metro")
-    _more_options(browser)
-    players = browser.find_element(By.ID, "opt-players")
-    players.clear()
-    players.send_keys("4")
+    _metro_for(browser, page_url, players=4)
     browser.find_element(By.ID, "seed").send_keys("3")
     for seat in (1, 2, 3):
         Select(browser.find_element(By.ID, f"seat-{seat}")).select_by_value("greedy")
