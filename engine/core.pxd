@@ -34,6 +34,12 @@ cdef class GameState:
     # A cheap estimate of each player's final score from public information only (for greedy
     # bots and rollout cut-offs); defaults to c_scores.
     cdef void c_heuristic(self, double* out) noexcept nogil
+    # `player`'s observation features (``observation_tensor(player)``, value for value) into
+    # out[:n], n their number (the game's ``observation_features().size``): 0 once written, -1
+    # where they could not be (out then unspecified). By default through Python with the GIL
+    # (the game's encoder over its observation); Breakthrough and Metro 2033 write them in C,
+    # for the learned evaluators of the search's cut-off (issue #44).
+    cdef int c_features(self, int player, float* out, int n) noexcept nogil
     # How `player` sees `action` when another player takes it (MO-ISMCTS); identity by default,
     # for games whose moves are public.
     cdef int c_observed_action(self, int action, int player) noexcept nogil
@@ -53,4 +59,5 @@ cdef class GameState:
     cdef bint c_failed(self) noexcept nogil
 
 
+cdef int copy_features(object vec, float* out, int n) except -2
 cdef double rank_return(int me, int n, const double* scores) noexcept nogil

@@ -15,11 +15,14 @@ line to ``metro_ai/registry.py``. Everything else (option checking, ``options``,
 pickling, the JSON envelope, scores and returns, player checks) is done here once.
 """
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 from libc.stdint cimport uint64_t
 
 from cpython.exc cimport PyErr_CheckSignals
 
 import json
+
+import numpy as np
 
 from .datafile import envelope_problem
 from .errors import IllegalActionError, PythonGameError, StateFormatError, brief
@@ -95,6 +98,17 @@ def parse_state_json(text, game_name, options, required, also=None):
     if obj["options"] != options and (also is None or obj["options"] != also):
         bad(f"options {brief(obj['options'])} differ from the game's {options!r}")
     return obj
+
+
+cdef int copy_features(object vec, float* out, int n) except -2:
+    """`vec` (an encoder's vector) into ``out[:n]``: 0, or -1 unless it holds n numbers."""
+    arr = np.ascontiguousarray(vec, np.float32).ravel()
+    if arr.shape[0] != n:
+        return -1
+    cdef const float[::1] view = arr
+    if n > 0:
+        memcpy(out, &view[0], n * sizeof(float))
+    return 0
 
 
 cdef double rank_return(int me, int n, const double* scores) noexcept nogil:
@@ -406,6 +420,13 @@ cdef class GameState:
     cdef void c_heuristic(self, double* out) noexcept nogil:
         self.c_scores(out)
 
+    cdef int c_features(self, int player, float* out, int n) noexcept nogil:
+        with gil:
+            try:
+                return copy_features(self.observation_tensor(player), out, n)
+            except Exception:
+                return -1
+
     cdef int c_observed_action(self, int action, int player) noexcept nogil:
         return action
 
@@ -544,6 +565,18 @@ cdef class GameState:
         applied to ``observation(player)``; learning front ends such as PettingZoo use it)."""
         self._check_player(player)
         return self.game.observation_features().encode(self.observation(player))
+
+    def _features_c(self, player):
+        """``observation_tensor(player)`` as the search computes it (``c_features``: in C where the
+        game writes them there), for the tests that the two agree. ValueError if it cannot."""
+        self._check_player(player)
+        n = self.game.observation_features().size
+        out = np.zeros(n, np.float32)
+        cdef float[::1] view = out
+        if n == 0 or self.c_features(player, &view[0], n) != 0:
+            self._raise_failure(False)
+            raise ValueError(f"{self.game.name}: the features of player {player} could not be computed")
+        return out
 
     def observed_action(self, action, player):
         """How `player` sees `action`, legal now, when the player to move takes it (MO-ISMCTS's

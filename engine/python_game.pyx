@@ -41,7 +41,7 @@ was told to stop, `metro_ai.bots.background`) is marked broken: every state of i
 """
 from libc.stdint cimport uint64_t
 
-from .core cimport Game, GameState, MAX_PLAYERS
+from .core cimport Game, GameState, MAX_PLAYERS, copy_features
 
 import copy as _copy
 import itertools
@@ -479,6 +479,23 @@ cdef class PythonState(GameState):
     cdef void c_heuristic(self, double* out) noexcept nogil:
         with gil:
             self.numbers("_heuristic", out, False)
+
+    cdef int c_features(self, int player, float* out, int n) noexcept nogil:
+        if not self.live():
+            return -1
+        with gil:
+            try:
+                vec = self.observation_tensor(player)
+            except BaseException as exc:
+                self.record(exc, "observation_tensor()")
+                return -1
+            try:
+                if copy_features(vec, out, n) == 0:
+                    return 0
+            except Exception:
+                pass
+            self.broke("observation_tensor()", f"must give {n} numbers (its features' size), got {brief(vec)}")
+            return -1
 
     cdef int c_observed_action(self, int action, int player) noexcept nogil:
         if not self.live():
