@@ -6,6 +6,165 @@ def _playout_from_settings(cls, settings):
     """Unpickle a play-out: ``cls(**settings)``."""
     return cls(**settings)
 
+def _learned_from_data(data):
+    """Unpickle a learned value: ``LearnedValue(data)``."""
+    return LearnedValue(data)
+
+
+cdef double _soft_rank(int i, int np, const double* h, double scale) noexcept nogil:
+    """The soft rank of player i by the values h: the mean over the others of
+    logistic((h_i - h_j) / scale) (0.5 alone)."""
+    cdef int j
+    cdef double v = 0
+    if np < 2:
+        return 0.5
+    for j in range(np):
+        if j != i:
+            v += 1.0 / (1.0 + exp((h[j] - h[i]) / scale))
+    return v / (np - 1)
+
+
+cdef double _dot(const double* w, const float* x, int n) noexcept nogil:
+    """w . x, in four running sums (independent additions the processor overlaps)."""
+    cdef double s0 = 0, s1 = 0, s2 = 0, s3 = 0
+    cdef int i = 0
+    while i + 4 <= n:
+        s0 += w[i] * x[i]
+        s1 += w[i + 1] * x[i + 1]
+        s2 += w[i + 2] * x[i + 2]
+        s3 += w[i + 3] * x[i + 3]
+        i += 4
+    while i < n:
+        s0 += w[i] * x[i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef double* _doubles(values, Py_ssize_t n) except NULL:
+    """A malloc'ed copy of n numbers (the caller frees it)."""
+    cdef double* out = <double*>malloc(max(n, 1) * sizeof(double))
+    cdef Py_ssize_t i
+    if out == NULL:
+        raise MemoryError()
+    for i in range(n):
+        out[i] = values[i]
+    return out
+
+
+cdef class LearnedValue:
+    """A learned evaluator as the search runs it (issue #44): made from an evaluator file's data
+    (``metro-ai train``; checked by ``metro_ai.learn.model.check_evaluator``), it gives a seat's
+    expected return from its observation features, without the GIL: ``sigmoid(w . x + b)``,
+    plus ``a * logit(h)`` where the model reads the hand-written evaluation h (the soft rank of
+    the game's heuristic at the model's scale, clipped to [1e-4, 1 - 1e-4]), or ``sigmoid(w2 .
+    tanh(w1 x + b1) + b2)`` with a hidden layer. Read only once made, so one object serves
+    every core. Pickles as its data; equal when their data are."""
+
+    def __cinit__(self):
+        self.w = NULL
+        self.b1 = NULL
+        self.w2 = NULL
+
+    def __init__(self, data):
+        import hashlib
+        import json
+        from metro_ai.learn.model import check_evaluator
+        check_evaluator(data)
+        model = data["model"]
+        self.data = data
+        self.key = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+        self.size = data["features"]["size"]
+        if model["kind"] == "logistic":
+            self.hidden = 0
+            self.w = _doubles(model["weights"], self.size)
+            self.bias = model["bias"]
+            hand = model.get("hand_written")
+            self.on_hand_written = hand is not None
+            if hand is not None:
+                self.hand_weight = hand["weight"]
+                self.hand_scale = hand["scale"]
+        else:
+            self.hidden = model["hidden"]
+            self.w = _doubles([v for row in model["w1"] for v in row], <Py_ssize_t>self.hidden * self.size)
+            self.b1 = _doubles(model["b1"], self.hidden)
+            self.w2 = _doubles(model["w2"], self.hidden)
+            self.bias = model["b2"]
+            self.on_hand_written = False
+
+    def __dealloc__(self):
+        free(self.w)
+        free(self.b1)
+        free(self.w2)
+
+    cdef double value(self, const float* x, double hand) noexcept nogil:
+        """The expected return of the seat whose features are x[:size] (and hand-written value
+        `hand`, read where the model takes it)."""
+        cdef double z = self.bias
+        cdef int j
+        if self.hidden == 0:
+            z += _dot(self.w, x, self.size)
+            if self.on_hand_written:
+                hand = min(max(hand, 1e-4), 1 - 1e-4)
+                z += self.hand_weight * log(hand / (1 - hand))
+        else:
+            for j in range(self.hidden):
+                z += self.w2[j] * tanh(self.b1[j] + _dot(self.w + <Py_ssize_t>j * self.size, x, self.size))
+        z = min(max(z, -60.0), 60.0)
+        return 1.0 / (1.0 + exp(-z))
+
+    @property
+    def game(self):
+        """The game's name it was trained on."""
+        return self.data["game"]
+
+    def check_game(self, game):
+        """ValueError unless this evaluator reads `game` (a loaded game): the same game, options
+        and features' size."""
+        if game.name != self.data["game"]:
+            raise ValueError(f"this evaluator is for {self.data['game']}, not {game.name}")
+        ours, theirs = self.data["options"], dict(game.options)
+        differ = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+        if differ:
+            raise ValueError(f"this evaluator was trained on {game.name} with other options: "
+                             + ", ".join(f"{k}={ours.get(k)!r} there, {theirs.get(k)!r} here" for k in differ))
+        size = game.observation_features().size
+        if size != self.size:
+            raise ValueError(f"this evaluator reads {self.size} features; {game.name}'s are {size} here")
+
+    def predict(self, GameState state, int player):
+        """`player`'s expected return in `state` as the search computes it (the features by
+        ``c_features``, the hand-written value from the heuristic)."""
+        self.check_game(state.game)
+        if not 0 <= player < state.c_num_players():
+            raise ValueError(f"player {player} out of range")
+        x = np.zeros(self.size, np.float32)
+        cdef float[::1] view = x
+        cdef double hand = 0.5
+        cdef double[::1] h
+        if state.c_features(player, &view[0], self.size) != 0:
+            state._raise_failure(False)
+            raise ValueError(f"{state.game.name}: the features of player {player} could not be computed")
+        if self.on_hand_written:
+            heur = np.zeros(state.c_num_players(), np.float64)
+            h = heur
+            state.c_heuristic(&h[0])
+            state._raise_failure(False)
+            hand = _soft_rank(player, state.c_num_players(), &h[0], self.hand_scale)
+        return self.value(&view[0], hand)
+
+    def __reduce__(self):
+        return _learned_from_data, (self.data,)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and (<LearnedValue>other).key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return f"LearnedValue({self.data['game']}, {'logistic' if self.hidden == 0 else f'{self.hidden} hidden'}, " \
+               f"{self.key[:12]})"
+
 
 cdef class Playout:
     """The play-out step and the evaluation where it stops: a policy, a cut-off and an evaluator.
@@ -16,7 +175,10 @@ cdef class Playout:
     of logistic((h_self - h_opponent) / cutoff_scale), a soft rank. ``end_scale``: how the end of
     a game is scored: 0 by the game's returns; > 0 by the same soft rank of the final scores
     (``c_scores``) at that scale, so a play-out won by a wide margin counts more than a narrow
-    win (a score-margin reward, as in Pepels et al. 2014's quality-based rewards).
+    win (a score-margin reward, as in Pepels et al. 2014's quality-based rewards). ``learned``: a
+    `LearnedValue` that scores a cut-off too (issue #44): each player's value there is
+    ``eval_mix * learned + (1 - eval_mix) * hand-written`` (the hand-written alone for a player
+    whose features cannot be computed); None: the hand-written alone.
 
     The base class plays uniformly at random. A subclass (in Cython: ``cimport`` this class from
     ``metro_ai.bots.search``) overrides ``choose`` and may override ``evaluate``; both run without
@@ -26,7 +188,11 @@ cdef class Playout:
     subclass whose constructor takes other arguments overrides ``settings``.
     """
 
-    def __init__(self, depth=None, cutoff_scale=0.0, end_scale=0.0):
+    def __init__(self, depth=None, cutoff_scale=0.0, end_scale=0.0, learned=None, eval_mix=1.0):
+        if learned is not None and not isinstance(learned, LearnedValue):
+            raise ValueError(f"learned must be None or a LearnedValue, got {type(learned).__name__}")
+        if isinstance(eval_mix, bool) or not isinstance(eval_mix, (int, float)) or not 0 <= eval_mix <= 1:
+            raise ValueError(f"eval_mix must be a number in [0, 1], got {eval_mix!r}")
         if depth is None:
             depth = -1
         if isinstance(depth, bool) or not isinstance(depth, int) or not -1 <= depth < (1 << 31):
@@ -39,6 +205,8 @@ cdef class Playout:
         self.cutoff_scale = cutoff_scale
         self.end_scale = end_scale
         self.mast = False
+        self.learned = learned
+        self.eval_mix = eval_mix
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil:
         """The action to play in ``core.world``, whose ``n`` legal actions are ``core.legal[:n]``
@@ -51,7 +219,8 @@ cdef class Playout:
         final scores), at a cut-off the rank (hard or soft) by its heuristic."""
         cdef int i, j, np = core.nplayers
         cdef double v, scale = self.cutoff_scale
-        if core.world.c_is_terminal():
+        cdef bint cut = not core.world.c_is_terminal()
+        if not cut:
             if self.end_scale == 0 or np < 2:
                 core.world.c_returns(out)
                 return
@@ -68,15 +237,33 @@ cdef class Playout:
                     if j != i:
                         v += 1.0 / (1.0 + exp((core.heur[j] - core.heur[i]) / scale))
                 out[i] = v / (np - 1)
+        if cut and self.learned is not None:
+            self._mix_learned(core, out)
+
+    cdef void _mix_learned(self, SearchCore core, double* out) noexcept nogil:
+        """At a cut-off whose hand-written values are in ``out`` (and the heuristic in
+        ``core.heur``): each player's value mixed with the learned one (``eval_mix``)."""
+        cdef int i, np = core.nplayers
+        cdef double hand = 0.5
+        for i in range(np):
+            if core.world.c_features(i, core.feats, self.learned.size) != 0:
+                continue                    # (a game written in Python whose encoder failed)
+            if self.learned.on_hand_written:
+                hand = _soft_rank(i, np, core.heur, self.learned.hand_scale)
+            out[i] = self.eval_mix * self.learned.value(core.feats, hand) + (1.0 - self.eval_mix) * out[i]
 
     def settings(self):
-        """The constructor's keyword arguments that make an equal play-out."""
-        return {"depth": None if self.depth < 0 else self.depth, "cutoff_scale": self.cutoff_scale,
-                "end_scale": self.end_scale}
+        """The constructor's keyword arguments that make an equal play-out (``learned`` and
+        ``eval_mix`` only where it has a learned value)."""
+        out = {"depth": None if self.depth < 0 else self.depth, "cutoff_scale": self.cutoff_scale,
+               "end_scale": self.end_scale}
+        if self.learned is not None:
+            out.update(learned=self.learned, eval_mix=self.eval_mix)
+        return out
 
     def replace(self, **changes):
         """A play-out of the same kind with some settings changed, e.g. ``p.replace(depth=5)``."""
-        unknown = sorted(set(changes) - set(self.settings()))
+        unknown = sorted(set(changes) - set(self.settings()) - {"learned", "eval_mix"})
         if unknown:
             raise ValueError(f"{type(self).__name__} has no setting {unknown[0]!r}; settings are "
                              f"{', '.join(sorted(self.settings()))}")
@@ -105,8 +292,8 @@ cdef class HeuristicPlayout(Playout):
     actions, the best for the mover by the game's heuristic one ply ahead (own value minus the
     best opponent's). Cut-off and evaluation as `Playout`."""
 
-    def __init__(self, depth=None, cutoff_scale=0.0, samples=3, end_scale=0.0):
-        super().__init__(depth, cutoff_scale, end_scale)
+    def __init__(self, depth=None, cutoff_scale=0.0, samples=3, end_scale=0.0, learned=None, eval_mix=1.0):
+        super().__init__(depth, cutoff_scale, end_scale, learned, eval_mix)
         if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 1000:
             raise ValueError(f"samples must be an int in [1, 1000], got {samples!r}")
         self.samples = samples
@@ -155,8 +342,8 @@ cdef class MastPlayout(Playout):
     No state is copied. Cut-off and evaluation as `Playout`."""
 
     def __init__(self, depth=None, cutoff_scale=0.0, policy="epsilon", epsilon=0.2, tau=0.1, unseen=1.0,
-                 end_scale=0.0):
-        super().__init__(depth, cutoff_scale, end_scale)
+                 end_scale=0.0, learned=None, eval_mix=1.0):
+        super().__init__(depth, cutoff_scale, end_scale, learned, eval_mix)
         if policy not in ("epsilon", "gibbs"):
             raise ValueError(f"MAST policy must be 'epsilon' or 'gibbs', got {policy!r}")
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:

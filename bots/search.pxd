@@ -21,6 +21,22 @@ cdef struct Node:
 
 cdef class SearchCore
 
+cdef class LearnedValue:
+    # A learned evaluator (metro-ai train's file) in C: a seat's expected return from its
+    # observation features, sigmoid(w . x + b [+ a * logit(hand-written)]) or one tanh layer.
+    cdef readonly int size              # the features it reads
+    cdef readonly int hidden            # hidden units; 0: logistic
+    cdef double* w                      # logistic: size weights; else hidden x size, row by row
+    cdef double* b1                     # hidden layer: its biases
+    cdef double* w2                     # hidden layer: the output's weights
+    cdef double bias                    # the output's bias
+    cdef readonly bint on_hand_written  # the hand-written evaluation's log-odds is an input
+    cdef double hand_weight, hand_scale # its weight, and the soft rank's scale it is taken at
+    cdef readonly object data           # the evaluator file's data (what pickles and compares)
+    cdef readonly str key               # a digest of data
+
+    cdef double value(self, const float* x, double hand) noexcept nogil
+
 cdef class Playout:
     # The play-out step of the search and the evaluation where it stops (OpenSpiel's Evaluator).
     # Holds settings only: one object may serve several cores searching in parallel, so scratch
@@ -29,9 +45,12 @@ cdef class Playout:
     cdef readonly double cutoff_scale   # 0: rank by heuristic at a cut-off; > 0: soft rank (logistic)
     cdef readonly double end_scale      # 0: the game's returns at the end; > 0: soft rank by final scores
     cdef readonly bint mast             # the core keeps MAST tables for this play-out (MastPlayout)
+    cdef readonly LearnedValue learned  # scores a cut-off (mixed with the hand-written value), or None
+    cdef readonly double eval_mix       # the learned value's weight at a cut-off
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil
     cdef void evaluate(self, SearchCore core, double* out) noexcept nogil
+    cdef void _mix_learned(self, SearchCore core, double* out) noexcept nogil
 
 cdef class RandomPlayout(Playout):
     pass
@@ -114,6 +133,7 @@ cdef class SearchCore:
     # points[2 * a] sums that mover's score margin (own score less the others' mean) where the
     # play-outs of the iterations through the root's child a stopped, and the next double counts them.
     cdef double* points
+    cdef float* feats                   # scratch: one seat's features (a play-out with a learned value)
 
     cdef int _grow(self, int t) noexcept nogil
     cdef int _add_child(self, int t, int parent, int action, int mover, int chance) noexcept nogil

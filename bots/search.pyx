@@ -71,13 +71,15 @@ Everything random comes from the core's own seeded generator: the same seed and 
 give the same tree, bit for bit.
 """
 from libc.stdlib cimport calloc, malloc, realloc, free
-from libc.math cimport exp, isnan, log, pow, sqrt, NAN
+from libc.math cimport exp, isnan, log, pow, sqrt, tanh, NAN
 from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from metro_ai.engine.core cimport GameState, rank_return
 from metro_ai.engine.rng cimport rng_t, rng_next, rng_bounded, rng_uniform
 from metro_ai.engine.core import as_seed, check_unchanged
+
+import numpy as np
 from metro_ai.engine.python_game import PythonState
 
 cdef enum:
@@ -148,6 +150,7 @@ cdef class SearchCore:
         self.mm = NULL
         self.mm_eval = NULL
         self.points = NULL
+        self.feats = NULL
 
     def __init__(self, GameState root, int player, seed, settings=None, *, selection="ucb", tree_depth=None,
                  GameState fixed_world=None, bint multi_observer=False, **options):
@@ -188,6 +191,11 @@ cdef class SearchCore:
         self.c = settings.c
         self.selection = SEL_UCB if selection == "ucb" else SEL_UNIFORM
         self.playout = settings.playout
+        if self.playout.learned is not None:
+            self.playout.learned.check_game(root.game)
+            self.feats = <float*>malloc(self.playout.learned.size * sizeof(float))
+            if self.feats == NULL:
+                raise MemoryError()
         self.tree_depth = 1 << 30 if tree_depth is None else int(tree_depth)
         if self.tree_depth < 1:
             raise ValueError("tree_depth must be >= 1")
@@ -278,6 +286,7 @@ cdef class SearchCore:
         free(self.mm)
         free(self.mm_eval)
         free(self.points)
+        free(self.feats)
 
     # -- the tree --
 

@@ -16,17 +16,20 @@ except those given besides it; the game's do not replace them.
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from metro_ai.engine.options import Option, check_options
 
-from .search import HeuristicPlayout, MastPlayout, Playout, RandomPlayout
+from .search import HeuristicPlayout, LearnedValue, MastPlayout, Playout, RandomPlayout
 
 __all__ = ["GAME_SETTINGS", "MAX_NODES", "MAX_WORKERS", "PLAYOUTS", "SEARCH_OPTIONS", "SearchSettings",
-           "game_search_settings"]
+           "game_search_settings", "load_learned", "shipped_evaluator"]
 
 MAX_WORKERS = 256           # a fixed cap, so that a bot spec valid on one machine is valid on all
 MAX_NODES = 1 << 30         # node arrays double up to this size without overflowing a C int
+DATA = Path(__file__).parent / "data"   # the shipped evaluators (evaluator-GAME-Np.json), beside the ladders
 PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout, "mast": MastPlayout}
 
 SEARCH_OPTIONS: tuple[Option, ...] = (
@@ -71,6 +74,14 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
                   "max^n of the evaluations of new leaves below it (the game's heuristic as a cut-off scores "
                   "it), and selection reads (1 - w) * mean + w * that value (0: off)", low=0, high=1,
                   none="the game's default, else 0"),
+    Option.choice("eval", None, "what scores a play-out cut off before the end: the game's hand-written "
+                  "evaluation, or a learned evaluator (metro-ai train's; evaluator=FILE, else the one "
+                  "shipped for the game and its players) mixed with it by eval_mix",
+                  ("hand-written", "learned"), none="the game's default, else hand-written"),
+    Option.number("eval_mix", None, "with eval=learned, the learned value's weight at a cut-off: "
+                  "eval_mix * learned + (1 - eval_mix) * hand-written", low=0, high=1,
+                  none="the game's default, else 1"),
+    Option.path("evaluator", None, "the evaluator file eval=learned reads (metro-ai train's)"),
     Option.boolean("chance_keys", False, "key the tree's children by what chance has shown the observer too "
                    "(the game's chance key: Leduc's public card, Metro 2033's threats and draws), so worlds "
                    "the observer could tell apart do not share a node"),
@@ -81,7 +92,7 @@ _PLAYOUT_SCALES = ("rollout_depth", "cutoff_scale", "end_scale")
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
-GAME_SETTINGS = ("rollout",) + _PLAYOUT_SCALES + ("prior", "minimax")
+GAME_SETTINGS = ("rollout",) + _PLAYOUT_SCALES + ("prior", "minimax", "eval", "eval_mix")
 for _name in GAME_SETTINGS:
     if _DECLARED[_name].default is not None:
         raise ImportError(f"GAME_SETTINGS names {_name!r}, whose default is not None (the game's)")
@@ -133,6 +144,8 @@ class SearchSettings:
                 continue                    # a Playout object keeps its own, bar those given with it
             if merged.get(name) is None:
                 merged[name] = value
+        if merged.get("eval") == "learned" and merged.get("evaluator") is None:
+            merged["evaluator"] = str(shipped_evaluator(game))
         return cls(**merged)
 
     def replace(self, **changes: Any) -> SearchSettings:
@@ -166,6 +179,40 @@ class SearchSettings:
         return "SearchSettings(" + ", ".join(changed) + ")"
 
 
+def shipped_evaluator(game) -> Path:
+    """The evaluator that ships for `game` (``metro_ai/bots/data/evaluator-GAME-Np.json``, its
+    training command inside); ValueError if none ships for its game and players."""
+    path = DATA / f"evaluator-{game.name}-{game.num_players}p.json"
+    if not path.is_file():
+        have = sorted(p.name[len("evaluator-"):-len(".json")] for p in DATA.glob("evaluator-*.json"))
+        raise ValueError(f"eval=learned: no evaluator ships for {game.name} with {game.num_players} players "
+                         f"(shipped: {', '.join(have) or 'none'}); train one with metro-ai train and give "
+                         "evaluator=FILE")
+    return path
+
+
+_LOADED: dict[tuple, LearnedValue] = {}
+
+
+def load_learned(path) -> LearnedValue:
+    """The `LearnedValue` of an evaluator file, read and checked once while the file is unchanged
+    (its path, size and time of change); `metro_ai.learn.TrainError` (a ValueError) naming the
+    file and the field if it is malformed."""
+    from metro_ai.learn.model import Evaluator
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ValueError(f"evaluator file {os.fsdecode(path)}: {exc.strerror}") from None
+    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    got = _LOADED.get(key)
+    if got is None:
+        got = LearnedValue(Evaluator.load(path).data)
+        if len(_LOADED) >= 16:
+            _LOADED.clear()
+        _LOADED[key] = got
+    return got
+
+
 def _rebuild(values):
     return SearchSettings(**values)
 
@@ -175,6 +222,18 @@ def _playout(values) -> Playout:
     and scales given; a `Playout` object keeps its own, bar those given (not None)."""
     rollout, depth, scale, end = values["rollout"], values["rollout_depth"], values["cutoff_scale"], values["end_scale"]
     samples = values["rollout_samples"]
+    learned: dict[str, Any] = {}
+    kind, mix, evaluator = values["eval"], values["eval_mix"], values["evaluator"]
+    if kind == "hand-written" and evaluator is not None:
+        raise ValueError("evaluator is the file eval=learned reads: drop it or give eval=learned")
+    if kind != "learned" and evaluator is None:
+        if mix is not None:
+            raise ValueError("eval_mix is a setting of eval=learned (give eval=learned)")
+    elif evaluator is None:
+        raise ValueError("eval=learned needs an evaluator file (evaluator=FILE), or the game to find the one "
+                         "shipped for it (SearchSettings.for_game)")
+    else:
+        learned = {"learned": load_learned(evaluator), "eval_mix": 1.0 if mix is None else mix}
     if samples is not None and not (rollout == "heuristic" or isinstance(rollout, HeuristicPlayout)):
         raise ValueError("rollout_samples is a setting of the heuristic play-out: give it with rollout=heuristic "
                          "(or a game whose default play-out is heuristic)")
@@ -188,8 +247,9 @@ def _playout(values) -> Playout:
             changes["end_scale"] = end
         if samples is not None:
             changes["samples"] = samples
+        changes.update(learned)
         return rollout.replace(**changes) if changes else rollout
-    more = {} if samples is None else {"samples": samples}
+    more = dict(learned) if samples is None else {"samples": samples, **learned}
     return PLAYOUTS["random" if rollout is None else rollout](
         depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale,
         end_scale=0.0 if end is None else end, **more)

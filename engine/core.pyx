@@ -171,7 +171,8 @@ cdef class Game:
     unique_action_strings = True
     benchmark_moves = {"opening": 0, "middle": 40, "end": 80}
     reference = None
-    #: "module:Class" of the game's observation tensors (``observation_features``), or None.
+    #: "module:Class" of the game's observation tensors (``observation_features``), the class
+    #: itself (a game written in Python may define it beside the game), or None.
     features = None
     #: "module:function" drawing a state as SVG (``GameState.svg``), or None.
     svg = None
@@ -197,12 +198,14 @@ cdef class Game:
         return getattr(importlib.import_module(module), cls_name)(**self._reference_options())
 
     def observation_features(self):
-        """The game's observation-tensor layout (``features``, "module:Class", built from this
-        game): ``.shape``, ``.sections`` (name, size) and ``.encode(observation)``, a float32
+        """The game's observation-tensor layout (``features``, "module:Class" or the class, built
+        from this game): ``.shape``, ``.sections`` (name, size) and ``.encode(observation)``, a float32
         vector with values in [0, 1] made from ``state.observation(player)`` alone. ValueError
         if the game declares none."""
         if self.features is None:
             raise ValueError(f"{self.name} has no observation tensors (Game.features is None)")
+        if isinstance(self.features, type):
+            return self.features(self)
         module, cls_name = self.features.split(":")
         return getattr(importlib.import_module(module), cls_name)(self)
 

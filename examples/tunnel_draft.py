@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from metro_ai.engine.core import as_seed
 from metro_ai.engine.errors import StateFormatError
 from metro_ai.engine.options import Option
@@ -40,6 +42,44 @@ LINES = ("red", "blue", "green", "yellow")
 HAND = 3
 STATION_RUN = 3
 STATION_POINTS = 5
+
+
+class TunnelDraftFeatures:
+    """What one player of Tunnel Draft sees as a float32 vector (``state.observation_tensor``;
+    what ``metro-ai train`` fits an evaluator on), built from ``observation(player)`` alone, seats
+    relative to the viewer (0 the viewer, 1 the next, ...), every value in [0, 1]:
+
+    ``cards``  C cards x 6: in the viewer's hand, buried by the viewer, in the tunnel of relative
+               seat 0-3
+    ``seats``  per relative seat (4): points / 40, cards in hand / 3, cards buried / C, stations / 4
+    ``turn``   cards in the deck / C, the player to move (relative seat, one-hot, 4)
+    """
+
+    def __init__(self, game):
+        self.C = game.cards
+        self.sections = [("cards", self.C * 6), ("seats", 4 * 4), ("turn", 1 + 4)]
+        self.size = sum(k for _, k in self.sections)
+
+    @property
+    def shape(self):
+        return (self.size,)
+
+    def encode(self, obs):
+        me, n, C = obs["player"], len(obs["tunnels"]), self.C
+        cards = np.zeros((C, 6), np.float32)
+        cards[obs["hand"], 0] = 1
+        cards[obs["buried"], 1] = 1
+        for p, tunnel in enumerate(obs["tunnels"]):
+            cards[tunnel, 2 + (p - me) % n] = 1
+        seats = np.zeros((4, 4), np.float32)
+        for p in range(n):
+            seats[(p - me) % n] = (min(obs["scores"][p], 40) / 40, obs["hand_sizes"][p] / HAND,
+                                   obs["buried_counts"][p] / C, obs["stations"].count(p) / len(LINES))
+        turn = np.zeros(5, np.float32)
+        turn[0] = obs["deck_size"] / C
+        if obs["turn"] >= 0:
+            turn[1 + (obs["turn"] - me) % n] = 1
+        return np.concatenate([cards.ravel(), seats.ravel(), turn])
 
 
 class TunnelDraftGame(PythonGame):
@@ -55,6 +95,7 @@ class TunnelDraftGame(PythonGame):
         Option.integer("values", 5, "cards per line, valued 1 to this", low=3, high=9, rule="T1"),
     )
     state_fields = ("deck", "hands", "tunnels", "buried", "stations", "turn")
+    features = TunnelDraftFeatures          # observation tensors, for metro-ai train
     benchmark_moves = {"opening": 0, "middle": 6, "end": 12}
 
     def _configure(self):
