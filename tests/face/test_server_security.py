@@ -301,6 +301,9 @@ def test_no_data_dir_no_files():
         g = (await c.result("new_game", game="metro", options={"players": 2}))["game_id"]
         message = await c.error("go", E.FILE_REFUSED, game_id=g, bot="ismcts:elo=1400,ladder=/etc/passwd")
         assert "--data-dir" in message
+        for bot in ("ismcts:evaluator=/etc/passwd", "mo-ismcts:eval=learned,evaluator=/etc/passwd"):
+            message = await c.error("go", E.FILE_REFUSED, game_id=g, bot=bot)     # a learned evaluator's file
+            assert "--data-dir" in message and "evaluator" in message
     run(go())
 
 
