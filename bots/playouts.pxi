@@ -53,7 +53,7 @@ cdef double* _doubles(values, Py_ssize_t n) except NULL:
 
 cdef class LearnedValue:
     """A learned evaluator as the search runs it (issue #44): made from an evaluator file's data
-    (``metro-ai train``; checked by ``metro_ai.learn.model.check_evaluator``), it gives a seat's
+    (``metro-ai train``; checked by ``metro_ai.bots.evaluator.check_evaluator``), it gives a seat's
     expected return from its observation features, without the GIL: ``sigmoid(w . x + b)``,
     plus ``a * logit(h)`` where the model reads the hand-written evaluation h (the soft rank of
     the game's heuristic at the model's scale, clipped to [1e-4, 1 - 1e-4]), or ``sigmoid(w2 .
@@ -68,7 +68,7 @@ cdef class LearnedValue:
     def __init__(self, data):
         import hashlib
         import json
-        from metro_ai.learn.model import check_evaluator
+        from metro_ai.bots.evaluator import check_evaluator
         check_evaluator(data)
         model = data["model"]
         self.data = data
@@ -134,6 +134,7 @@ cdef class LearnedValue:
     def predict(self, GameState state, int player):
         """`player`'s expected return in `state` as the search computes it (the features by
         ``c_features``, the hand-written value from the heuristic)."""
+        import numpy as np
         self.check_game(state.game)
         if not 0 <= player < state.c_num_players():
             raise ValueError(f"player {player} out of range")

@@ -78,8 +78,6 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from metro_ai.engine.core cimport GameState, rank_return
 from metro_ai.engine.rng cimport rng_t, rng_next, rng_bounded, rng_uniform
 from metro_ai.engine.core import as_seed, check_unchanged
-
-import numpy as np
 from metro_ai.engine.python_game import PythonState
 
 cdef enum:

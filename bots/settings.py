@@ -16,20 +16,18 @@ except those given besides it; the game's do not replace them.
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 from metro_ai.engine.options import Option, check_options
 
-from .search import HeuristicPlayout, LearnedValue, MastPlayout, Playout, RandomPlayout
+from .evaluator import load_learned, shipped_evaluator
+from .search import HeuristicPlayout, MastPlayout, Playout, RandomPlayout
 
 __all__ = ["GAME_SETTINGS", "MAX_NODES", "MAX_WORKERS", "PLAYOUTS", "SEARCH_OPTIONS", "SearchSettings",
-           "game_search_settings", "load_learned", "shipped_evaluator"]
+           "game_search_settings"]
 
 MAX_WORKERS = 256           # a fixed cap, so that a bot spec valid on one machine is valid on all
 MAX_NODES = 1 << 30         # node arrays double up to this size without overflowing a C int
-DATA = Path(__file__).parent / "data"   # the shipped evaluators (evaluator-GAME-Np.json), beside the ladders
 PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout, "mast": MastPlayout}
 
 SEARCH_OPTIONS: tuple[Option, ...] = (
@@ -177,40 +175,6 @@ class SearchSettings:
     def __repr__(self) -> str:
         changed = [f"{k}={v!r}" for k, v in self._values.items() if v != _DECLARED[k].default]
         return "SearchSettings(" + ", ".join(changed) + ")"
-
-
-def shipped_evaluator(game) -> Path:
-    """The evaluator that ships for `game` (``metro_ai/bots/data/evaluator-GAME-Np.json``, its
-    training command inside); ValueError if none ships for its game and players."""
-    path = DATA / f"evaluator-{game.name}-{game.num_players}p.json"
-    if not path.is_file():
-        have = sorted(p.name[len("evaluator-"):-len(".json")] for p in DATA.glob("evaluator-*.json"))
-        raise ValueError(f"eval=learned: no evaluator ships for {game.name} with {game.num_players} players "
-                         f"(shipped: {', '.join(have) or 'none'}); train one with metro-ai train and give "
-                         "evaluator=FILE")
-    return path
-
-
-_LOADED: dict[tuple, LearnedValue] = {}
-
-
-def load_learned(path) -> LearnedValue:
-    """The `LearnedValue` of an evaluator file, read and checked once while the file is unchanged
-    (its path, size and time of change); `metro_ai.learn.TrainError` (a ValueError) naming the
-    file and the field if it is malformed."""
-    from metro_ai.learn.model import Evaluator
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise ValueError(f"evaluator file {os.fsdecode(path)}: {exc.strerror}") from None
-    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
-    got = _LOADED.get(key)
-    if got is None:
-        got = LearnedValue(Evaluator.load(path).data)
-        if len(_LOADED) >= 16:
-            _LOADED.clear()
-        _LOADED[key] = got
-    return got
 
 
 def _rebuild(values):

@@ -22,8 +22,6 @@ from cpython.exc cimport PyErr_CheckSignals
 
 import json
 
-import numpy as np
-
 from .datafile import envelope_problem
 from .errors import IllegalActionError, PythonGameError, StateFormatError, brief
 from .options import Option, check_options
@@ -102,6 +100,7 @@ def parse_state_json(text, game_name, options, required, also=None):
 
 cdef int copy_features(object vec, float* out, int n) except -2:
     """`vec` (an encoder's vector) into ``out[:n]``: 0, or -1 unless it holds n numbers."""
+    import numpy as np                      # (not on importing the package: features are for learning)
     arr = np.ascontiguousarray(vec, np.float32).ravel()
     if arr.shape[0] != n:
         return -1
@@ -572,6 +571,7 @@ cdef class GameState:
     def _features_c(self, player):
         """``observation_tensor(player)`` as the search computes it (``c_features``: in C where the
         game writes them there), for the tests that the two agree. ValueError if it cannot."""
+        import numpy as np
         self._check_player(player)
         n = self.game.observation_features().size
         out = np.zeros(n, np.float32)

@@ -14,12 +14,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from metro_ai.engine.datafile import envelope_problem, kind_of, read_json, with_path
+from metro_ai.bots.evaluator import EVALUATOR_FORMAT, EVALUATOR_VERSION, MAX_HIDDEN, EvaluatorError, read_evaluator
 
 from .selfplay import TrainError, hand_written, hand_written_scale, load_positions
 
-EVALUATOR_FORMAT = "metro-ai-evaluator"
-EVALUATOR_VERSION = 1
 #: Predictions are kept in [EPS, 1 - EPS] when a log-loss is taken (a hard 0 or 1 that is wrong
 #: would count as infinitely wrong).
 EPS = 1e-6
@@ -117,8 +115,6 @@ def fit_mlp(x, y, hidden: int, *, l2: float = 1e-4, epochs: int = 20, batch: int
     return _adam(p, grads, x, y, l2=l2, epochs=epochs, batch=batch, rate=rate, rng=rng)
 
 
-#: The most hidden units a model may have (its file stays within the data-file reader's bound).
-MAX_HIDDEN = 32
 
 
 def logit(p) -> np.ndarray:
@@ -166,11 +162,11 @@ class Evaluator:
     def predict(self, state, player: int) -> float:
         """`player`'s expected return in `state`, from what `player` sees there."""
         if state.game.name != self.game:
-            raise TrainError(f"this evaluator is for {self.game}, not {state.game.name}")
+            raise EvaluatorError(f"this evaluator is for {self.game}, not {state.game.name}")
         if self._encoder is None:
             self._encoder = state.game.observation_features()
             if self._encoder.shape[0] != self.size:
-                raise TrainError(f"this evaluator reads {self.size} features; {state.game.name}'s "
+                raise EvaluatorError(f"this evaluator reads {self.size} features; {state.game.name}'s "
                                  f"features here are {self._encoder.shape[0]}")
         hand = self.model.get("hand_written")
         base = None if hand is None else [hand_written(state, player, hand["scale"])]
@@ -178,14 +174,9 @@ class Evaluator:
 
     @classmethod
     def load(cls, path) -> "Evaluator":
-        """An evaluator file (`metro-ai train`'s), checked: TrainError naming the file, the line and
-        the field."""
-        f = read_json(path, what="evaluator", error=TrainError)
-        try:
-            check_evaluator(f.data)
-        except TrainError as exc:
-            raise f.error(exc) from None
-        return cls(f.data)
+        """An evaluator file (`metro-ai train`'s), checked: `EvaluatorError` naming the file, the
+        line and the field."""
+        return cls(read_evaluator(path))
 
 
 def evaluator_data(game, model: dict, training: dict) -> dict:
@@ -199,71 +190,6 @@ def evaluator_data(game, model: dict, training: dict) -> dict:
             "options": dict(game.options),
             "features": {"size": int(encoder.shape[0]), "sections": [[s, int(k)] for s, k in encoder.sections]},
             "model": {k: plain(v) for k, v in model.items()}, "training": training}
-
-
-def _bad(message, at=()):
-    raise with_path(TrainError(message), at)
-
-
-def _numbers(values, name, at, n, shape):
-    """`values` (the field `name`, at the JSON path `at`): a list of `n` finite numbers, else
-    TrainError naming it (`shape`: `n` in words)."""
-    if not isinstance(values, list) or len(values) != n:
-        _bad(f"{name} must be a list of {shape} numbers", at)
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            _bad(f"{name}[{i}] must be a finite number", (*at, i))
-
-
-def _number(obj, key, name=None, at=None):
-    """obj[key] a finite number, else TrainError naming it (default: the field model.KEY)."""
-    v = obj.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        _bad(f"{name or 'model.' + key} must be a finite number", at or ("model", key))
-
-
-def check_evaluator(obj: Any) -> dict:
-    """`obj` if it is a well-formed evaluator; TrainError naming the field otherwise (never
-    quoting a value)."""
-    if not isinstance(obj, dict):
-        _bad(f"expected a JSON object, got {kind_of(obj)}")
-    problem = envelope_problem(obj, EVALUATOR_FORMAT, (EVALUATOR_VERSION,))
-    if problem is not None:
-        _bad(*problem)
-    for key, kind in (("game", str), ("options", dict), ("features", dict), ("model", dict), ("training", dict)):
-        if not isinstance(obj.get(key), kind):
-            _bad(f"field {key!r} must be a {'JSON object' if kind is dict else 'text'}, got {kind_of(obj.get(key))}",
-                 (key,))
-    size = obj["features"].get("size")
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 1_000_000:
-        _bad("features.size must be a positive int", ("features", "size"))
-    model = obj["model"]
-    if model.get("kind") == "logistic":
-        _numbers(model.get("weights"), "model.weights", ("model", "weights"), size, f"features.size ({size})")
-        _number(model, "bias")
-        hand = model.get("hand_written")
-        if hand is not None:
-            if not isinstance(hand, dict):
-                _bad("model.hand_written must be null or an object", ("model", "hand_written"))
-            _number(hand, "weight", "model.hand_written.weight", ("model", "hand_written", "weight"))
-            _number(hand, "scale", "model.hand_written.scale", ("model", "hand_written", "scale"))
-            if hand["scale"] <= 0:
-                _bad("model.hand_written.scale must be > 0", ("model", "hand_written", "scale"))
-    elif model.get("kind") == "mlp":
-        hidden = model.get("hidden")
-        if isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= MAX_HIDDEN:
-            _bad(f"model.hidden must be an int in [1, {MAX_HIDDEN}]", ("model", "hidden"))
-        rows = model.get("w1")
-        if not isinstance(rows, list) or len(rows) != hidden:
-            _bad(f"model.w1 must be a list of model.hidden ({hidden}) rows", ("model", "w1"))
-        for i in range(hidden):
-            _numbers(rows[i], f"model.w1[{i}]", ("model", "w1", i), size, f"features.size ({size})")
-        for key in ("b1", "w2"):
-            _numbers(model.get(key), f"model.{key}", ("model", key), hidden, f"model.hidden ({hidden})")
-        _number(model, "b2")
-    else:
-        _bad('model.kind must be "logistic" or "mlp"', ("model", "kind"))
-    return obj
 
 
 def report_of(p_model, p_base, y, y_train_mean: float) -> dict:

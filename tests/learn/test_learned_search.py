@@ -16,8 +16,9 @@ import metro_ai
 from metro_ai.bots.catalogue import BotSpec
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.search import LearnedValue
-from metro_ai.bots.settings import SearchSettings, load_learned, shipped_evaluator
-from metro_ai.learn import Evaluator, TrainError
+from metro_ai.bots.evaluator import EvaluatorError, load_learned, shipped_evaluator
+from metro_ai.bots.settings import SearchSettings
+from metro_ai.learn import Evaluator
 from metro_ai.learn.model import evaluator_data
 
 GAMES = [("breakthrough", {"players": 2}), ("breakthrough", {"players": 3}), ("metro2033", {"players": 2}),
@@ -84,9 +85,9 @@ def test_loading_is_checked_and_kept_while_the_file_is_unchanged(tmp_path):
     bad = json.loads(path.read_text())
     bad["model"]["weights"][3] = "x"
     path.write_text(json.dumps(bad))
-    with pytest.raises(TrainError, match=r"model\.weights\[3\] must be a finite number"):
+    with pytest.raises(EvaluatorError, match=r"model\.weights\[3\] must be a finite number"):
         load_learned(path)
-    with pytest.raises(ValueError, match="evaluator file .*nowhere.json"):
+    with pytest.raises(EvaluatorError, match="evaluator file .*nowhere.json"):
         load_learned(tmp_path / "nowhere.json")
 
 

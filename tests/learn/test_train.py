@@ -12,7 +12,7 @@ import pytest
 
 import metro_ai
 from metro_ai.cli import main
-from metro_ai.learn import (Evaluator, SelfPlaySettings, TrainError, check_evaluator, fit_logistic, load_positions,
+from metro_ai.learn import (Evaluator, EvaluatorError, SelfPlaySettings, TrainError, check_evaluator, fit_logistic, load_positions,
                             log_loss, self_play, train_evaluator)
 from metro_ai.learn.model import calibration, sigmoid
 from metro_ai.learn.selfplay import play_game, soft_rank
@@ -103,9 +103,9 @@ def test_the_evaluator_is_written_checked_and_read_back(tmp_path):
         bad = json.loads(json.dumps(data))
         change(bad)
         path.write_text(json.dumps(bad, indent=1))
-        with pytest.raises(TrainError, match=rf"evaluator .*e\.json.*: line \d+, column \d+: .*{message}"):
+        with pytest.raises(EvaluatorError, match=rf"evaluator .*e\.json.*: line \d+, column \d+: .*{message}"):
             Evaluator.load(path)
-    with pytest.raises(TrainError, match="for leduc, not metro"):
+    with pytest.raises(EvaluatorError, match="for leduc, not metro"):
         ev.predict(metro_ai.load_game("metro", players=2).new_state(1), 0)
 
 
@@ -184,7 +184,7 @@ def test_a_hidden_layer_learns_what_a_line_cannot_and_is_read_back(tmp_path):
         bad = json.loads(json.dumps(data))
         change(bad)
         path.write_text(json.dumps(bad, indent=1))
-        with pytest.raises(TrainError, match=message):
+        with pytest.raises(EvaluatorError, match=message):
             Evaluator.load(path)
     with pytest.raises(TrainError, match="hidden must be an int in \\[0, 32\\]"):
         train_evaluator(tmp_path, hidden=40)
