@@ -6,6 +6,8 @@ from metro_ai.engine.breakthrough.rules cimport BtData, BtTables
 cdef class BreakthroughState(GameState):
     cdef BtData d                          # the whole state, hidden parts included
     cdef const BtTables* t                 # the game's tables
+    # The observation features in C (features.py's BreakthroughFeatures, value for value).
+    cdef int c_features(self, int player, float* out, int n) noexcept nogil
 
 
 cdef class BreakthroughGame(Game):

@@ -53,6 +53,8 @@ cdef double QUEST_PROGRESS_WEIGHT = 0.5      # see c_heuristic
 # 0.35 59%, 0.5 53% (benches/results/greedy.md).
 cdef double BT_GREEDY_CARD_VALUE = 0.2
 
+include "state_features.pxi"   # write_features: the observation features in C (issue #44)
+
 
 def _moves_up(value, below):
     """The label of a discard's move up (R10): the tokens it really moves, at most those below
@@ -449,6 +451,11 @@ cdef class BreakthroughState(GameState):
                 if prog > best:
                     best = prog
             out[p] += QUEST_PROGRESS_WEIGHT * best
+
+    cdef int c_features(self, int player, float* out, int n) noexcept nogil:
+        """`player`'s observation features in C, value for value as features.py's encoder
+        (``write_features``, state_features.pxi): 0, or -1 unless n is its size."""
+        return write_features(&self.d, self.t, player, out, n)
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.d = (<BreakthroughState>other).d
