@@ -6,7 +6,7 @@ the viewer (seat 0 is the viewer, 1 the next player clockwise, ...). Every value
 ``BreakthroughFeatures(game).sections`` names the parts in order with their sizes (C cards):
 
 =============  ==========================================================================
-``cards``      C cards x 19 channels: in the viewer's hand; known (taken from the market,
+``cards``      C cards x 20 channels: in the viewer's hand; known (taken from the market,
                R20) to be in the hand of relative seat 1-4; in play in front of relative
                seat 0-4; rotated; tokens on it / 10; in the market; in the discard pile;
                the faction card of relative seat 0-4; the card of the pending decision
@@ -64,7 +64,7 @@ class BreakthroughFeatures:
             cards[f, 14 + rel(p)] = 1
         pend = obs["pending"] or {}
         if pend.get("card") is not None:
-            cards[pend["card"], 18] = 1
+            cards[pend["card"], 19] = 1
         seats = np.zeros((SEATS, SEAT_FEATURES), np.float32)
         for p in range(n):
             seats[rel(p)] = (obs["above"][p] / 10, obs["below"][p] / 10, obs["supply"][p] / 10,

@@ -21,9 +21,7 @@ cdef inline double cap1(double v) noexcept nogil:
 cdef int write_features(const BtData* d, const BtTables* t, int player, float* out, int n) noexcept nogil:
     """`player`'s features into out[:n]: 0, or -1 unless n is the encoder's size (C * 20 + 5 * 6
     + len(PHASES) + 1 + 2 * 5 + 4) and `player` a seat. Every one of the n floats is written.
-    Seats are relative to the viewer, (p - player) % players. As the encoder writes them, channel
-    18 of a card holds both the faction card of relative seat 4 and the pending decision's card,
-    and channel 19 stays 0."""
+    Seats are relative to the viewer, (p - player) % players."""
     cdef int C = t.C, np_ = t.players
     cdef int p, i, c, w, base, paid
     cdef uint64_t x
@@ -61,7 +59,7 @@ cdef int write_features(const BtData* d, const BtTables* t, int player, float* o
     for p in range(np_):
         out[d.faction[p] * FT_CHANNELS + 14 + (p - player + np_) % np_] = 1.0
     if d.phase in (BT_QUEST_HERO, BT_PAY, BT_KEEP, BT_PROTECT, BT_FREE, BT_LOSE):   # pending["card"]
-        out[d.pending_card * FT_CHANNELS + 18] = 1.0
+        out[d.pending_card * FT_CHANNELS + 19] = 1.0
     # seats: tokens above, below, in the supply, held; hand size; faction card face down
     for p in range(np_):
         base = C * FT_CHANNELS + ((p - player + np_) % np_) * FT_SEAT_FEATURES

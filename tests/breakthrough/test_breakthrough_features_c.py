@@ -145,6 +145,25 @@ def test_every_phase_and_the_end_are_compared():
     assert seen == set(PHASES), (sorted(set(PHASES) - seen), games)
 
 
+def test_the_pending_card_has_a_channel_of_its_own():
+    """Channel 19 marks the pending decision's card, channel 18 only the faction card of relative
+    seat 4 (5 players): the two once shared channel 18, and 19 was never written."""
+    g = game(5)
+    C = g.num_cards
+    for seed in range(40):
+        state, rng = g.new_state(seed), random.Random(seed)
+        while not state.is_terminal():
+            pending = (state.observation(0)["pending"] or {}).get("card")
+            if pending is not None:
+                x = state._features_c(0)
+                cards = x[:C * 20].reshape(C, 20)
+                assert cards[pending, 19] == 1 and cards[:, 19].sum() == 1
+                assert cards[:, 18].sum() == 1 and cards[state.observation(0)["factions"][4], 18] == 1
+                return
+            state.apply(choose(state, rng, True))
+    raise AssertionError("no pending decision in 40 games")
+
+
 @pytest.mark.parametrize("players", tiered(range(2, 6), fast=lambda p: p in (2, 5)))
 def test_determinised_worlds(players):
     """The worlds ``determinize(p, seed)`` deals (R21), every 9th ply of a card-aware game and
