@@ -16,3 +16,4 @@ cdef class Metro2033Game(Game):
 
 cdef class Metro2033State(GameState):
     cdef Machine m
+    cdef int c_features(self, int player, float* out, int n) noexcept nogil

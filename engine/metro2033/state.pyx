@@ -8,6 +8,7 @@ layout (``_dump``; ``loader.pyx`` reads it back, checked), the observation, obse
 the text view.
 """
 from libc.stdint cimport uint64_t
+from libc.string cimport memset
 
 from metro_ai.engine.core cimport Game, GameState, rank_return, MAX_PLAYERS
 from metro_ai.engine.core import Option, as_seed
@@ -153,6 +154,17 @@ _FIXED_NAMES = ("yes", "no", "army", "hero", "buy", "quest", "exchange", "scout"
 cdef inline unsigned int _fnv(unsigned int h, int v) noexcept nogil:
     """One step of FNV-1a over a 32-bit word (``c_chance_key``'s hash)."""
     return (h ^ <unsigned int>v) * 16777619u
+
+
+cdef enum:
+    SEAT_FEATURES = 10          # features.py's SEAT_FEATURES and CARD_CHANNELS
+    CARD_CHANNELS = 8
+
+
+cdef inline void _card_on(float* cards, int c, int C, int channel) noexcept nogil:
+    """Card `c`'s `channel` of the features' card section set (nothing for no card, c < 0)."""
+    if 0 <= c < C:
+        cards[c * CARD_CHANNELS + channel] = 1
 
 
 cdef class Metro2033State(GameState):
@@ -348,6 +360,72 @@ cdef class Metro2033State(GameState):
             h = _fnv(h, d.ag[i].b)
             h = _fnv(h, d.ag[i].c)
         return <int>(h & 0x7FFFFFFF)
+
+    cdef int c_features(self, int player, float* out, int n) noexcept nogil:
+        """`player`'s observation tensor (features.py's ``Metro2033Features``, value for value) from
+        the C state: what ``observation(player)`` shows of it and nothing more (the viewer's own
+        quests and scouted threat, of the others counts; the discard piles but the laws'). Seats
+        relative to the viewer; each value computed in double as the Python encoder does, then
+        rounded to float. -1 unless `n` is the layout's size (2-6 players, C cards)."""
+        cdef Data* d = &self.m.d
+        cdef int np_ = d.n, C = self.m.t.C, limit = self.m.round_limit
+        cdef int width = 2 * np_ + 1
+        cdef int p, s, i, k, c, o, rel
+        cdef float* f
+        if n != S * width + np_ * SEAT_FEATURES + C * CARD_CHANNELS + P_COUNT + np_ + 2 + 5:
+            return -1
+        if player < 0 or player >= np_:
+            return -1
+        memset(out, 0, n * sizeof(float))
+        # stations: S x (owner by relative seat, hero of relative seat, neutral)
+        for s in range(S):
+            o = d.owner[s]
+            out[s * width + (2 * np_ if o < 0 else (o - player + np_) % np_)] = 1
+        for p in range(np_):
+            if d.hero_at[p] >= 0:
+                out[d.hero_at[p] * width + np_ + (p - player + np_) % np_] = 1
+        # seats
+        f = out + S * width
+        for p in range(np_):
+            rel = (p - player + np_) % np_
+            f[rel * SEAT_FEATURES + 0] = <float>(<double>(d.vp[p] if d.vp[p] < 10 else 10) / 10.0)
+            f[rel * SEAT_FEATURES + 1] = <float>(<double>d.army[p] / 8.0)
+            for i in range(3):
+                f[rel * SEAT_FEATURES + 2 + i] = <float>(<double>d.res[p][i] / 35.0)
+            f[rel * SEAT_FEATURES + 5] = 1 if d.wounded[p] else 0
+            f[rel * SEAT_FEATURES + 6] = <float>(<double>(d.equip_n[p] if d.equip_n[p] < 4 else 4) / 4.0)
+            f[rel * SEAT_FEATURES + 7] = <float>(<double>(d.quest_n[p] if d.quest_n[p] < 18 else 18) / 18.0)
+            f[rel * SEAT_FEATURES + 8] = <float>(<double>(d.done_n[p] if d.done_n[p] < 18 else 18) / 18.0)
+            f[rel * SEAT_FEATURES + 9] = 1 if d.scouted[p] >= 0 else 0
+        # cards: C x (market, law, own quest, equipment, completed quest, threat, own scouted, discarded)
+        f += np_ * SEAT_FEATURES
+        for i in range(4):
+            _card_on(f, d.market[i], C, 0)
+        _card_on(f, d.law, C, 1)
+        for i in range(d.quest_n[player]):
+            _card_on(f, d.quests[player][i], C, 2)
+        for p in range(np_):
+            for i in range(d.equip_n[p]):
+                _card_on(f, d.equip[p][i], C, 3)
+            for i in range(d.done_n[p]):
+                _card_on(f, d.done[p][i], C, 4)
+        _card_on(f, d.threat_now, C, 5)
+        _card_on(f, d.scouted[player], C, 6)
+        for k in range(5):
+            if k != K_LAW:                                    # observation's discards: no law pile
+                for i in range(d.disc_n[k]):
+                    _card_on(f, d.disc[k][i], C, 7)
+        # turn: phase, player to move (relative), round / limit, stage 2, deck sizes / C
+        f += C * CARD_CHANNELS
+        f[P_OVER if d.over else d.phase] = 1
+        if not d.over and d.decider >= 0:
+            f[P_COUNT + (d.decider - player + np_) % np_] = 1
+        f += P_COUNT + np_
+        f[0] = <float>(<double>(d.round if d.round < limit else limit) / <double>limit)
+        f[1] = 1 if d.stage == 2 else 0
+        for k in range(5):
+            f[2 + k] = <float>(<double>(d.deck_n[k] if d.deck_n[k] < C else C) / <double>C)
+        return 0
 
     cdef void c_copy_from(self, GameState other) noexcept nogil:
         self.m.d = (<Metro2033State>other).m.d
