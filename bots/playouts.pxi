@@ -218,8 +218,8 @@ cdef class Playout:
         """Each player's return in [0, 1] into ``out``, for ``core.world`` where the play-out
         stopped: at the end the game's returns (or, with ``end_scale``, the soft rank of the
         final scores), at a cut-off the rank (hard or soft) by its heuristic."""
-        cdef int i, j, np = core.nplayers
-        cdef double v, scale = self.cutoff_scale
+        cdef int i, np = core.nplayers
+        cdef double scale = self.cutoff_scale
         cdef bint cut = not core.world.c_is_terminal()
         if not cut:
             if self.end_scale == 0 or np < 2:
@@ -230,14 +230,7 @@ cdef class Playout:
         else:
             core.world.c_heuristic(core.heur)
         for i in range(np):
-            if scale == 0:
-                out[i] = rank_return(i, np, core.heur)
-            else:
-                v = 0
-                for j in range(np):
-                    if j != i:
-                        v += 1.0 / (1.0 + exp((core.heur[j] - core.heur[i]) / scale))
-                out[i] = v / (np - 1)
+            out[i] = rank_return(i, np, core.heur) if scale == 0 else _soft_rank(i, np, core.heur, scale)
         if cut and self.learned is not None:
             self._mix_learned(core, out)
 

@@ -176,3 +176,20 @@ def test_a_learned_value_reads_each_seats_own_view():
     assert np.array_equal(other._features_c(0), state._features_c(0))
     assert learned.predict(other, 0) == learned.predict(state, 0)
     assert not np.array_equal(other._features_c(1), state._features_c(1))
+
+
+def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evaluator(tmp_path, capsys):
+    """The user's path (docs/guide/train.md): ``metro-ai --game-module ... train`` on the
+    tutorial's game written in Python, then a match against the bot reading what it wrote."""
+    from metro_ai.cli import main
+    module = ["--game-module", "examples/tunnel_draft.py:TunnelDraftGame"]
+    folder = tmp_path / "td"
+    assert main(module + ["train", "--dir", str(folder), "--game", "tunnel-draft", "--bot", "easy", "--games", "5",
+                          "--jobs", "1", "--quiet", "--epochs", "2"]) == 0
+    evaluator = folder / "evaluator.json"
+    assert Evaluator.load(evaluator).game == "tunnel-draft"
+    capsys.readouterr()
+    bot = f"ismcts:rollout_depth=3,evaluator={evaluator}"
+    assert main(module + ["match", "--game", "tunnel-draft", "--bots", bot, "random", "--iterations", "50",
+                          "--seed", "2"]) == 0
+    assert f"player 0 (ismcts:evaluator={evaluator},rollout_depth=3)" in capsys.readouterr().out   # (spec normalised)
