@@ -193,3 +193,22 @@ def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evalua
     assert main(module + ["match", "--game", "tunnel-draft", "--bots", bot, "random", "--iterations", "50",
                           "--seed", "2"]) == 0
     assert f"player 0 (ismcts:evaluator={evaluator},rollout_depth=3)" in capsys.readouterr().out   # (spec normalised)
+
+
+def test_every_shipped_evaluator_reads_its_game_and_says_how_it_was_trained():
+    from metro_ai.bots.evaluator import DATA
+    shipped = sorted(DATA.glob("evaluator-*.json"))
+    assert {p.name for p in shipped} >= {"evaluator-breakthrough-2p.json", "evaluator-metro2033-2p.json",
+                                         "evaluator-metro2033-3p.json"}
+    for path in shipped:
+        learned = load_learned(path)
+        game = metro_ai.load_game(learned.game, **learned.data["options"])
+        assert path.name == f"evaluator-{game.name}-{game.num_players}p.json"
+        assert shipped_evaluator(game) == path
+        learned.check_game(game)
+        training = learned.data["training"]
+        assert training["command"].startswith(f"metro-ai train --dir DIR --game {game.name} ")
+        held = training["held_out"]
+        assert held["log_loss"] < held["log_loss_hand_written"] < held["log_loss_constant"]
+        state = game.new_state(1)
+        assert 0 < learned.predict(state, 0) < 1
