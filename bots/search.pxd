@@ -26,7 +26,7 @@ cdef class LearnedValue:
     # observation features, sigmoid(w . x + b [+ a * logit(hand-written)]) or one tanh layer.
     cdef readonly int size              # the features it reads
     cdef readonly int hidden            # hidden units; 0: logistic
-    cdef double* w                      # logistic: size weights; else hidden x size, row by row
+    cdef float* w                       # logistic: size weights; else hidden x size, row by row
     cdef double* b1                     # hidden layer: its biases
     cdef double* w2                     # hidden layer: the output's weights
     cdef double bias                    # the output's bias

@@ -69,7 +69,7 @@ def test_the_search_computes_what_the_evaluator_predicts(tmp_path, name, options
     python, fast = Evaluator.load(path), load_learned(path)
     got = [(fast.predict(s, p), python.predict(s, p)) for s in _positions(game) for p in range(game.num_players)]
     assert len(got) >= 8
-    assert all(abs(a - b) < 1e-9 for a, b in got)
+    assert all(abs(a - b) < 1e-5 for a, b in got)                       # (weights in single precision)
     assert max(a for a, _ in got) - min(a for a, _ in got) > 0.01        # not a constant
 
 
@@ -134,7 +134,7 @@ def test_a_game_written_in_python_searches_with_its_evaluator(tmp_path):
     path = _evaluator_file(tmp_path, game)
     state = _choice(game, 2)
     fast, python = load_learned(path), Evaluator.load(path)
-    assert abs(fast.predict(state, 1) - python.predict(state, 1)) < 1e-9
+    assert abs(fast.predict(state, 1) - python.predict(state, 1)) < 1e-5
     hand = _analysis("ismcts:rollout_depth=2", state, 200)
     learned = _analysis(f"ismcts:rollout_depth=2,evaluator={path}", state, 200)
     assert learned != hand
