@@ -12,7 +12,10 @@ take the game's value (``game.search_settings()``, read through `game_search_set
 refuses a key that is not one of them and a value its option does not allow); ``prior`` and
 ``minimax`` still None are 0 (off); and the play-out options become one `Playout` object
 (``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth and scales
-except those given besides it; the game's do not replace them.
+except those given besides it; the game's do not replace them. ``eval="learned"`` without an
+``evaluator`` reads the one shipped for the game and its players (`shipped_evaluator`), and the
+evaluator file becomes the play-out's `LearnedValue` (``load_learned``: read once while the file
+is unchanged).
 """
 from __future__ import annotations
 
