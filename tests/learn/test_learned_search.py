@@ -7,12 +7,14 @@ made from seeded random weights (no self-play), so the tests take seconds."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
 
 import numpy as np
 import pytest
 
 import metro_ai
+from metro_ai import registry
 from metro_ai.bots.catalogue import BotSpec
 from metro_ai.bots.limit import Limit
 from metro_ai.bots.search import LearnedValue
@@ -20,6 +22,23 @@ from metro_ai.bots.evaluator import EvaluatorError, load_learned, shipped_evalua
 from metro_ai.bots.settings import SearchSettings
 from metro_ai.learn import Evaluator
 from metro_ai.learn.model import evaluator_data
+from metro_ai.usergames import ENV
+
+TUNNEL_DRAFT = "examples/tunnel_draft.py:TunnelDraftGame"
+
+
+@pytest.fixture
+def tunnel_draft():
+    """The tutorial's game registered (directly, or by the command line's --game-module) for one
+    test, and unregistered after it, the environment as it was (no other test sees the game)."""
+    env = os.environ.get(ENV)
+    yield metro_ai.register_game(TUNNEL_DRAFT)
+    registry._games().pop("tunnel-draft", None)
+    if env is None:
+        os.environ.pop(ENV, None)
+    else:
+        os.environ[ENV] = env
+
 
 GAMES = [("breakthrough", {"players": 2}), ("breakthrough", {"players": 3}), ("metro2033", {"players": 2}),
          ("leduc", {"players": 2})]
@@ -127,9 +146,8 @@ def test_threads_and_processes_search_alike_with_a_learned_value(tmp_path):
     assert threads == processes
 
 
-def test_a_game_written_in_python_searches_with_its_evaluator(tmp_path):
+def test_a_game_written_in_python_searches_with_its_evaluator(tmp_path, tunnel_draft):
     """The tutorial's game (examples/tunnel_draft.py): features in Python, the same path."""
-    metro_ai.register_game("examples/tunnel_draft.py:TunnelDraftGame")
     game = metro_ai.load_game("tunnel-draft", players=2)
     path = _evaluator_file(tmp_path, game)
     state = _choice(game, 2)
@@ -178,11 +196,11 @@ def test_a_learned_value_reads_each_seats_own_view():
     assert not np.array_equal(other._features_c(1), state._features_c(1))
 
 
-def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evaluator(tmp_path, capsys):
+def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evaluator(tmp_path, capsys, tunnel_draft):
     """The user's path (docs/guide/train.md): ``metro-ai --game-module ... train`` on the
     tutorial's game written in Python, then a match against the bot reading what it wrote."""
     from metro_ai.cli import main
-    module = ["--game-module", "examples/tunnel_draft.py:TunnelDraftGame"]
+    module = ["--game-module", TUNNEL_DRAFT]
     folder = tmp_path / "td"
     assert main(module + ["train", "--dir", str(folder), "--game", "tunnel-draft", "--bot", "easy", "--games", "5",
                           "--jobs", "1", "--quiet", "--epochs", "2"]) == 0
