@@ -99,10 +99,11 @@ def parse_state_json(text, game_name, options, required, also=None):
 
 
 cdef int copy_features(object vec, float* out, int n) except -2:
-    """`vec` (an encoder's vector) into ``out[:n]``: 0, or -1 unless it holds n numbers."""
+    """`vec` (an encoder's vector) into ``out[:n]``: 0, or -1 (nothing written) unless it holds n
+    finite numbers."""
     import numpy as np                      # (not on importing the package: features are for learning)
     arr = np.ascontiguousarray(vec, np.float32).ravel()
-    if arr.shape[0] != n:
+    if arr.shape[0] != n or not np.isfinite(arr).all():
         return -1
     cdef const float[::1] view = arr
     if n > 0:

@@ -494,7 +494,7 @@ cdef class PythonState(GameState):
                     return 0
             except Exception:
                 pass
-            self.broke("observation_tensor()", f"must give {n} numbers (its features' size), got {brief(vec)}")
+            self.broke("observation_tensor()", f"must give {n} finite numbers (its features' size), got {brief(vec)}")
             return -1
 
     cdef int c_observed_action(self, int action, int player) noexcept nogil:

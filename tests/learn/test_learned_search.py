@@ -230,3 +230,24 @@ def test_every_shipped_evaluator_reads_its_game_and_says_how_it_was_trained():
         assert held["log_loss"] < held["log_loss_hand_written"] < held["log_loss_constant"]
         state = game.new_state(1)
         assert 0 < learned.predict(state, 0) < 1
+
+
+@pytest.mark.parametrize("bad,message", [(lambda x: x[:-1], "must give 141 finite numbers"),
+                                         (lambda x: np.where(np.arange(len(x)) == 3, np.nan, x), "finite"),
+                                         (lambda x: 1 / 0, "ZeroDivisionError")])
+def test_a_python_games_broken_features_stop_the_search_with_what_was_wrong(tmp_path, tunnel_draft, monkeypatch,
+                                                                              bad, message):
+    """A game written in Python is outside input: features of the wrong size, not finite, or an
+    encoder that raises end the search with a PythonGameError naming observation_tensor, and the
+    state is as it was."""
+    from metro_ai.engine.errors import PythonGameError
+    game = metro_ai.load_game("tunnel-draft", players=2)
+    path = _evaluator_file(tmp_path, game)
+    state = _choice(game, 2)
+    before = state.to_json()
+    encoder = type(game.observation_features())
+    right = encoder.encode
+    monkeypatch.setattr(encoder, "encode", lambda self, obs: bad(right(self, obs)))
+    with pytest.raises(PythonGameError, match=rf"observation_tensor.*{message}|{message}.*observation_tensor"):
+        BotSpec.parse(f"ismcts:rollout_depth=2,evaluator={path}").make(seed=1).choose(state)
+    assert state.to_json() == before
