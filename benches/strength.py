@@ -10,6 +10,11 @@ Usage:
 
 Bot options go with --bot-option/--opponent-option NAME=VALUE. Budgets: --time seconds per move
 or --iterations per move (reproducible on any machine), for each side.
+
+``--bot-peek PART`` (repeatable; "all", or the hidden parts a game can keep: "decks", "hands",
+"choices") lets the tested bot, an ISMCTS bot, deal its worlds knowing those parts of what its
+player cannot see: a measurement of what opponent modelling could give at most (issue #44), never
+a bot to play with.
 """
 import argparse
 import json
@@ -20,6 +25,8 @@ import time
 from joblib import Parallel, delayed
 
 import metro_ai
+from metro_ai.bots.mcts import ISMCTSBot
+from metro_ai.bots.search import SearchCore
 from metro_ai.bots.seeding import derive
 from metro_ai.play.ratings import wilson
 
@@ -53,6 +60,26 @@ class Budgeted:
         return self.bot.choose(state, self.limit)
 
 
+class PeekingISMCTSBot(ISMCTSBot):
+    """An ISMCTS bot whose worlds keep the hidden parts `peek` as they really are (SearchCore's
+    ``peek``): for measuring what knowing them is worth, never for play."""
+
+    def __init__(self, peek, seed=0, **options):
+        super().__init__(seed, **options)
+        self.peek = tuple(peek)
+
+    def _cores(self, state, player, seed, settings):
+        return [SearchCore(state, player, derive(seed, i), settings, peek=self.peek)
+                for i in range(self.workers)]
+
+
+def peeking(bot, peek):
+    """`bot` (an ISMCTS bot, a preset's included) made a PeekingISMCTSBot with its options."""
+    if type(bot)._cores is not ISMCTSBot._cores:
+        raise ValueError(f"--bot-peek needs a single-observer ISMCTS bot, not {type(bot).__name__}")
+    return PeekingISMCTSBot(peek, bot.seed, **{o.name: getattr(bot, o.name) for o in bot.options})
+
+
 def play_one(spec, game_index):
     game = metro_ai.load_game(spec["game"], **spec["options"])
     n = game.num_players
@@ -63,6 +90,8 @@ def play_one(spec, game_index):
         bseed = derive(spec["seed"], deal, p, 1)
         if p == seat:
             bot = metro_ai.make_bot(spec["bot"], seed=bseed, **spec["bot_options"])
+            if spec.get("peek"):
+                bot = peeking(bot, spec["peek"])
             bots.append(Budgeted(bot, limit_of(spec["time"], spec["iterations"])))
         else:
             bot = metro_ai.make_bot(spec["opponent"], seed=bseed, **spec["opponent_options"])
@@ -105,6 +134,7 @@ def summarise(spec, out):
 
 def describe(s):
     b = f"{s['bot']}" + (f" {s['bot_options']}" if s["bot_options"] else "")
+    b += f" peeking at {'+'.join(s['peek'])}" if s.get("peek") else ""
     o = f"{s['opponent']}" + (f" {s['opponent_options']}" if s["opponent_options"] else "")
     budget = f"{s['time']} s" if s["time"] else f"{s['iterations']} it" if s["iterations"] else "preset budget"
     return (f"{s['game']} {s['options']}: {b} ({budget} a move) vs {o}: first {s['first_rate']:.1%} "
@@ -120,6 +150,8 @@ def main(argv=None):
     ap.add_argument("--option", action="append", default=[], help="game option NAME=VALUE")
     ap.add_argument("--bot", default="ismcts")
     ap.add_argument("--bot-option", action="append", default=[])
+    ap.add_argument("--bot-peek", action="append", default=[], metavar="PART",
+                    help="measurement only: the bot deals its worlds knowing this hidden part (all, decks, hands, choices)")
     ap.add_argument("--opponent", default="greedy")
     ap.add_argument("--opponent-option", action="append", default=[])
     ap.add_argument("--time", type=float, help="seconds per move for the bot")
@@ -135,7 +167,7 @@ def main(argv=None):
             "bot": args.bot, "bot_options": parse_options(args.bot_option), "opponent": args.opponent,
             "opponent_options": parse_options(args.opponent_option), "time": args.time,
             "iterations": args.iterations, "opponent_time": args.opponent_time,
-            "opponent_iterations": args.opponent_iterations, "seed": args.seed,
+            "opponent_iterations": args.opponent_iterations, "seed": args.seed, "peek": args.bot_peek,
             "machine": platform.platform(), "jobs": args.jobs}
     s = run(spec, args.games, args.jobs)
     print(describe(s))

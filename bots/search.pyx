@@ -77,7 +77,7 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from metro_ai.engine.core cimport GameState, rank_return
 from metro_ai.engine.rng cimport rng_t, rng_next, rng_bounded, rng_uniform
-from metro_ai.engine.core import as_seed, check_unchanged
+from metro_ai.engine.core import PEEK, as_seed, check_unchanged
 from metro_ai.engine.python_game import PythonState
 
 cdef enum:
@@ -115,6 +115,19 @@ NODE_BYTES = sizeof(Node)
 include "playouts.pxi"
 
 
+def _peek_parts(peek):
+    """SearchCore's `peek` as PEEK bits (-1: all; None: honest)."""
+    if peek is None:
+        return None
+    names = (peek,) if isinstance(peek, str) else tuple(peek)
+    if "all" in names:
+        return -1
+    unknown = [n for n in names if n not in PEEK]
+    if unknown or not names:
+        raise ValueError(f"peek names hidden parts ({', '.join(sorted(PEEK))}) or 'all', got {peek!r}")
+    return sum(PEEK[n] for n in set(names))
+
+
 cdef class SearchCore:
     """A search tree over `root` from `player`'s point of view. See the module docstring.
 
@@ -125,7 +138,11 @@ cdef class SearchCore:
     `SearchSettings`, so with the same checks; none given: the defaults, random play-outs to the
     end). What the bot's kind decides: ``selection`` "ucb" or "uniform"; ``tree_depth`` (None:
     unlimited); ``fixed_world``: search this one full state instead of a fresh determinisation
-    per iteration; ``multi_observer``: one tree per player (MO-ISMCTS). ``max_nodes`` is at least
+    per iteration; ``multi_observer``: one tree per player (MO-ISMCTS); ``peek``, for measurement
+    only (what opponent modelling could give, issue #44; no bot option reaches it): None (honest
+    worlds), "all" (search the root itself: every hand and the chance to come known) or hidden
+    parts to deal as they are in the root (``metro_ai.engine.core.PEEK`` names: "decks",
+    "hands", "choices"; the games that can keep them say so). ``max_nodes`` is at least
     one node more than the roots; the core checks only what keeps its memory safe.
     """
 
@@ -151,7 +168,7 @@ cdef class SearchCore:
         self.feats = NULL
 
     def __init__(self, GameState root, int player, seed, settings=None, *, selection="ucb", tree_depth=None,
-                 GameState fixed_world=None, bint multi_observer=False, **options):
+                 GameState fixed_world=None, bint multi_observer=False, peek=None, **options):
         from metro_ai.bots.settings import SearchSettings
         if settings is None:
             settings = SearchSettings(**options)
@@ -174,6 +191,11 @@ cdef class SearchCore:
                                         or fixed_world.game.options != root.game.options):
             raise ValueError(f"fixed_world must be a state of the root's game ({type(root).__name__}, "
                              f"{root.game.options}), got {type(fixed_world).__name__} of {fixed_world.game!r}")
+        parts = _peek_parts(peek)
+        if parts is not None and fixed_world is not None:
+            raise ValueError("peek and fixed_world exclude each other")
+        if parts == -1:
+            fixed_world = root.clone()
         self.fixed = fixed_world
         self.use_fixed = fixed_world is not None
         self.slow = isinstance(root, PythonState)
@@ -182,6 +204,8 @@ cdef class SearchCore:
         self.deadline = -1.0
         self.worlds = 1 if self.use_fixed else 0      # determinisations this search has used
         self.world = root.c_new_blank()
+        if parts is not None and parts > 0:
+            self.world.c_set_peek(parts)
         self.probe = root.c_new_blank()
         self.player = player
         self.nplayers = root.c_num_players()

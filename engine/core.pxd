@@ -53,6 +53,11 @@ cdef class GameState:
     # Make self a full state that `player` cannot tell from `source`, drawn from `seed` (same
     # class and game). Depends only on what `player` sees in `source` and on `seed`.
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil
+    # For measurement only (the ceilings of opponent modelling, issue #44): make this state's
+    # later c_determinize_from leave the hidden parts named by `parts` (PEEK_* bits) as they are
+    # in the source, so a search that deals its worlds here knows them. 0 (the default, and the
+    # only value a game need accept) deals honestly; a game refuses parts it cannot keep.
+    cdef int c_set_peek(self, int parts) except -1
     cdef GameState c_new_blank(self)                     # an uninitialised state of the same game
     # True once the game's own code failed in this state (games written in Python): it reads as
     # over, and a loop over it stops and raises the fault (``_raise_failure``). False by default.
@@ -60,4 +65,12 @@ cdef class GameState:
 
 
 cdef int copy_features(object vec, float* out, int n) except -2
+
+# The hidden parts a measuring search may be let see (c_set_peek): the decks' order (and the
+# chance still to come), the other players' hands (cards dealt to them or kept), and their secret
+# choices (cards picked, declarations made, not yet shown).
+cdef enum:
+    PEEK_DECKS = 1
+    PEEK_HANDS = 2
+    PEEK_CHOICES = 4
 cdef double rank_return(int me, int n, const double* scores) noexcept nogil

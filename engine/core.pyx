@@ -442,6 +442,13 @@ cdef class GameState:
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
         pass
 
+    cdef int c_set_peek(self, int parts) except -1:
+        if parts:
+            raise ValueError(f"{self.game!r} deals its worlds only honestly: it cannot keep part of "
+                             "the hidden information (a measurement that needs it must use a game "
+                             "that can, or the whole world)")
+        return 0
+
     cdef GameState c_new_blank(self):
         raise NotImplementedError
 
@@ -678,6 +685,19 @@ cdef class GameState:
         cdef GameState other = self.c_new_blank()
         other.c_determinize_from(self, player, s)
         return other
+
+    def _determinize_peeking(self, player, seed, int parts):
+        """``determinize`` with the hidden parts `parts` (``PEEK`` bits) left as they are here:
+        for measurements of what knowing them is worth and their tests only (c_set_peek)."""
+        self._check_player(player)
+        cdef uint64_t s = as_seed(seed)
+        cdef GameState other = self.c_new_blank()
+        other.c_set_peek(parts)
+        other.c_determinize_from(self, player, s)
+        return other
+
+
+PEEK = {"decks": PEEK_DECKS, "hands": PEEK_HANDS, "choices": PEEK_CHOICES}
 
 
 def random_playouts(GameState state, long games, seed):

@@ -14,6 +14,8 @@ cdef struct Machine:
     int COMPLETE                # first id of the "complete a quest" block (after the card block)
     int USE                     # first id of the "use a quest" block
     int FIXED                   # first id of the fixed actions (yes, no, army, ...; 12 of them)
+    int peek                    # hidden parts m33_determinize leaves as they are (core's PEEK_*
+                                # bits; measurement only, 0 in play: GameState.c_set_peek)
 
 
 cdef int m33_init(Machine* m, CardTables tab, int round_limit) except -1

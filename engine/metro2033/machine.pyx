@@ -31,6 +31,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
 from metro_ai.engine.rng cimport rng_t, rng_bounded
+from metro_ai.engine.core cimport PEEK_DECKS, PEEK_HANDS, PEEK_CHOICES
 from metro_ai.engine.metro2033.rules cimport *
 from metro_ai.engine.metro2033.cardset cimport CardTables
 
@@ -483,14 +484,21 @@ cdef int m33_gather(Machine* m, int pool, int player, signed char** pos) noexcep
     """The places of `pool` (a deck key, or 5: the combat cards) whose card `player` cannot
     see, in the reference's order: deck places not known to them, the others' quests and
     scouted threats, cards another player is choosing among, then the combat cards aside and
-    the other sides' hands and picks."""
+    the other sides' hands and picks. The parts in ``m.peek`` are left out (their places keep
+    their cards): decks (deck places, the combat cards aside), hands (quests, scouted threats,
+    cards chosen among, combat hands), choices (combat picks)."""
     cdef Data* d = &m.d
     cdef int k = 0, i, q, key, side
+    cdef bint decks = not (m.peek & PEEK_DECKS), hands = not (m.peek & PEEK_HANDS)
+    cdef bint choices = not (m.peek & PEEK_CHOICES)
     if pool < 5:
-        for i in range(d.deck_n[pool]):
-            if not (d.known[d.deck[pool][i]] >> player) & 1:
-                pos[k] = &d.deck[pool][i]
-                k += 1
+        if decks:
+            for i in range(d.deck_n[pool]):
+                if not (d.known[d.deck[pool][i]] >> player) & 1:
+                    pos[k] = &d.deck[pool][i]
+                    k += 1
+        if not hands:
+            return k
         for q in range(d.n):
             if q == player:
                 continue
@@ -512,15 +520,17 @@ cdef int m33_gather(Machine* m, int pool, int player, signed char** pos) noexcep
         return k
     if not d.combat_on:
         return 0
-    for i in range(d.aside_n):
-        pos[k] = &d.aside[i]
-        k += 1
+    if decks:
+        for i in range(d.aside_n):
+            pos[k] = &d.aside[i]
+            k += 1
     for side in range(2):
         if d.cx_side[side] != player:
-            for i in range(d.hand_n[side]):
-                pos[k] = &d.hand[side][i]
-                k += 1
-            if d.pick[side] >= 0:
+            if hands:
+                for i in range(d.hand_n[side]):
+                    pos[k] = &d.hand[side][i]
+                    k += 1
+            if choices and d.pick[side] >= 0:
                 pos[k] = &d.pick[side]
                 k += 1
     return k
@@ -528,7 +538,9 @@ cdef int m33_gather(Machine* m, int pool, int player, signed char** pos) noexcep
 cdef void m33_determinize(Machine* m, int player, uint64_t seed) noexcept nogil:
     """The reference's ``determinize``: each pool's hidden cards sorted, shuffled and dealt
     back in place order (deck knowledge staying with the place), then the undisclosed threat
-    declarations of the others redrawn (G32); the generator is the one drawn from `seed`."""
+    declarations of the others redrawn (G32); the generator is the one drawn from `seed`. The
+    parts in ``m.peek`` stay as they are (m33_gather; choices: the declarations too; decks: the
+    generator too, so that the chance to come is the source's)."""
     cdef Data* d = &m.d
     cdef rng_t r = seed
     cdef signed char* pos[MAXC]
@@ -560,7 +572,7 @@ cdef void m33_determinize(Machine* m, int player, uint64_t seed) noexcept nogil:
     if d.combat_on:
         _sort(d.hand[0], d.hand_n[0])
         _sort(d.hand[1], d.hand_n[1])
-    if d.threat_now < 0:
+    if d.threat_now < 0 and not (m.peek & PEEK_CHOICES):
         for i in range(d.n):
             q = m33_order(m, i)
             if q != player and d.decl_station[q] >= 0:
@@ -568,7 +580,8 @@ cdef void m33_determinize(Machine* m, int player, uint64_t seed) noexcept nogil:
                 j = opts[rng_bounded(&r, <uint64_t>nopt)]
                 d.decl_station[q] = j % S
                 d.decl_hero[q] = j >= A_STATION_HERO
-    d.rng = r
+    if not (m.peek & PEEK_DECKS):
+        d.rng = r
 
 # ---------------------------------------------------------------- small C helpers
 cdef inline int _popcount(unsigned int x) noexcept nogil:

@@ -10,7 +10,8 @@ the text view.
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
-from metro_ai.engine.core cimport Game, GameState, rank_return, MAX_PLAYERS
+from metro_ai.engine.core cimport (Game, GameState, rank_return, MAX_PLAYERS, PEEK_DECKS, PEEK_HANDS,
+                                   PEEK_CHOICES)
 from metro_ai.engine.core import Option, as_seed
 from metro_ai.engine.metro2033.rules cimport *
 from metro_ai.engine.metro2033.cardset cimport CardTables
@@ -433,6 +434,12 @@ cdef class Metro2033State(GameState):
     cdef void c_determinize_from(self, GameState source, int player, uint64_t seed) noexcept nogil:
         self.m.d = (<Metro2033State>source).m.d
         m33_determinize(&self.m, player, seed)
+
+    cdef int c_set_peek(self, int parts) except -1:
+        if parts & ~(PEEK_DECKS | PEEK_HANDS | PEEK_CHOICES):
+            raise ValueError(f"unknown hidden parts {parts:#x}")
+        self.m.peek = parts
+        return 0
 
     cdef GameState c_new_blank(self):
         return (<Metro2033Game>self.game)._blank()
