@@ -18,6 +18,7 @@ a bot to play with.
 """
 import argparse
 import json
+import math
 import platform
 import sys
 import time
@@ -119,6 +120,25 @@ def run(spec, games, jobs, progress=True):
     return summarise(spec, out)
 
 
+def return_interval(out, z=1.96):
+    """The mean rank-based return of `out` (a game's rows) with its normal-approximation 95%
+    interval, over deals (a deal's seats played by one bot are not independent), and the Elo
+    difference a two-player score of that mean would mean (equal bots score 0.5 at any count)."""
+    deals = {}
+    for r in out:
+        deals.setdefault(r["deal"], []).append(r["return"])
+    means = [sum(v) / len(v) for v in deals.values()]
+    m = sum(means) / len(means)
+    sd = (sum((x - m) ** 2 for x in means) / max(1, len(means) - 1)) ** 0.5
+    half = z * sd / len(means) ** 0.5
+
+    def elo(x):
+        x = min(max(x, 1e-6), 1 - 1e-6)
+        return 400 * math.log10(x / (1 - x))
+    return {"mean_return": m, "mean_return_ci95": [m - half, m + half],
+            "elo": elo(m), "elo_ci95": [elo(m - half), elo(m + half)]}
+
+
 def summarise(spec, out):
     n = len(out)
     first = sum(r["first"] for r in out) / n
@@ -129,6 +149,7 @@ def summarise(spec, out):
     moves = sum(r["bot_moves"] for r in out)
     return {**{k: v for k, v in spec.items()}, "games_played": n, "first_rate": first, "first_ci95": [lo, hi],
             "wins": wins, "shared_firsts": ties, "mean_return": mean_return,
+            **{k: v for k, v in return_interval(out).items() if k != "mean_return"},
             "bot_seconds_per_move": sum(r["bot_seconds"] for r in out) / max(1, moves), "results": out}
 
 
@@ -139,7 +160,8 @@ def describe(s):
     budget = f"{s['time']} s" if s["time"] else f"{s['iterations']} it" if s["iterations"] else "preset budget"
     return (f"{s['game']} {s['options']}: {b} ({budget} a move) vs {o}: first {s['first_rate']:.1%} "
             f"[95% {s['first_ci95'][0]:.1%}-{s['first_ci95'][1]:.1%}], {s['wins']} wins, {s['shared_firsts']} shared, "
-            f"mean return {s['mean_return']:.3f}, {s['games_played']} games, "
+            f"mean return {s['mean_return']:.3f} [95% {s['mean_return_ci95'][0]:.3f}-{s['mean_return_ci95'][1]:.3f}], "
+            f"Elo {s['elo']:+.0f} [{s['elo_ci95'][0]:+.0f} to {s['elo_ci95'][1]:+.0f}], {s['games_played']} games, "
             f"{s['bot_seconds_per_move']:.3f} s/move")
 
 

@@ -98,3 +98,31 @@ def test_no_bot_option_peeks():
         metro_ai.make_bot("hard:peek=all")
     names = {o.name for name in metro_ai.list_bots() for o in type(metro_ai.make_bot(name)).options}
     assert names and not any("peek" in n for n in names)
+
+
+def test_the_strength_bench_peeks_only_when_asked(tmp_path):
+    """benches/strength.py --bot-peek: the bot searches its worlds with the parts kept, and
+    summarises its games with an interval on the mean return."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("strength_script", Path(__file__).parents[2] / "benches" / "strength.py")
+    strength = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(strength)
+    honest = metro_ai.make_bot("hard", seed=5)
+    bot = strength.peeking(honest, ("hands", "choices"))
+    assert type(bot).__name__ == "PeekingISMCTSBot" and bot.peek == ("hands", "choices")
+    assert all(getattr(bot, o.name) == getattr(honest, o.name) for o in honest.options)
+    state = metro_ai.load_game("metro2033", players=2).new_state(9)
+    core, = bot._cores(state, state.current_player, 1, bot.settings_for(state.game))
+    core.run(20)
+    assert core.worlds == 20
+    with pytest.raises(ValueError, match="single-observer"):
+        strength.peeking(metro_ai.make_bot("mo-ismcts"), ("all",))
+    out = tmp_path / "s.jsonl"
+    strength.main(["--game", "metro2033", "--players", "2", "--bot", "hard", "--opponent", "hard",
+                   "--iterations", "30", "--opponent-iterations", "30", "--games", "2",
+                   "--bot-peek", "all", "--json", str(out)])
+    row = __import__("json").loads(out.read_text())
+    assert row["peek"] == ["all"] and row["games_played"] == 2
+    lo, hi = row["mean_return_ci95"]
+    assert lo <= row["mean_return"] <= hi
