@@ -65,6 +65,7 @@ cdef class GameState:
 
 
 cdef int copy_features(object vec, float* out, int n) except -2
+cdef double rank_return(int me, int n, const double* scores) noexcept nogil
 
 # The hidden parts a measuring search may be let see (c_set_peek): the decks' order (and the
 # chance still to come), the other players' hands (cards dealt to them or kept), and their secret
@@ -73,4 +74,3 @@ cdef enum:
     PEEK_DECKS = 1
     PEEK_HANDS = 2
     PEEK_CHOICES = 4
-cdef double rank_return(int me, int n, const double* scores) noexcept nogil
