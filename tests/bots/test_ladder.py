@@ -388,8 +388,9 @@ def test_calibrate_dask_errors_are_clear_and_write_nothing(tmp_path, capsys, mon
     err = capsys.readouterr().err
     assert "cannot reach the Dask scheduler at 'no-port-here'" in err and "Traceback" not in err
     monkeypatch.setattr(runner, "DASK_TIMEOUT", 1)
-    assert main([*args, "--dask", "tcp://127.0.0.1:1"]) == 2           # nothing listens on port 1
-    assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in capsys.readouterr().err
+    status = main([*args, "--dask", "tcp://127.0.0.1:1"])                # nothing listens on port 1
+    err = capsys.readouterr().err
+    assert status == 2 and "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in err, err
     monkeypatch.setitem(sys.modules, "dask.distributed", None)          # as if Dask were not installed
     assert main([*args, "--dask", "tcp://127.0.0.1:1"]) == 2
     assert "pip install 'metro-ai[dask]'" in capsys.readouterr().err

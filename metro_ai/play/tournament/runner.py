@@ -312,8 +312,11 @@ def dask_client(address):
         raise TournamentError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
     try:
         client = Client(address, timeout=DASK_TIMEOUT, set_as_default=False)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        raise TournamentError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - Dask fails to connect in many types (OSError,
+        # TimeoutError, ValueError for a bad address, RuntimeError from a stale event loop): each
+        # is the same thing to the user, who is told the address and what Dask said
+        raise TournamentError(f"cannot reach the Dask scheduler at {address!r}: "
+                              f"{type(exc).__name__}: {exc}") from None
     try:
         yield client
     finally:
