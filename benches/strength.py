@@ -18,7 +18,6 @@ a bot to play with.
 """
 import argparse
 import json
-import math
 import platform
 import sys
 import time
@@ -26,6 +25,7 @@ import time
 from joblib import Parallel, delayed
 
 import metro_ai
+from metro_ai.bench.versus.sprt import elo_from_score
 from metro_ai.bots.mcts import ISMCTSBot
 from metro_ai.bots.search import SearchCore
 from metro_ai.bots.seeding import derive
@@ -131,12 +131,8 @@ def return_interval(out, z=1.96):
     m = sum(means) / len(means)
     sd = (sum((x - m) ** 2 for x in means) / max(1, len(means) - 1)) ** 0.5
     half = z * sd / len(means) ** 0.5
-
-    def elo(x):
-        x = min(max(x, 1e-6), 1 - 1e-6)
-        return 400 * math.log10(x / (1 - x))
-    return {"mean_return": m, "mean_return_ci95": [m - half, m + half],
-            "elo": elo(m), "elo_ci95": [elo(m - half), elo(m + half)]}
+    return {"mean_return": m, "mean_return_ci95": [m - half, m + half], "elo": elo_from_score(m),
+            "elo_ci95": [elo_from_score(m - half), elo_from_score(m + half)]}
 
 
 def summarise(spec, out):
