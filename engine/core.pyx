@@ -680,15 +680,12 @@ cdef class GameState:
         Hidden parts are redealt uniformly from what the player has not seen; the result depends
         only on what the player sees and on the seed.
         """
-        self._check_player(player)
-        cdef uint64_t s = as_seed(seed)
-        cdef GameState other = self.c_new_blank()
-        other.c_determinize_from(self, player, s)
-        return other
+        return self._determinize_peeking(player, seed, 0)
 
     def _determinize_peeking(self, player, seed, int parts):
-        """``determinize`` with the hidden parts `parts` (``PEEK`` bits) left as they are here:
-        for measurements of what knowing them is worth and their tests only (c_set_peek)."""
+        """``determinize`` with the hidden parts `parts` (``PEEK`` bits; 0: none, ``determinize``
+        itself) left as they are here: for measurements of what knowing them is worth and their
+        tests only (c_set_peek)."""
         self._check_player(player)
         cdef uint64_t s = as_seed(seed)
         cdef GameState other = self.c_new_blank()
