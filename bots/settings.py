@@ -43,7 +43,8 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
                    "position", low=-1, none="the game's default",
                    words="-1 (to the end) or an int >= 0"),
     Option.integer("rollout_samples", None, "the heuristic play-out's random actions compared a move (the best "
-                   "by the game's heuristic is played)", low=1, high=1000, none="3"),
+                   "by the game's heuristic is played)", low=1, high=1000,
+                   none="the game's default with its heuristic play-out, else 3"),
     Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
                   "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
     Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
@@ -89,7 +90,7 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
 )
 
 _DECLARED = {o.name: o for o in SEARCH_OPTIONS}
-_PLAYOUT_SCALES = ("rollout_depth", "cutoff_scale", "end_scale")
+_PLAYOUT_SCALES = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_scale")
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
@@ -140,9 +141,12 @@ class SearchSettings:
         None (or not given) the game's, where it gives one (see the module docstring)."""
         merged = dict(values)
         own_playout = isinstance(values.get("rollout"), Playout)
-        for name, value in game_search_settings(game).items():
+        game_settings = game_search_settings(game)
+        for name, value in game_settings.items():
             if own_playout and name in _PLAYOUT_SCALES:
                 continue                    # a Playout object keeps its own, bar those given with it
+            if name == "rollout_samples" and (merged.get("rollout") or game_settings.get("rollout")) != "heuristic":
+                continue                    # the game's samples are its heuristic play-out's, not another's
             if merged.get(name) is None:
                 merged[name] = value
         if merged.get("eval") == "learned" and merged.get("evaluator") is None:

@@ -153,7 +153,22 @@ cdef class BreakthroughGame(Game):
     # Progressive bias at the root from the greedy bot's values (prior 1): 60.8% over 130 games
     # against the search without it, 2 players, 0.05 s a move, SPRT H1
     # (benches/results/versus_prior_breakthrough.md).
-    search_defaults = {"rollout": "heuristic", "rollout_depth": 10, "cutoff_scale": 1.0, "prior": 1.0}
+    # Each play-out step compares 8 random actions by the heuristic, not 3 (#44): 2 players, against
+    # the build before it at 0.05 s a move +62 Elo (+16 to +111), at 0.5 s +144 (+67 to +236);
+    # 3 players +125 (+57 to +203); benches/results/versus_rollout_samples8_breakthrough*.md.
+    search_defaults = {"rollout": "heuristic", "rollout_depth": 10, "rollout_samples": 8, "cutoff_scale": 1.0,
+                       "prior": 1.0}
+
+    def search_settings(self):
+        """``search_defaults``, with a play-out of 20 actions, not 10, at 4 and 5 players: there 10
+        actions are two or three turns of each player, and 8 samples over them were level with
+        the build before #44 (-11 Elo, 4 players), over 20 actions +244 (+197 to +301) and, with 5
+        players, +283 (+221 to +365); 0.05 s a move,
+        benches/results/versus_rollout_samples8_depth20_pre44_4p.md and _5p.md."""
+        settings = Game.search_settings(self)
+        if self._options["players"] >= 4:
+            settings["rollout_depth"] = 20
+        return settings
 
     def _configure(self):
         o = self._options

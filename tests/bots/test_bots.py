@@ -225,10 +225,12 @@ def test_playout_objects_equal_the_string_options():
         r.pop("seconds")
         return r
 
-    heuristic = run(rollout="heuristic", rollout_depth=10, cutoff_scale=1.0)
-    assert run(rollout=HeuristicPlayout(depth=10, cutoff_scale=1.0)) == heuristic
-    assert run(rollout=HeuristicPlayout(), rollout_depth=10, cutoff_scale=1.0) == heuristic
+    heuristic = run(rollout="heuristic", rollout_depth=10, cutoff_scale=1.0)    # the game's 8 samples
+    assert run(rollout=HeuristicPlayout(depth=10, cutoff_scale=1.0, samples=8)) == heuristic
+    assert run(rollout=HeuristicPlayout(), rollout_depth=10, cutoff_scale=1.0, rollout_samples=8) == heuristic
     assert run() == heuristic                 # the game's search_defaults
+    # a Playout object keeps its own samples (3 unless given), as it keeps its depth and scales
+    assert run(rollout=HeuristicPlayout(depth=10, cutoff_scale=1.0)) == run(rollout_samples=3) != heuristic
     random_cut = run(rollout="random", rollout_depth=4, cutoff_scale=0)
     assert run(rollout=RandomPlayout(depth=4)) == random_cut != heuristic
     to_end = run(rollout="random", rollout_depth=-1, cutoff_scale=0)
