@@ -160,13 +160,15 @@ cdef class BreakthroughGame(Game):
                        "prior": 1.0}
 
     def search_settings(self):
-        """``search_defaults``, with a play-out of 20 actions, not 10, at 4 and 5 players: there 10
-        actions are two or three turns of each player, and 8 samples over them were level with
-        the build before #44 (-11 Elo, 4 players), over 20 actions +244 (+197 to +301) and, with 5
-        players, +283 (+221 to +365); 0.05 s a move,
-        benches/results/versus_rollout_samples8_depth20_pre44_4p.md and _5p.md."""
+        """``search_defaults``, with a play-out of 20 actions, not 10, from 3 players up: there 10
+        actions are three turns or fewer of each player. 8 samples over 20 actions against 8 over
+        10, 3 players: +171 Elo (+107 to +249; benches/results/versus_rollout_depth20_breakthrough_3p.md);
+        against the build before #44, where 8 over 10 were level at 4 players (-11 Elo): +244
+        (+197 to +301) at 4 and +283 (+221 to +365) at 5; 0.05 s a move,
+        benches/results/versus_rollout_samples8_depth20_pre44_4p.md and _5p.md. At 2 players 20
+        actions measured no better than 10 (+49 against the build before #44, 8 over 10 +62)."""
         settings = Game.search_settings(self)
-        if self._options["players"] >= 4:
+        if self._options["players"] >= 3:
             settings["rollout_depth"] = 20
         return settings
 

@@ -114,6 +114,26 @@ def test_rollout_samples_sets_the_heuristic_play_outs_samples():
         SearchSettings(rollout="heuristic", rollout_samples=0)
 
 
+@pytest.mark.parametrize("players, depth", [(2, 10), (3, 20), (4, 20), (5, 20)])
+def test_breakthroughs_play_out_compares_8_actions_and_runs_20_from_3_players(players, depth):
+    """#44, measured by SPRT (engine/breakthrough/state.pyx): the game gives 8 samples, and 20
+    play-out actions from 3 players up; a bot's own value still wins, and another play-out than
+    the heuristic one does not inherit the game's samples (it would be refused)."""
+    game = metro_ai.load_game("breakthrough", players=players)
+    assert SearchSettings.for_game(game).playout == HeuristicPlayout(depth=depth, cutoff_scale=1.0, samples=8)
+    assert SearchSettings.for_game(game, rollout_samples=3, rollout_depth=10).playout == \
+        HeuristicPlayout(depth=10, cutoff_scale=1.0, samples=3)
+    assert SearchSettings.for_game(game, rollout="heuristic").playout.samples == 8
+    assert SearchSettings.for_game(game, rollout="random").playout == RandomPlayout(depth=depth, cutoff_scale=1.0)
+    assert isinstance(SearchSettings.for_game(game, rollout="mast").playout, MastPlayout)
+    own = HeuristicPlayout(depth=4)
+    assert SearchSettings.for_game(game, rollout=own).playout == own          # keeps its own 3 samples
+    # a bot spec resolves the same way: the game's samples unless the spec gives its own
+    bot = metro_ai.make_bot("hard", seed=1)
+    assert bot.settings_for(game).playout.samples == 8
+    assert metro_ai.make_bot("hard:rollout_samples=3", seed=1).settings_for(game).playout.samples == 3
+
+
 def test_settings_are_frozen_checked_and_compare_by_value():
     s = SearchSettings(c=1.0, rollout="heuristic", rollout_depth=5)
     assert s.c == 1.0 and s.max_nodes == 5_000_000 and s.prior == 0.0 and s.minimax == 0.0
