@@ -35,8 +35,8 @@ PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout, "mast": Mast
 
 SEARCH_OPTIONS: tuple[Option, ...] = (
     Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
-    Option.custom("rollout", None, "play-out policy: uniform, the best of three random actions by the "
-                  "game's heuristic, or MAST (epsilon-greedy on the search's mean return per action)",
+    Option.custom("rollout", None, "play-out policy: uniform, the best of rollout_samples random actions by "
+                  "the game's heuristic, or MAST (epsilon-greedy on the search's mean return per action)",
                   "None (the game's default) or 'random' or 'heuristic' or 'mast' or a Playout",
                   lambda v: v is None or (isinstance(v, str) and v in PLAYOUTS) or isinstance(v, Playout)),
     Option.integer("rollout_depth", None, "actions played out before the game's heuristic scores the "
