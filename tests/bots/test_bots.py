@@ -225,12 +225,13 @@ def test_playout_objects_equal_the_string_options():
         r.pop("seconds")
         return r
 
-    heuristic = run(rollout="heuristic", rollout_depth=10, cutoff_scale=1.0)    # the game's 8 samples
-    assert run(rollout=HeuristicPlayout(depth=10, cutoff_scale=1.0, samples=8)) == heuristic
-    assert run(rollout=HeuristicPlayout(), rollout_depth=10, cutoff_scale=1.0, rollout_samples=8) == heuristic
-    assert run() == heuristic                 # the game's search_defaults
+    # (3 players: the game's play-out is 20 actions of 8 samples each)
+    heuristic = run(rollout="heuristic", rollout_depth=20, cutoff_scale=1.0)    # the game's 8 samples
+    assert run(rollout=HeuristicPlayout(depth=20, cutoff_scale=1.0, samples=8)) == heuristic
+    assert run(rollout=HeuristicPlayout(), rollout_depth=20, cutoff_scale=1.0, rollout_samples=8) == heuristic
+    assert run() == heuristic                 # the game's search_settings()
     # a Playout object keeps its own samples (3 unless given), as it keeps its depth and scales
-    assert run(rollout=HeuristicPlayout(depth=10, cutoff_scale=1.0)) == run(rollout_samples=3) != heuristic
+    assert run(rollout=HeuristicPlayout(depth=20, cutoff_scale=1.0)) == run(rollout_samples=3) != heuristic
     random_cut = run(rollout="random", rollout_depth=4, cutoff_scale=0)
     assert run(rollout=RandomPlayout(depth=4)) == random_cut != heuristic
     to_end = run(rollout="random", rollout_depth=-1, cutoff_scale=0)
@@ -373,7 +374,7 @@ def test_breakthrough_bots_never_peek(name, players):
 def test_breakthrough_search_uses_the_games_playout_defaults():
     state = bt_midgame(3)
     default = metro_ai.make_bot("ismcts", seed=1).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
-    explicit = metro_ai.make_bot("ismcts", seed=1, rollout="heuristic", rollout_depth=10,
+    explicit = metro_ai.make_bot("ismcts", seed=1, rollout="heuristic", rollout_depth=20, rollout_samples=8,
                                  cutoff_scale=1.0).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
     other = metro_ai.make_bot("ismcts", seed=1, rollout="random", rollout_depth=3,
                               cutoff_scale=0).analyse(state, metro_ai.Limit(iterations=300)).to_dict()
