@@ -11,8 +11,9 @@ Resolving for a game (`SearchSettings.for_game`): the options in `GAME_SETTINGS`
 take the game's value (``game.search_settings()``, read through `game_search_settings`, which
 refuses a key that is not one of them and a value its option does not allow); ``prior`` and
 ``minimax`` still None are 0 (off); and the play-out options become one `Playout` object
-(``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth and scales
-except those given besides it; the game's do not replace them. ``eval="learned"`` without an
+(``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples and
+scales except those given besides it; the game's do not replace them. The game's
+``rollout_samples`` are its heuristic play-out's: another play-out named by the bot leaves them. ``eval="learned"`` without an
 ``evaluator`` reads the one shipped for the game and its players (`shipped_evaluator`), and the
 evaluator file becomes the play-out's `LearnedValue` (``load_learned``: read once while the file
 is unchanged).
@@ -90,11 +91,11 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
 )
 
 _DECLARED = {o.name: o for o in SEARCH_OPTIONS}
-_PLAYOUT_SCALES = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_scale")
+_PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_scale")
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
-GAME_SETTINGS = ("rollout",) + _PLAYOUT_SCALES + ("prior", "minimax", "eval", "eval_mix")
+GAME_SETTINGS = ("rollout",) + _PLAYOUT_OPTIONS + ("prior", "minimax", "eval", "eval_mix")
 for _name in GAME_SETTINGS:
     if _DECLARED[_name].default is not None:
         raise ImportError(f"GAME_SETTINGS names {_name!r}, whose default is not None (the game's)")
@@ -112,6 +113,10 @@ def game_search_settings(game) -> dict[str, Any]:
         if name not in GAME_SETTINGS:
             raise ValueError(f"{owner}: {name!r} is not a setting a game gives (those: {', '.join(GAME_SETTINGS)})")
         _DECLARED[name].check(owner, value)
+    if "rollout_samples" in settings and not (settings.get("rollout") == "heuristic"
+                                              or isinstance(settings.get("rollout"), HeuristicPlayout)):
+        raise ValueError(f"{owner}: rollout_samples is a setting of the heuristic play-out: give it with "
+                         "rollout='heuristic'")
     return settings
 
 
@@ -143,7 +148,7 @@ class SearchSettings:
         own_playout = isinstance(values.get("rollout"), Playout)
         game_settings = game_search_settings(game)
         for name, value in game_settings.items():
-            if own_playout and name in _PLAYOUT_SCALES:
+            if own_playout and name in _PLAYOUT_OPTIONS:
                 continue                    # a Playout object keeps its own, bar those given with it
             if name == "rollout_samples" and (merged.get("rollout") or game_settings.get("rollout")) != "heuristic":
                 continue                    # the game's samples are its heuristic play-out's, not another's

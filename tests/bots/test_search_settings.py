@@ -51,6 +51,7 @@ def _stones(defaults):
     ({"c": 1.0}, "'c' is not a setting a game gives"),          # a search option, but the bot's to set
     ({"rollout": "greedy"}, "option 'rollout' must be None (the game's default) or 'random'"),
     ({"minimax": 2.0}, "option 'minimax' must be"),
+    ({"rollout": "random", "rollout_samples": 8}, "rollout_samples is a setting of the heuristic play-out"),
 ])
 def test_a_misspelt_or_out_of_range_setting_is_an_error_naming_the_game(defaults, message):
     game = _stones(defaults)
