@@ -13,6 +13,8 @@ cdef struct Node:
     int next_sibling        # -1 if none
     int visits
     int avail               # times this node's action was legal when its parent was searched
+    int nchildren           # children (of every mover and chance key); past index_from they are
+                            # also found through the tree's child index (SearchCore.index)
     signed char mover       # the player who took `action` (-1 at the root); a child is keyed by
                             # (action, mover, chance): after one action path the player to move
                             # may differ between worlds, and players share action ids
@@ -73,6 +75,16 @@ cdef class SearchCore:
     cdef int* cur                       # per tree: the node the current iteration has reached
     cdef char* lost                     # per tree: stopped following this iteration (node budget or memory)
     cdef int ntrees                     # 1, or the number of players (MO-ISMCTS)
+    # Per tree, the child index: an open-addressing table of node numbers (-1: empty slot) holding
+    # every child of each node with more than index_from children, found by (parent, action, mover,
+    # chance). Selection then looks up the world's legal actions at such a node instead of walking
+    # its sibling list (hundreds long where an opponent's hidden tile or cards vary between worlds).
+    # index_cap[t] is a power of 2, 0 before the first entry, -1 once memory ran out (the tree is
+    # then walked only).
+    cdef int** index
+    cdef int index_from                 # nodes with more children than this are indexed
+    cdef int* index_cap
+    cdef int* index_used
     cdef bint multi                     # MO-ISMCTS: select in the mover's tree
     cdef bint chance_keys               # key children by the observer's chance key (else 0)
     cdef int size, max_nodes            # nodes in all trees together, and the most allowed
@@ -85,7 +97,8 @@ cdef class SearchCore:
     cdef int* legal                     # scratch: the world's legal actions at the last listing
     cdef int nlegal                     # actions in `legal` at the last listing
     cdef int* kids                      # scratch: the children selection found legal at its last node,
-    cdef int nkids                      # in sibling order (each a distinct legal action: at most nlegal)
+    cdef int nkids                      # in sibling order, or in the legal actions' order at a node
+                                        # in the child index (each a distinct legal action: at most nlegal)
     cdef int* mark                      # per action: stamp of the last listing it was legal in
     cdef int stamp                      # the current listing's stamp (negated: legal with a child)
     cdef int chance                     # the folded chance key of the node selection stopped at
@@ -138,6 +151,10 @@ cdef class SearchCore:
     cdef int _grow(self, int t) noexcept nogil
     cdef int _add_child(self, int t, int parent, int action, int mover, int chance) noexcept nogil
     cdef int _child_for(self, int t, int parent, int action, int mover, int chance) noexcept nogil
+    cdef bint _indexed(self, int t, int parent) noexcept nogil
+    cdef int _index_find(self, int t, int parent, int action, int mover, int chance) noexcept nogil
+    cdef void _index_add(self, int t, int child) noexcept nogil
+    cdef void _index_put(self, int t, int child) noexcept nogil
     cdef int _observer(self, int t) noexcept nogil
     cdef int _chance(self, int t) noexcept nogil
     cdef void _new_world(self) noexcept nogil

@@ -85,6 +85,30 @@ cdef enum:
     SEL_UNIFORM = 1
     CLOCK_EVERY_MAX = 1024      # the most iterations between clock reads under a time budget
 
+# A node with more children than this has them in its tree's child index too (SearchCore.index):
+# selection there looks up each legal action rather than walking the sibling list. Read when a
+# core is made; `_set_index_from` changes it (tests: the same search, indexed or walked).
+cdef int INDEX_FROM = 16
+
+
+def _set_index_from(int children):
+    """Index the children of nodes with more than `children` (>= 0) in cores made from now on;
+    returns the value it had. For tests: the search is the same whatever it is."""
+    global INDEX_FROM
+    if children < 0:
+        raise ValueError("children must be >= 0")
+    old, INDEX_FROM = INDEX_FROM, children
+    return old
+
+
+cdef inline int _index_slot(int parent, int action, int mover, int chance, int mask) noexcept nogil:
+    """The first slot of a child's key (parent, action, mover, chance) in an index of mask + 1 slots."""
+    cdef uint64_t k = <uint64_t><unsigned int>parent * <uint64_t>0x9E3779B97F4A7C15ULL
+    k ^= (<uint64_t><unsigned int>action | (<uint64_t>(<unsigned char>mover) << 32)
+          | (<uint64_t>(<unsigned short>chance) << 40)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    k ^= k >> 29
+    return <int>(k & <uint64_t>mask)
+
 
 # log(n) for the availability counts of UCB, read from a table filled once at import (the same
 # values the library's log gives, so every choice is as with log itself): one log per child per
@@ -240,8 +264,12 @@ cdef class SearchCore:
         self.caps = <int*>calloc(self.ntrees, sizeof(int))
         self.cur = <int*>calloc(self.ntrees, sizeof(int))
         self.lost = <char*>calloc(self.ntrees, sizeof(char))
+        self.index_from = INDEX_FROM
+        self.index = <int**>calloc(self.ntrees, sizeof(int*))
+        self.index_cap = <int*>calloc(self.ntrees, sizeof(int))
+        self.index_used = <int*>calloc(self.ntrees, sizeof(int))
         if not (self.legal and self.kids and self.mark and self.ret and self.heur and self.trees and self.sizes and self.caps
-                and self.cur and self.lost):
+                and self.cur and self.lost and self.index and self.index_cap and self.index_used):
             raise MemoryError()
         for t in range(self.ntrees):
             self.caps[t] = 1024
@@ -257,6 +285,7 @@ cdef class SearchCore:
             root_node.next_sibling = -1
             root_node.visits = 0
             root_node.avail = 0
+            root_node.nchildren = 0
             root_node.mover = -1
             root_node.chance = 0
         self.size = self.ntrees
@@ -289,6 +318,12 @@ cdef class SearchCore:
             for t in range(self.ntrees):
                 free(self.trees[t])
         free(self.trees)
+        if self.index != NULL:
+            for t in range(self.ntrees):
+                free(self.index[t])
+        free(self.index)
+        free(self.index_cap)
+        free(self.index_used)
         free(self.sizes)
         free(self.caps)
         free(self.cur)
@@ -345,10 +380,20 @@ cdef class SearchCore:
         n.next_sibling = nodes[parent].first_child
         n.visits = 0
         n.avail = 1
+        n.nchildren = 0
         n.mover = mover
         n.chance = <unsigned short>chance
         nodes[parent].first_child = i
+        nodes[parent].nchildren += 1
         cdef int k
+        if nodes[parent].nchildren > self.index_from and self.index_cap[t] >= 0:
+            if nodes[parent].nchildren > self.index_from + 1:
+                self._index_put(t, i)
+            else:                     # the parent is indexed from now on: all its children go in
+                k = i
+                while k != -1 and self.index_cap[t] >= 0:
+                    self._index_put(t, k)
+                    k = self.trees[t][k].next_sibling
         if self.mm != NULL:           # no minimax value until the node's first evaluation
             for k in range(self.nplayers):
                 self.mm[t][<Py_ssize_t>i * self.nplayers + k] = NAN
@@ -359,15 +404,79 @@ cdef class SearchCore:
         player saw it) after chance showed that player `chance` (folded), made if new; -1 if it
         is new and the node budget is reached or memory ran out."""
         cdef Node* nodes = self.trees[t]
-        cdef int ch = nodes[parent].first_child
-        while ch != -1:
-            if nodes[ch].action == action and nodes[ch].mover == mover and nodes[ch].chance == chance:
-                nodes[ch].avail += 1
-                return ch
-            ch = nodes[ch].next_sibling
+        cdef int ch
+        if self._indexed(t, parent):
+            ch = self._index_find(t, parent, action, mover, chance)
+        else:
+            ch = nodes[parent].first_child
+            while ch != -1:
+                if nodes[ch].action == action and nodes[ch].mover == mover and nodes[ch].chance == chance:
+                    break
+                ch = nodes[ch].next_sibling
+        if ch != -1:
+            nodes[ch].avail += 1
+            return ch
         if self.size >= self.max_nodes:
             return -1
         return self._add_child(t, parent, action, mover, chance)
+
+    cdef bint _indexed(self, int t, int parent) noexcept nogil:
+        """Whether `parent`'s children in tree t are all in the child index."""
+        return self.trees[t][parent].nchildren > self.index_from and self.index_cap[t] > 0
+
+    cdef int _index_find(self, int t, int parent, int action, int mover, int chance) noexcept nogil:
+        """The child of an indexed `parent` in tree t keyed (action, mover, chance), or -1."""
+        cdef Node* nodes = self.trees[t]
+        cdef int* slots = self.index[t]
+        cdef int mask = self.index_cap[t] - 1
+        cdef int j = _index_slot(parent, action, mover, chance, mask), ch
+        while True:
+            ch = slots[j]
+            if ch == -1:
+                return -1
+            if (nodes[ch].parent == parent and nodes[ch].action == action and nodes[ch].mover == mover
+                    and nodes[ch].chance == chance):
+                return ch
+            j = (j + 1) & mask
+
+    cdef void _index_add(self, int t, int child) noexcept nogil:
+        """Put `child` in tree t's index (its slots known to have room)."""
+        cdef Node* n = &self.trees[t][child]
+        cdef int* slots = self.index[t]
+        cdef int mask = self.index_cap[t] - 1
+        cdef int j = _index_slot(n.parent, n.action, n.mover, n.chance, mask)
+        while slots[j] != -1:
+            j = (j + 1) & mask
+        slots[j] = child
+        self.index_used[t] += 1
+
+    cdef void _index_put(self, int t, int child) noexcept nogil:
+        """Put `child` in tree t's index, doubling its slots to keep it at most half full; if
+        memory runs out the index is dropped and tree t is walked from then on."""
+        cdef int cap = self.index_cap[t], j, ch
+        cdef int* old = self.index[t]
+        cdef int* slots
+        if 2 * (self.index_used[t] + 1) > cap:
+            if cap > (1 << 29):
+                slots = NULL
+            else:
+                slots = <int*>malloc(<size_t>(1024 if cap == 0 else 2 * cap) * sizeof(int))
+            if slots == NULL:
+                free(old)
+                self.index[t] = NULL
+                self.index_cap[t] = -1
+                return
+            self.index[t] = slots
+            self.index_cap[t] = 1024 if cap == 0 else 2 * cap
+            self.index_used[t] = 0
+            for j in range(self.index_cap[t]):
+                slots[j] = -1
+            for j in range(cap):
+                ch = old[j]
+                if ch != -1:
+                    self._index_add(t, ch)
+            free(old)
+        self._index_add(t, child)
 
     cdef int _observer(self, int t) noexcept nogil:
         """The player whose information sets tree t's nodes are: its own player (MO-ISMCTS), or
@@ -449,15 +558,27 @@ cdef class SearchCore:
             nodes = self.trees[ts]
             self.chance = key = self._chance(ts)
             navail = nchild = 0
-            ch = nodes[node].first_child
-            while ch != -1:
-                if nodes[ch].mover == mover and nodes[ch].chance == key:
-                    nchild += 1
-                    if self.mark[nodes[ch].action] == self.stamp:
-                        self.mark[nodes[ch].action] = -self.stamp     # legal, with a child
+            if self.widen == 0 and self._indexed(ts, node):
+                # many children (of other worlds' actions too): look up the legal actions instead;
+                # kids come in another order, which the choice below does not depend on
+                for i in range(n):
+                    if self.mark[self.legal[i]] != self.stamp:
+                        continue                                        # (listed twice)
+                    ch = self._index_find(ts, node, self.legal[i], mover, key)
+                    if ch != -1:
+                        self.mark[self.legal[i]] = -self.stamp         # legal, with a child
                         self.kids[navail] = ch
                         navail += 1
-                ch = nodes[ch].next_sibling
+            else:
+                ch = nodes[node].first_child
+                while ch != -1:
+                    if nodes[ch].mover == mover and nodes[ch].chance == key:
+                        nchild += 1
+                        if self.mark[nodes[ch].action] == self.stamp:
+                            self.mark[nodes[ch].action] = -self.stamp     # legal, with a child
+                            self.kids[navail] = ch
+                            navail += 1
+                    ch = nodes[ch].next_sibling
             self.nkids = navail
             untried = n - navail
             # progressive widening: a node grows only while it has few children for its visits
@@ -487,7 +608,7 @@ cdef class SearchCore:
                     u += c * sqrt(_log_count(kid.avail) / kid.visits)
                     if prior != NULL:
                         u += self.prior_weight * prior[kid.action] / (kid.visits + 1.0)
-                    if u > bu:
+                    if u > bu or (u == bu and ch > best):     # a tie: the newest child
                         bu = u
                         best = ch
             else:
@@ -495,7 +616,7 @@ cdef class SearchCore:
                     ch = self.kids[i]
                     nodes[ch].avail += 1
                     u = -<double>nodes[ch].visits
-                    if u > bu:
+                    if u > bu or (u == bu and ch > best):
                         bu = u
                         best = ch
             if best < 0:              # (not reached: a legal child always scores above -1e300)
@@ -807,6 +928,11 @@ cdef class SearchCore:
         cdef Node* nodes = self.trees[t]
         return [(i, nodes[i].parent, nodes[i].action, int(nodes[i].mover), nodes[i].visits, nodes[i].value,
                  nodes[i].avail, nodes[i].chance) for i in range(self.sizes[t])]
+
+    def child_index(self):
+        """Per tree, the children its child index holds (0 while no node has more children than
+        the index threshold; -1 where memory ran out and the tree is walked). For tests."""
+        return [-1 if self.index_cap[t] < 0 else self.index_used[t] for t in range(self.ntrees)]
 
     def summary(self):
         """What a search driver needs from this core after (or between) runs, as plain data

@@ -295,3 +295,62 @@ def test_the_bots_chance_keys_option_keys_their_trees_and_is_off_by_default():
     assert on.nodes > off.nodes
     for spec in ("mo-ismcts:chance_keys=True", "pimc:chance_keys=True", "flat-mc:chance_keys=True"):
         assert metro_ai.make_bot(spec, seed=5).analyse(s, limit).iterations == 3000
+
+
+def _position(game, players, steps, seed=1):
+    s = metro_ai.load_game(game, players=players).new_state(4)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        s.apply(rng.choice(s.legal_actions()))
+    return s
+
+
+@pytest.mark.parametrize("game, players, steps, options, multi, iterations", [
+    ("metro", 2, 40, {}, False, 6000),            # an opponent's hidden tile: hundreds of children
+    ("metro", 4, 30, {}, True, 3000),             # MO-ISMCTS: an index per tree
+    ("metro", 2, 40, {"minimax": 0.2, "chance_keys": True}, False, 3000),
+    ("metro2033", 2, 37, {}, False, 3000),        # two movers after one action path, shared action ids
+    ("breakthrough", 3, 20, {}, False, 2000),
+    ("leduc", 2, 1, {"chance_keys": True}, False, 4000),
+])
+def test_the_child_index_finds_the_children_the_sibling_walk_does(game, players, steps, options, multi,
+                                                                 iterations):
+    """A node with many children has them in its tree's child index, and selection looks up
+    the world's legal actions there instead of walking the siblings: the same children, so the
+    same tree, statistics and choice bit for bit whether every node is indexed, none is, or
+    those past the default threshold (16 children) are."""
+    from metro_ai.bots.search import _set_index_from
+    from metro_ai.bots.settings import SearchSettings
+    s = _position(game, players, steps)
+    settings = SearchSettings.for_game(s.game, **options)
+
+    def search(children):
+        old = _set_index_from(children)
+        try:
+            core = SearchCore(s, s.current_player, 7, settings, multi_observer=multi)
+        finally:
+            _set_index_from(old)
+        core.run(iterations=iterations)
+        trees = [core.tree_nodes(t if multi else None) for t in (range(players) if multi else (None,))]
+        return trees, core.summary(), core.child_index()
+
+    walked, indexed, default = search(10 ** 9), search(0), search(16)
+    assert walked[:2] == indexed[:2] == default[:2]
+    assert walked[2] == [0] * len(walked[2])
+    assert all(n > 0 for n in indexed[2]) and sum(indexed[2]) == sum(len(t) - 1 for t in indexed[0])
+    if game == "metro":
+        assert sum(default[2]) > 0               # the opponents' nodes pass the threshold
+
+
+def test_the_child_index_threshold_is_checked_and_kept_per_core():
+    from metro_ai.bots.search import _set_index_from
+    with pytest.raises(ValueError, match="children must be >= 0"):
+        _set_index_from(-1)
+    s = _position("metro", 2, 40)
+    old = _set_index_from(10 ** 9)
+    try:
+        core = SearchCore(s, s.current_player, 7)
+    finally:
+        assert _set_index_from(old) == 10 ** 9
+    core.run(iterations=3000)                     # made while indexing was off: stays walked
+    assert core.child_index() == [0]
