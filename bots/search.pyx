@@ -1003,6 +1003,7 @@ cdef class SearchCore:
     @property
     def memory_bytes(self):
         """Bytes held by the node arrays (capacity, not just the nodes in use), with the
-        implicit minimax values if kept."""
+        implicit minimax values if kept, and the child indexes (at most 16 bytes a node)."""
         per = sizeof(Node) + (self.nplayers * sizeof(float) if self.mm != NULL else 0)
-        return sum(self.caps[t] for t in range(self.ntrees)) * per
+        return (sum(self.caps[t] for t in range(self.ntrees)) * per
+                + sum(max(self.index_cap[t], 0) for t in range(self.ntrees)) * sizeof(int))
