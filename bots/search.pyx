@@ -1,4 +1,7 @@
 # cython: language_level=3
+# Why one file of about 1,000 lines: the core is one final class whose methods the C compiler
+# inlines into the iteration, and the play-outs and learned value it calls in its innermost loop
+# are read with it; split across modules they would be calls through other modules' tables.
 """The search core shared by every tree-search bot: information-set MCTS in C.
 
 One tree of nodes in a flat array that grows by doubling; every iteration runs without the GIL
