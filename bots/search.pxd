@@ -121,6 +121,9 @@ cdef class SearchCore:
     cdef bint slow                      # the game is written in Python: a step may take long, so the
                                         # deadline and a stop are checked at every play-out step too,
                                         # and its faults end the run
+    cdef bint uniform                   # the play-out picks uniformly (Playout, RandomPlayout) in a game
+                                        # that counts its actions: a step is its c_random_action, the
+                                        # same draw as choose's
     cdef volatile int halt              # set from another thread by request_stop: the run ends
     cdef double deadline                # of the run under way (a time budget), else -1
     cdef object before                  # the root's snapshot (games written in Python), or None

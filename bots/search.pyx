@@ -240,6 +240,8 @@ cdef class SearchCore:
         self.c = settings.c
         self.selection = SEL_UCB if selection == "ucb" else SEL_UNIFORM
         self.playout = settings.playout
+        self.uniform = ((type(self.playout) is Playout or type(self.playout) is RandomPlayout)
+                        and root.c_counts_actions())
         if self.playout.learned is not None:
             self.playout.learned.check_game(root.game)
             self.feats = <float*>malloc(self.playout.learned.size * sizeof(float))
@@ -670,10 +672,13 @@ cdef class SearchCore:
         while not self.world.c_is_terminal() and (depth < 0 or steps < depth):
             if self.slow and (self.halt or (self.deadline >= 0 and _now() >= self.deadline)):
                 break                 # a slow game: the deadline or a stop ends the play-out here
-            n = self.world.c_legal_actions(self.legal)
-            if n == 0:              # a dead end (never reached from a loadable state): stop here
+            if self.uniform:        # uniform: the game may draw it without listing every action
+                a = self.world.c_random_action(&self.rng, self.legal)
+            else:
+                n = self.world.c_legal_actions(self.legal)
+                a = self.playout.choose(self, n) if n > 0 else -1
+            if a < 0:               # a dead end (never reached from a loadable state): stop here
                 break
-            a = self.playout.choose(self, n)
             if self.mast_table != NULL:
                 self._record(a, self.world.c_current_player())
             self.world.c_apply(a)

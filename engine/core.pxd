@@ -6,6 +6,7 @@
 # root into a preallocated scratch state (c_copy_from), list actions into a caller-owned buffer of
 # c_max_actions() ints (c_legal_actions), apply a listed action unchecked (c_apply).
 from libc.stdint cimport uint64_t
+from metro_ai.engine.rng cimport rng_t, rng_bounded
 
 cdef enum:
     MAX_PLAYERS = 8            # the most players any game may declare (per-player C buffers)
@@ -27,6 +28,13 @@ cdef class GameState:
     cdef int c_legal_actions(self, int* out) noexcept nogil  # writes sorted actions, returns count
     cdef int c_check(self, int action) noexcept nogil    # 0 if legal, else a game reason code > 0
     cdef void c_apply(self, int action) noexcept nogil   # action must be legal (not re-checked)
+    # A uniformly random legal action, -1 where there is none: exactly
+    # ``c_legal_actions(scratch)[rng_bounded(rng, n)]`` (the same draw, the same action), which
+    # is the default; a game may find it without listing every action (Metro counts them).
+    # `scratch` holds c_max_actions() ints. c_counts_actions: True where the game's own is
+    # cheaper than listing (False by default), so that play-out loops call it rather than list.
+    cdef int c_random_action(self, rng_t* rng, int* scratch) noexcept nogil
+    cdef bint c_counts_actions(self) noexcept nogil
     # Rank-based returns (rank_return over c_scores) once terminal, zeros before; games whose
     # outcome is not a ranking of scores override it.
     cdef void c_returns(self, double* out) noexcept nogil
@@ -66,6 +74,15 @@ cdef class GameState:
 
 cdef int copy_features(object vec, float* out, int n) except -2
 cdef double rank_return(int me, int n, const double* scores) noexcept nogil
+
+
+cdef inline int listed_random_action(GameState s, rng_t* rng, int* scratch) noexcept nogil:
+    """GameState.c_random_action's default: the legal actions listed into `scratch`, the one at
+    rng_bounded(rng, n); -1, drawing nothing, where there is none."""
+    cdef int n = s.c_legal_actions(scratch)
+    if n == 0:
+        return -1
+    return scratch[rng_bounded(rng, <uint64_t>n)]
 
 # The hidden parts a measuring search may be let see (c_set_peek): the decks' order (and the
 # chance still to come), the other players' hands (cards dealt to them or kept), and their secret

@@ -409,6 +409,12 @@ cdef class GameState:
     cdef void c_apply(self, int action) noexcept nogil:
         pass
 
+    cdef int c_random_action(self, rng_t* rng, int* scratch) noexcept nogil:
+        return listed_random_action(self, rng, scratch)
+
+    cdef bint c_counts_actions(self) noexcept nogil:
+        return False
+
     cdef void c_returns(self, double* out) noexcept nogil:
         cdef int i, n = self.c_num_players()
         cdef double sc[MAX_PLAYERS]
@@ -711,6 +717,7 @@ def random_playouts(GameState state, long games, seed):
     cdef GameState work = state.c_new_blank()
     cdef int n = state.c_num_players()
     cdef int cap = state.c_max_actions()
+    cdef bint counts = state.c_counts_actions()     # c_random_action, else the list (the same draws)
     cdef int* buf = <int*>malloc(max(cap, 1) * sizeof(int))
     cdef double ret[MAX_PLAYERS]
     cdef double total[MAX_PLAYERS]
@@ -725,10 +732,14 @@ def random_playouts(GameState state, long games, seed):
             with nogil:
                 work.c_copy_from(state)
                 while not work.c_is_terminal():
-                    k = work.c_legal_actions(buf)
-                    if k == 0:          # a dead end (never reached from a loadable state)
+                    if counts:
+                        k = work.c_random_action(&rng, buf)
+                    else:
+                        k = work.c_legal_actions(buf)
+                        k = buf[rng_bounded(&rng, <uint64_t>k)] if k > 0 else -1
+                    if k < 0:           # a dead end (never reached from a loadable state)
                         break
-                    work.c_apply(buf[rng_bounded(&rng, <uint64_t>k)])
+                    work.c_apply(k)
                 work.c_returns(ret)
                 for i in range(n):
                     total[i] += ret[i]
@@ -741,6 +752,31 @@ def random_playouts(GameState state, long games, seed):
     work._raise_failure()
     check_unchanged(state, before, "random_playouts")
     return [total[i] for i in range(n)]
+
+
+def _random_trajectory(GameState state, seed, long cap):
+    """The actions one play-out of ``random_playouts(state, 1, seed)`` takes (at most `cap`): each
+    ``c_random_action``'s, for tests to hold them against ``legal[bounded(len(legal))]`` step by
+    step. The state is not changed."""
+    cdef rng_t rng = as_seed(seed)
+    cdef GameState work = state.c_new_blank()
+    cdef int* buf = <int*>malloc(max(state.c_max_actions(), 1) * sizeof(int))
+    cdef int a
+    out = []
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        work.c_copy_from(state)
+        while not work.c_is_terminal() and len(out) < cap:
+            a = work.c_random_action(&rng, buf)
+            if a < 0:
+                break
+            work.c_apply(a)
+            out.append(a)
+    finally:
+        free(buf)
+    work._raise_failure()
+    return out
 
 
 def check_unchanged(GameState state, before, who):

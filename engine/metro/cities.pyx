@@ -46,7 +46,7 @@ import re
 from libc.string cimport memset
 from libc.stdint cimport uint64_t
 
-from metro_ai.engine.core cimport GameState
+from metro_ai.engine.core cimport GameState, listed_random_action
 from metro_ai.engine.rng cimport rng_t, rng_shuffle, rng_bounded
 from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_EMPTY, PHASE_OVER, deal_tiles, next_square,
@@ -522,6 +522,11 @@ cdef class CityState(MetroState):
         if self.city.pend_player >= 0:
             return paris_options(&self.city, self.ct, out)
         return MetroState.c_legal_actions(self, out)
+
+    cdef int c_random_action(self, rng_t* rng, int* scratch) noexcept nogil:
+        if self.city.pend_player >= 0:
+            return listed_random_action(self, rng, scratch)
+        return MetroState.c_random_action(self, rng, scratch)
 
     cdef int c_check(self, int action) noexcept nogil:
         cdef int opts[80]

@@ -6,7 +6,7 @@
 # names from state as well, e.g.
 #     from metro_ai.engine.metro.state cimport MetroGame, MetroState, MetroData, place_tile
 from libc.stdint cimport uint64_t
-from metro_ai.engine.rng cimport rng_t
+from metro_ai.engine.rng cimport rng_t, rng_bounded
 
 cdef enum:
     METRO_KINDS = 24
@@ -288,20 +288,31 @@ cdef inline uint64_t allowed_squares(const MetroTables* t, uint64_t cand, int k,
     return cand
 
 
-cdef inline int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, uint64_t central) noexcept nogil:
-    cdef uint64_t masks[4]
-    cdef int ids[4]                    # the action id of (k, rotation i) on square 0
-    cdef uint64_t any_ok = 0, m
-    cdef int i, n = 0, sq, nr = t.nrot[k]
+cdef inline uint64_t placement_masks(const MetroTables* t, uint64_t cand, int k, uint64_t central,
+                                     uint64_t* masks) noexcept nogil:
+    """masks[i] (i < t.nrot[k]): the squares of `cand` where kind k may go in rotation t.rots[k][i],
+    M6's breaches left out unless every placement of k breaches (then all of cand, the M6
+    exception). Returns their union."""
+    cdef uint64_t any_ok = 0
+    cdef int i, nr = t.nrot[k]
     for i in range(nr):
         masks[i] = cand & ~breaches(t, k, t.rots[k][i], central)
-        ids[i] = k * 256 + t.rots[k][i]
         any_ok |= masks[i]
     if any_ok == 0:
         for i in range(nr):
             masks[i] = cand
         any_ok = cand
-    m = any_ok
+    return any_ok
+
+
+cdef inline int legal_placements(const MetroTables* t, uint64_t cand, int k, int* out, uint64_t central) noexcept nogil:
+    """Kind k's legal placements (placement_masks) into out, by square, then rotation; their count."""
+    cdef uint64_t masks[4]
+    cdef int ids[4]                    # the action id of (k, rotation i) on square 0
+    cdef uint64_t m = placement_masks(t, cand, k, central, masks)
+    cdef int i, n = 0, sq, nr = t.nrot[k]
+    for i in range(nr):
+        ids[i] = k * 256 + t.rots[k][i]
     while m:
         sq = __builtin_ctzll(m)
         m &= m - 1
@@ -310,6 +321,43 @@ cdef inline int legal_placements(const MetroTables* t, uint64_t cand, int k, int
                 out[n] = ids[i] + sq * 4
                 n += 1
     return n
+
+
+cdef inline uint64_t row_counts(const uint64_t* masks, int nr) noexcept nogil:
+    """Byte `row` of the result: the bits set in byte `row` (the squares of that board row) of
+    masks[0..nr), summed (at most 32 a row). All eight rows at once, bit-parallel."""
+    cdef uint64_t x, out = 0
+    cdef int i
+    for i in range(nr):
+        x = masks[i] - ((masks[i] >> 1) & 0x5555555555555555ULL)
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
+        out += (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
+    return out
+
+
+cdef inline int nth_placement(const MetroTables* t, int k, const uint64_t* masks, uint64_t m, uint64_t rows,
+                              int r) noexcept nogil:
+    """The r-th action (from 0) legal_placements writes for kind k, given its masks, their union
+    `m` (placement_masks) and their row_counts `rows`: whole rows are skipped by their counts,
+    then the row that holds it is walked. -1 past the last."""
+    cdef int i, row, c, sq, nr = t.nrot[k]
+    cdef uint64_t bits
+    for row in range(8):
+        c = <int>((rows >> (8 * row)) & 0xFF)
+        if r >= c:
+            r -= c
+            continue
+        bits = (m >> (8 * row)) & 0xFF
+        while bits:
+            sq = 8 * row + __builtin_ctzll(bits)
+            bits &= bits - 1
+            for i in range(nr):
+                if (masks[i] >> sq) & 1:
+                    if r == 0:
+                        return k * 256 + t.rots[k][i] + sq * 4
+                    r -= 1
+        return -1
+    return -1
 
 
 cdef inline int tile_actions(const MetroData* d, const MetroTables* t, int* out) noexcept nogil:
@@ -328,6 +376,45 @@ cdef inline int tile_actions(const MetroData* d, const MetroTables* t, int* out)
         out[n] = METRO_DRAW
         n += 1
     return n
+
+
+cdef inline int random_tile_action(const MetroData* d, const MetroTables* t, rng_t* rng) noexcept nogil:
+    """The action at index rng_bounded(rng, n) of tile_actions' list (n its length), found by
+    counting instead of writing the list: the same draw, the same action, bit for bit (a random
+    play-out's step, GameState.c_random_action). -1, drawing nothing, when the list is empty."""
+    cdef uint64_t masks[3][4]
+    cdef uint64_t reach[3]
+    cdef uint64_t rows[3]
+    cdef int kinds[3]
+    cdef int counts[3]
+    cdef int nk = 0, n = 0, i, j, r, p = d.current
+    cdef uint64_t cand
+    if d.phase == PHASE_OVER:
+        return -1
+    cand = candidate_squares(d.placed)
+    if d.phase == PHASE_PLACE_DRAWN:
+        kinds[0] = d.drawn
+        nk = 1
+    else:
+        for i in range(d.hand_n[p]):
+            if i == 0 or d.hand[p][i] != d.hand[p][i - 1]:
+                kinds[nk] = d.hand[p][i]
+                nk += 1
+    for j in range(nk):
+        reach[j] = placement_masks(t, cand, kinds[j], d.central, masks[j])
+        rows[j] = row_counts(masks[j], t.nrot[kinds[j]])
+        counts[j] = <int>((rows[j] * 0x0101010101010101ULL) >> 56)   # at most 60 squares x 4
+        n += counts[j]
+    if d.phase != PHASE_PLACE_DRAWN and d.top < METRO_TILES:
+        n += 1                              # the draw, last in the list
+    if n == 0:
+        return -1
+    r = <int>rng_bounded(rng, <uint64_t>n)
+    for j in range(nk):
+        if r < counts[j]:
+            return nth_placement(t, kinds[j], masks[j], reach[j], rows[j], r)
+        r -= counts[j]
+    return METRO_DRAW
 
 
 cdef inline bint space_free(const MetroData* d, const CentralData* cd, int space) noexcept nogil:

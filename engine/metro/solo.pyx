@@ -41,7 +41,7 @@ import re
 from libc.string cimport memset
 from libc.stdint cimport uint64_t
 
-from metro_ai.engine.core cimport Game, GameState
+from metro_ai.engine.core cimport Game, GameState, listed_random_action
 from metro_ai.engine.rng cimport rng_t, rng_next, rng_shuffle, rng_bounded
 from metro_ai.engine.metro.state cimport (
     MetroGame, MetroState, MetroData, MetroTables, METRO_DRAW, METRO_KINDS, METRO_TILES, METRO_SQUARES,
@@ -314,6 +314,12 @@ cdef class SoloState(MetroState):
         only into a supply with a middle (2 tiles or more), so that another tile is drawn."""
         return (self.s.first and self.s.deck_n > 0 and not self.s.rejected and self.s.rej_n < 8
                 and self.d.top <= METRO_TILES - 2)
+
+    cdef int c_random_action(self, rng_t* rng, int* scratch) noexcept nogil:
+        return listed_random_action(self, rng, scratch)      # its own list (not the base game's)
+
+    cdef bint c_counts_actions(self) noexcept nogil:
+        return False
 
     cdef int c_legal_actions(self, int* out) noexcept nogil:
         cdef MetroData* d = &self.d

@@ -41,7 +41,7 @@ from types import MethodType
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t
 
-from metro_ai.engine.core cimport Game, GameState
+from metro_ai.engine.core cimport Game, GameState, listed_random_action
 from metro_ai.engine.rng cimport rng_t, rng_shuffle
 from metro_ai.engine.core import Option, STAGES, _to_a_choice, as_seed
 from metro_ai.engine.errors import StateFormatError
@@ -539,6 +539,14 @@ cdef class MetroState(GameState):
                     out[n] = METRO_CENTRAL_ACTION + j
                     n += 1
         return n
+
+    cdef int c_random_action(self, rng_t* rng, int* scratch) noexcept nogil:
+        if (has_central(self.t) or has_companies(self.t)) and self.d.phase == PHASE_TURN:
+            return listed_random_action(self, rng, scratch)    # the parts' actions: listed
+        return random_tile_action(&self.d, self.t, rng)
+
+    cdef bint c_counts_actions(self) noexcept nogil:
+        return not (has_central(self.t) or has_companies(self.t))   # the parts' turns list (measured)
 
     cdef int c_check(self, int action) noexcept nogil:
         cdef MetroData* d = &self.d

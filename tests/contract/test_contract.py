@@ -25,7 +25,7 @@ import pytest
 
 import metro_ai
 from metro_ai import IllegalActionError, Limit
-from metro_ai.engine.core import STAGES, STATE_FORMAT, STATE_VERSION, random_playouts
+from metro_ai.engine.core import STAGES, STATE_FORMAT, STATE_VERSION, _random_trajectory, random_playouts
 from metro_ai.registry import game_class
 from differential import lockstep
 from tiers import SLOW
@@ -182,10 +182,11 @@ class SplitMix64:
         return x % n
 
 
-def python_playout(state, seed, cap, rng=None):
+def python_playout(state, seed, cap, rng=None, taken=None):
     """The play-out ``random_playouts(state, 1, seed)`` makes in C, driven from Python: returns
     (returns, actions taken), or (None, cap) if the game has not ended after `cap` actions.
-    Pass `rng` (a SplitMix64) to go on with a generator, as the C loop does from game to game."""
+    Pass `rng` (a SplitMix64) to go on with a generator, as the C loop does from game to game,
+    and a list as `taken` to have the actions appended to it."""
     rng = SplitMix64(seed) if rng is None else rng
     work = state.clone()
     n = 0
@@ -193,7 +194,10 @@ def python_playout(state, seed, cap, rng=None):
         if n >= cap:
             return None, n
         legal = work.legal_actions()
-        work.apply(legal[rng.bounded(len(legal))])
+        action = legal[rng.bounded(len(legal))]
+        if taken is not None:
+            taken.append(action)
+        work.apply(action)
         n += 1
     return work.returns(), n
 
@@ -631,6 +635,21 @@ def test_c_playout_equals_python_driven_play(name, index):
     if not informative:
         pytest.skip("every sampled position's random play-outs end with the same returns: the "
                     "comparison cannot tell trajectories apart here")
+
+
+@pytest.mark.parametrize("name, index", ALL_SETS)
+def test_c_random_actions_are_the_listed_ones_step_by_step(name, index):
+    """A play-out's step in C (``GameState.c_random_action``, which a game may compute without
+    listing its actions: Metro counts them) is ``legal[bounded(len(legal))]`` with the same draw,
+    action for action, from the deal, the benchmark positions and states of greedy games."""
+    game = short_game(name, index)
+    states = [game.new_state(21)] + [game.benchmark_position(stage) for stage in STAGES] + \
+        list(trajectory(name, index, index + 1, "greedy"))[::7]
+    for i, s in enumerate(states):
+        for seed in (i, 2**64 - 1 - i):
+            taken = []
+            python_playout(s, seed, game.max_game_length, taken=taken)
+            assert _random_trajectory(s, seed, game.max_game_length) == taken, f"state {i}, seed {seed}"
 
 
 @pytest.mark.parametrize("name", GAMES)
