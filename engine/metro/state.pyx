@@ -188,9 +188,11 @@ cdef class MetroGame(Game):
     added_options = ("companies", "company_chart", "exchange_limit", "turn_limit", "central_stations", "central_tracks",
                      "central_track_layouts", "edition", "city", "city_data", "berlin_sides", "berlin_tickets")
     # Search settings the search bots use unless told otherwise: uniform random play-outs to the
-    # end, and progressive bias at the root from the greedy bot's values (prior 1: in two- and
-    # four-player Metro at 0.05 s a move it won against the search without it, SPRT H1;
-    # benches/results/versus_prior.md), though not with companies (search_settings).
+    # end (cut off after 20 actions and scored by the heuristic they lost -308 Elo at 0.05 s with
+    # 2 players, benches/results/versus_cutoff20_metro.md), and progressive bias at the root from
+    # the greedy bot's values (prior 1: in two- and four-player Metro at 0.05 s a move it won
+    # against the search without it, SPRT H1; benches/results/versus_prior.md), though not with
+    # companies (search_settings).
     search_defaults = {"rollout": "random", "rollout_depth": None, "cutoff_scale": 0.0, "prior": 1.0}
     state_fields = ("current_player", "phase", "board", "hands", "supply", "drawn")
     reference = "metro_ai.engine.metro.reference:RefMetroGame"
