@@ -26,7 +26,7 @@ from .datafile import envelope_problem
 from .errors import IllegalActionError, PythonGameError, StateFormatError, brief
 from .options import Option, check_options
 
-from .rng cimport rng_t, rng_bounded
+from .rng cimport rng_t
 
 import importlib
 import random
@@ -732,11 +732,7 @@ def random_playouts(GameState state, long games, seed):
             with nogil:
                 work.c_copy_from(state)
                 while not work.c_is_terminal():
-                    if counts:
-                        k = work.c_random_action(&rng, buf)
-                    else:
-                        k = work.c_legal_actions(buf)
-                        k = buf[rng_bounded(&rng, <uint64_t>k)] if k > 0 else -1
+                    k = work.c_random_action(&rng, buf) if counts else listed_random_action(work, &rng, buf)
                     if k < 0:           # a dead end (never reached from a loadable state)
                         break
                     work.c_apply(k)
