@@ -5,6 +5,7 @@ import importlib.util
 import json
 import math
 import random
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -20,6 +21,8 @@ from metro_ai.bench.versus.settings import MAX_JOBS, VersusSettings
 from metro_ai.bench.versus.sprt import (Sprt, elo_from_score, elo_interval, llr, pair_grid, score_from_elo, sprt_bounds,
                                         summarise)
 from metro_ai.cli import main as cli_main
+from metro_ai.engine.metro.data import DATA_DIR as METRO_DATA
+from metro_ai.engine.metro2033.cards import DEFAULT_PATH as M2033_CARDS
 
 
 # ---- statistics, against values computed by hand
@@ -230,6 +233,24 @@ def test_a_relative_path_to_the_other_build_still_leads_there_from_the_servers_f
     assert command == [str(link), "-m", "metro_ai", "serve"]
 
 
+def test_a_game_file_goes_to_the_other_build_by_name_inside_its_folder(tmp_path):
+    """A server reads no file a client names by its path: a game option naming a file is sent as
+    the file's name, and the other build's servers read from the file's folder (--data-dir)."""
+    chart = tmp_path / "charts" / "chart.csv"
+    chart.parent.mkdir()
+    shutil.copy(METRO_DATA / "companies_chart.csv", chart)
+    cfg = VersusSettings(sys.executable, game="metro", options={"companies": True, "company_chart": str(chart)})
+    assert cfg.other_game() == (str(chart.parent.resolve()), {"companies": True, "company_chart": "chart.csv"})
+    assert VersusSettings(sys.executable, game="metro").other_game() == (None, {})
+    other = tmp_path / "elsewhere" / "tracks.csv"
+    other.parent.mkdir()
+    shutil.copy(METRO_DATA / "central_tracks.csv", other)
+    with pytest.raises(ValueError, match="more than one folder"):
+        VersusSettings(sys.executable, game="metro", options={"companies": True, "company_chart": str(chart),
+                                                              "central_tracks": True,
+                                                              "central_track_layouts": str(other)})
+
+
 # ---- against this build's own metro-ai serve
 
 def test_bench_versus_with_out_writes_only_the_files_named(tmp_path, monkeypatch, capsys):
@@ -328,6 +349,32 @@ def test_a_short_match_against_this_build_through_serve(tmp_path, capsys):
     assert report["summary"]["score"] == pytest.approx(sum(g["score"] for g in games) / 4)
     assert "| games |" in md.read_text() and "metro-ai bench --versus" in md.read_text()
     assert "pair 2:" in capsys.readouterr().err
+
+
+def test_a_match_with_a_card_file_plays_it_on_both_sides(tmp_path, capsys):
+    """#44's measurement of Metro 2033 at two players with a card file of its own: the other
+    build's server is started to read the file's folder and plays the same game (the builds
+    are checked against each other move by move); without it the server refuses the file."""
+    cards = tmp_path / "cards" / "m2033.json"
+    cards.parent.mkdir()
+    data = json.loads(M2033_CARDS.read_text())
+    for card in data["cards"]:                  # a file unlike the shipped one: the first seat's Reich tamed
+        if card["type"] == "faction" and card["name"] == "Fourth Reich":
+            card["start_bonus"] = [{"effect": "resource", "resource": "bullets", "amount": 1}]
+    cards.write_text(json.dumps(data))
+    out = tmp_path / "v.json"
+    code = cli_main(["bench", "--versus", sys.executable, "--game", "metro2033", "--option", f"cards={cards}",
+                     "--bot", "random", "--games", "2", "--seed", "3", "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())
+    assert report["other"]["command"][-2:] == ["--data-dir", str(cards.parent.resolve())]
+    assert report["summary"]["games"] == 2
+    game = metro_ai.load_game("metro2033", players=2, cards=str(cards))
+    for g in report["games"]:                   # the records replay in the card file's game
+        state = game.new_state(g["seed"])
+        for action in g["actions"]:
+            state.apply(action)
+        assert state.is_terminal() and list(state.returns()) == g["returns"]
 
 
 def test_pairs_at_a_time_play_the_same_games_with_an_iteration_budget(tmp_path, capsys):

@@ -136,7 +136,7 @@ def play_game(cfg: VersusSettings, other: OtherBuild, deal: int, swapped: bool) 
     game = load_game(cfg.game, players=cfg.players, **cfg.options)
     state = game.new_state(seed)
     ours = seats_of(cfg.players, swapped)
-    opened = other.call("new_game", game=cfg.game, options={"players": cfg.players, **cfg.options}, seed=seed)
+    opened = other.call("new_game", game=cfg.game, options={"players": cfg.players, **cfg.other_game()[1]}, seed=seed)
     gid = opened["game_id"]
     label = f"deal {deal}{' (swapped)' if swapped else ''}"
     limit = cfg.limit
@@ -219,7 +219,7 @@ def run_versus(cfg: VersusSettings, progress: bool = True) -> dict[str, Any]:
     by_pair: dict[int, list[dict]] = {}
     t0 = time.perf_counter()
     with contextlib.ExitStack() as stack:
-        servers = _start_servers(cfg.other, cfg.jobs, stack)
+        servers = _start_servers(cfg.other, cfg.jobs, stack, cfg.other_game()[0])
         other = servers[0]
         _check_server(other, cfg)
         _say(progress, f"versus: this build ({__version__}) {cfg.bot} against {' '.join(other.command)} "
@@ -278,10 +278,12 @@ def run_versus(cfg: VersusSettings, progress: bool = True) -> dict[str, Any]:
             "wall_seconds": round(time.perf_counter() - t0, 1), "games": records}
 
 
-def _start_servers(other: str, jobs: int, stack: contextlib.ExitStack) -> list[OtherBuild]:
-    """`jobs` servers of the other build, started side by side, each closed with `stack`."""
+def _start_servers(other: str, jobs: int, stack: contextlib.ExitStack,
+                   data_dir: Optional[str] = None) -> list[OtherBuild]:
+    """`jobs` servers of the other build (reading files from `data_dir`), started side by side,
+    each closed with `stack`."""
     with ThreadPoolExecutor(max_workers=min(jobs, 16)) as pool:
-        started = [pool.submit(OtherBuild, other) for _ in range(jobs)]
+        started = [pool.submit(OtherBuild, other, data_dir=data_dir) for _ in range(jobs)]
     servers, failed = [], None
     for f in started:
         try:

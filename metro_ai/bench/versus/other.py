@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from metro_ai.engine.datafile import dumps
 
@@ -53,8 +53,8 @@ class OtherBuild:
     """The other build's ``serve`` over stdio: ``call(method, **params)`` returns a result or
     raises VersusError with the server's error. A context manager (closes the server)."""
 
-    def __init__(self, other: str, startup_seconds: float = 120.0):
-        self.command = serve_command(other)
+    def __init__(self, other: str, startup_seconds: float = 120.0, data_dir: Optional[str] = None):
+        self.command = serve_command(other) + ([] if data_dir is None else ["--data-dir", data_dir])
         self._stderr = tempfile.TemporaryFile(mode="w+b")
         try:
             # Run outside any checkout: `python -m` looks in the working directory first.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
 from metro_ai.bots.catalogue import BotSpec, BotSpecError
@@ -68,7 +69,26 @@ class VersusSettings:
             raise ValueError(f"--players {self.players}: {self.game} takes {max(2, cls.min_players)} to "
                              f"{cls.max_players} players")
         load_game(self.game, players=self.players, **self.options)      # ValueError naming a bad option
+        self.other_game()                                                # ValueError: files in two folders
         Sprt(self.elo0, self.elo1, self.alpha, self.beta)                # ValueError for bad hypotheses
+
+    def other_game(self) -> tuple[Optional[str], dict]:
+        """The other build's data folder and game options. A server reads no file a client names
+        by its path, so a game option naming a file (``--option cards=FILE``, a company chart) goes
+        to the other build as the file's name inside its folder, and the other build's servers are
+        started to read from that folder (``serve --data-dir``); (None, the options) when no option
+        names a file. ValueError when the files lie in more than one folder."""
+        from metro_ai.protocol.files import game_file_options
+        folders, options = set(), dict(self.options)
+        for name in game_file_options(game_class(self.game)):
+            if options.get(name) is not None:
+                path = Path(os.fsdecode(options[name])).expanduser().resolve()
+                folders.add(str(path.parent))
+                options[name] = path.name
+        if len(folders) > 1:
+            raise ValueError("the game options name files in more than one folder "
+                             f"({', '.join(sorted(folders))}): the other build reads them from one, so put them together")
+        return (folders.pop() if folders else None), options
 
     @property
     def limit(self) -> Limit:
