@@ -124,6 +124,8 @@ def _report(data) -> str:
             f"model: {_model_words(fit)}",
             f"held-out log-loss: learned {held['log_loss']:.4f}, hand-written {held['log_loss_hand_written']:.4f}, "
             f"constant {held['log_loss_constant']:.4f} (training positions: {fit['log_loss']:.4f})",
+            f"held-out log-loss, each game weighted alike: learned {held['log_loss_per_game']:.4f}, "
+            f"hand-written {held['log_loss_hand_written_per_game']:.4f}",
             "calibration (held out): predicted -> outcome, positions"]
     for learned in held["calibration"]:
         rows.append(f"  {learned['low']:.1f}-{learned['high']:.1f}: {learned['predicted']:.3f} -> "

@@ -27,11 +27,17 @@ def sigmoid(z):
     return 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))
 
 
-def log_loss(p, y) -> float:
-    """The mean cross-entropy of predictions `p` against outcomes `y` in [0, 1] (natural log)."""
+def log_loss(p, y, games=None) -> float:
+    """The mean cross-entropy of predictions `p` against outcomes `y` in [0, 1] (natural log);
+    given `games` (each position's game), the mean over games of each game's mean, so that a long
+    game counts as much as a short one."""
     p = np.clip(np.asarray(p, np.float64), EPS, 1 - EPS)
     y = np.asarray(y, np.float64)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    loss = -(y * np.log(p) + (1 - y) * np.log(1 - p))
+    if games is None:
+        return float(np.mean(loss))
+    _, which, counts = np.unique(np.asarray(games), return_inverse=True, return_counts=True)
+    return float(np.mean(np.bincount(which, weights=loss) / counts))
 
 
 def calibration(p, y, bins: int = 10) -> list[dict]:
@@ -192,11 +198,13 @@ def evaluator_data(game, model: dict, training: dict) -> dict:
             "model": {k: plain(v) for k, v in model.items()}, "training": training}
 
 
-def report_of(p_model, p_base, y, y_train_mean: float) -> dict:
+def report_of(p_model, p_base, y, y_train_mean: float, games) -> dict:
     """Held-out measures: the log-loss of the model, of the hand-written evaluation and of a
-    constant (the training outcomes' mean), and both calibration tables."""
+    constant (the training outcomes' mean), over positions and over games (`games`: each
+    position's game; a few long games hold many positions), and both calibration tables."""
     return {"positions": int(len(y)), "log_loss": log_loss(p_model, y), "log_loss_hand_written": log_loss(p_base, y),
             "log_loss_constant": log_loss(np.full(len(y), y_train_mean), y),
+            "log_loss_per_game": log_loss(p_model, y, games), "log_loss_hand_written_per_game": log_loss(p_base, y, games),
             "calibration": calibration(p_model, y), "calibration_hand_written": calibration(p_base, y)}
 
 
@@ -245,7 +253,7 @@ def train_evaluator(folder, *, hidden: int = 0, on_hand_written: bool = True, l2
         "fit": {"hidden": hidden, "on_hand_written": on_hand_written, "l2": l2, "rate": rate, "epochs": epochs,
                 "seed": seed, "positions": int(len(train["y"])),
                 "log_loss": log_loss(p_train, train["y"])},
-        "held_out": report_of(p_held, held["base"], held["y"], float(train["y"].mean())),
+        "held_out": report_of(p_held, held["base"], held["y"], float(train["y"].mean()), held["game"]),
     }
     return evaluator_data(game, model, training)
 

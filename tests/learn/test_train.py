@@ -71,6 +71,14 @@ def test_the_fit_recovers_known_weights_reproducibly():
     assert [(r["count"], r["outcome"]) for r in table] == [(1, 0.0), (2, 0.5), (1, 1.0)]
 
 
+def test_log_loss_over_games_weighs_each_game_alike():
+    """#44: a few long games can hold most positions; over games each game's mean counts once."""
+    p, y = [0.5, 0.5, 0.9], [1, 0, 1]
+    assert log_loss(p, y) == pytest.approx((2 * math.log(2) - math.log(0.9)) / 3)
+    assert log_loss(p, y, games=[7, 7, 3]) == pytest.approx((math.log(2) - math.log(0.9)) / 2)
+    assert log_loss(p, y, games=[1, 2, 3]) == pytest.approx(log_loss(p, y))
+
+
 def test_the_evaluator_is_written_checked_and_read_back(tmp_path):
     folder = tmp_path / "run"
     self_play(folder, LEDUC, 10)
@@ -91,6 +99,11 @@ def test_the_evaluator_is_written_checked_and_read_back(tmp_path):
     assert ev.predict(state, 1) == pytest.approx(float(ev.predict_features(state.observation_tensor(1)[None, :],
                                                                            base)[0]))
     assert report["log_loss"] == pytest.approx(log_loss(ev.predict_features(held["x"], held["base"]), held["y"]))
+    # over games: each held-out game's mean log-loss, averaged over the games (4 and 9)
+    each = [log_loss(held["base"][held["game"] == g], held["y"][held["game"] == g]) for g in (4, 9)]
+    assert report["log_loss_hand_written_per_game"] == pytest.approx(sum(each) / 2)
+    assert report["log_loss_per_game"] == pytest.approx(
+        log_loss(ev.predict_features(held["x"], held["base"]), held["y"], held["game"]))
     plain = train_evaluator(folder, epochs=5, on_hand_written=False)
     assert plain["model"]["hand_written"] is None and plain["training"]["fit"]["on_hand_written"] is False
     assert plain["model"]["weights"] != data["model"]["weights"]
@@ -190,3 +203,37 @@ def test_a_hidden_layer_learns_what_a_line_cannot_and_is_read_back(tmp_path):
         train_evaluator(tmp_path, hidden=40)
     with pytest.raises(TrainError, match="a model with a hidden layer reads the features alone"):
         train_evaluator(tmp_path, hidden=4)
+
+
+def test_the_selfplay_games_script_reads_a_run(tmp_path, capsys):
+    """benches/selfplay_games.py: the length bands hold every game and position once, the
+    winner's column reads the positions of the seat that won, and the scale table's s = 1 row is
+    the hand-written evaluation's own log-loss (the one ``metro-ai train`` reports)."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("selfplay_games", Path(__file__).parents[2] / "benches" /
+                                                  "selfplay_games.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    folder = tmp_path / "run"
+    self_play(folder, LEDUC, 10)
+    train, held, _ = load_positions(folder)
+    both = {k: np.concatenate([train[k], held[k]]) for k in train}
+    rows = script.lengths_table(both)
+    assert sum(r["games"] for r in rows) == 10 and sum(r["positions"] for r in rows) == pytest.approx(1.0)
+    g = both["game"] == 9                           # the one game of this run with a single winner (seat 1)
+    assert list(np.unique(both["seat"][g & (both["y"] == 1)])) == [1]
+    alone = script.lengths_table({k: v[g] for k, v in both.items()})[0]
+    won = g & (both["seat"] == 1)
+    assert alone["games"] == 1 and alone["winner_behind"] == pytest.approx(np.mean(both["base"][won] < 0.5))
+    assert alone["winner_value"] == pytest.approx(np.mean(both["base"][won]))
+    one, two = script.scale_table(train, held, [1.0, 2.0])
+    assert one["held_out"] == pytest.approx(log_loss(held["base"], held["y"]))    # s = 1: the evaluation itself
+    assert one["held_out_per_game"] == pytest.approx(log_loss(held["base"], held["y"], held["game"]))
+    half = sigmoid(np.log(train["base"] / (1 - train["base"])) / 2)
+    assert two["training_per_game"] == pytest.approx(log_loss(half, train["y"], train["game"]))
+    assert script.main([str(folder), "--scales", "1,2"]) == 0
+    out = capsys.readouterr().out
+    assert "| scale | training |" in out and "leduc" in out
+    with pytest.raises(SystemExit):
+        script.main([str(folder), "--scales", "0"])
