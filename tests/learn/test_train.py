@@ -12,8 +12,8 @@ import pytest
 
 import metro_ai
 from metro_ai.cli import main
-from metro_ai.learn import (Evaluator, EvaluatorError, SelfPlaySettings, TrainError, check_evaluator, fit_logistic, load_positions,
-                            log_loss, self_play, train_evaluator)
+from metro_ai.learn import (Evaluator, EvaluatorError, SelfPlaySettings, TrainError, check_evaluator, cross_validate,
+                            fit_logistic, load_positions, log_loss, self_play, train_evaluator)
 from metro_ai.learn.model import calibration, sigmoid
 from metro_ai.learn.selfplay import play_game, soft_rank
 
@@ -163,9 +163,39 @@ def test_the_command_plays_fits_reports_and_resumes(tmp_path, capsys):
     capsys.readouterr()
     for extra, message in ((["--game", "leduc", "--bot", "random"], "holds another run"),
                            (["--games", "-1"], "--games must be >= 0"),
-                           (["--out", str(tmp_path / "no" / "e.json")], "no such directory")):
+                           (["--out", str(tmp_path / "no" / "e.json")], "no such directory"),
+                           (["--folds", "1"], "--folds must be 0 (none) or at least 2")):
         assert main(["train", "--dir", str(folder), "--quiet"] + extra) == 2
         assert message in capsys.readouterr().err
+
+
+def test_cross_validation_holds_out_every_part_of_the_games_in_turn(tmp_path, capsys):
+    """#44: one held-out fifth is a noisy measure; fold f holds out the games g % K == f and fits
+    the rest with the same settings, so fold 4 of 5 is train_evaluator's own held-out measure."""
+    folder = tmp_path / "run"
+    self_play(folder, LEDUC, 10)
+    data = train_evaluator(folder, epochs=5)
+    seen = []
+    cv = cross_validate(folder, 5, epochs=5, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(k, 5) for k in range(6)]
+    assert [r["fold"] for r in cv["rows"]] == [0, 1, 2, 3, 4] and all(r["games"] == 2 for r in cv["rows"])
+    held = data["training"]["held_out"]
+    last = cv["rows"][4]
+    for key in ("log_loss", "log_loss_hand_written", "log_loss_per_game", "log_loss_hand_written_per_game"):
+        assert last[key] == held[key]
+        assert cv["mean"][key] == pytest.approx(np.mean([r[key] for r in cv["rows"]]))
+    assert cv["model_better_per_game"] == sum(r["log_loss_per_game"] < r["log_loss_hand_written_per_game"]
+                                              for r in cv["rows"])
+    assert cv["rows"][0]["log_loss"] != last["log_loss"]        # other games, another fit
+    with pytest.raises(TrainError, match="folds must be an int >= 2"):
+        cross_validate(folder, 1)
+    with pytest.raises(TrainError, match="too few games for 20 folds"):
+        cross_validate(folder, 20)
+    assert main(["train", "--dir", str(folder), "--games", "0", "--quiet", "--epochs", "5", "--folds", "5"]) == 0
+    text = capsys.readouterr().out
+    assert "5 folds (games g with g % 5 == fold held out)" in text and "better in" in text
+    stored = json.loads((folder / "evaluator.json").read_text())
+    assert stored["model"] == data["model"] and stored["training"]["cross_validation"]["rows"][4] == last
 
 
 def test_a_hidden_layer_learns_what_a_line_cannot_and_is_read_back(tmp_path):
