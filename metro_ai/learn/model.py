@@ -198,6 +198,10 @@ def evaluator_data(game, model: dict, training: dict) -> dict:
             "model": {k: plain(v) for k, v in model.items()}, "training": training}
 
 
+#: The log-losses of a held-out report that cross_validate keeps for each fold.
+LOSSES = ("log_loss", "log_loss_hand_written", "log_loss_per_game", "log_loss_hand_written_per_game")
+
+
 def report_of(p_model, p_base, y, y_train_mean: float, games) -> dict:
     """Held-out measures: the log-loss of the model, of the hand-written evaluation and of a
     constant (the training outcomes' mean), over positions and over games (`games`: each
@@ -295,13 +299,11 @@ def cross_validate(folder, folds: int = 5, *, hidden: int = 0, on_hand_written: 
             raise TrainError(f"{folder}: too few games for {folds} folds (at least {folds} are needed)")
         model = _fit(train, load_game(settings.game, **settings.options), hidden=hidden,
                      on_hand_written=on_hand_written, l2=l2, rate=rate, epochs=epochs, seed=seed)
-        p = model_value(model, held["x"], held["base"])
-        rows.append({"fold": f, "games": int(len(np.unique(held["game"]))), "positions": int(len(held["y"])),
-                     "log_loss": log_loss(p, held["y"]), "log_loss_hand_written": log_loss(held["base"], held["y"]),
-                     "log_loss_per_game": log_loss(p, held["y"], held["game"]),
-                     "log_loss_hand_written_per_game": log_loss(held["base"], held["y"], held["game"])})
+        report = report_of(model_value(model, held["x"], held["base"]), held["base"], held["y"],
+                           float(train["y"].mean()), held["game"])
+        rows.append({"fold": f, "games": int(len(np.unique(held["game"]))),
+                     **{k: report[k] for k in ("positions",) + LOSSES}})
         if progress is not None:
             progress(f + 1, folds)
-    keys = ("log_loss", "log_loss_hand_written", "log_loss_per_game", "log_loss_hand_written_per_game")
-    return {"folds": folds, "rows": rows, "mean": {k: float(np.mean([r[k] for r in rows])) for k in keys},
+    return {"folds": folds, "rows": rows, "mean": {k: float(np.mean([r[k] for r in rows])) for k in LOSSES},
             "model_better_per_game": sum(r["log_loss_per_game"] < r["log_loss_hand_written_per_game"] for r in rows)}
