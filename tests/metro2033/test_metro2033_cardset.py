@@ -94,3 +94,33 @@ def test_a_card_out_of_range_is_refused():
         TABLES.strength(len(CARD_SET.cards))
     with pytest.raises(ValueError):
         TABLES.strength(ID["AKM"], who="dog")
+
+
+def test_the_measurement_card_file_changes_only_the_reichs_reconstructed_advantages(tmp_path, capsys):
+    """#44: benches/metro2033_measurement_cards.py writes the shipped cards with the Fourth Reich's
+    reconstructed starting bonus made one bullets resource and its property taken away, nothing
+    else; the loader takes it (rulebook counts kept) and a game is dealt from it."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    import metro_ai
+    from metro_ai.engine.metro2033.cards import DEFAULT_PATH
+    spec = importlib.util.spec_from_file_location("measurement_cards", Path(__file__).parents[2] / "benches" /
+                                                  "metro2033_measurement_cards.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "cards.json"
+    assert script.main([str(out)]) == 0 and "written" in capsys.readouterr().out
+    shipped = json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))["cards"]
+    written = json.loads(out.read_text(encoding="utf-8"))["cards"]
+    differ = [(a, b) for a, b in zip(shipped, written) if a != b]
+    assert len(shipped) == len(written) and len(differ) == 1
+    before, after = differ[0]
+    assert before["name"] == after["name"] == "Fourth Reich"
+    assert before["start_bonus"] == [{"effect": "army", "amount": 1}] and before["effects"]
+    assert after["start_bonus"] == [{"effect": "resource", "resource": "bullets", "amount": 1}] and after["effects"] == []
+    assert {k: v for k, v in before.items() if k not in ("start_bonus", "effects", "notes")} == \
+        {k: v for k, v in after.items() if k not in ("start_bonus", "effects", "notes")}
+    state = metro_ai.load_game("metro2033", players=2, cards=str(out)).new_state(1)
+    assert not state.is_terminal()
