@@ -3,6 +3,7 @@ evaluation: their lengths, whether the eventual winner led by it, and its log-lo
 scales of its soft rank.
 
     python benches/selfplay_games.py RUN [--scales 1,1.25,1.5,2]
+    python benches/selfplay_games.py RUN --replay G [--bot SPEC]
 
 Every figure repeats from the run's position files. By length band (plies of the game's last
 kept position): the games, their share of the positions, the share of the winner's positions in
@@ -13,6 +14,11 @@ the evaluation itself; s > 1 is a soft rank less sure of itself), over positions
 (each game's mean counted once), on the training games and on the held-out ones (every fifth
 game, as ``metro-ai train`` splits them). Games without a single winner (draws, shared wins)
 are left out of the "behind" column.
+
+``--replay G`` plays game G of the run again (its deal and bot seeds, the run's bot or ``--bot``:
+a preset whose defaults have changed since needs its old settings spelled out) and counts the
+moves of each kind (the first word of the move's text) before and after the first kept position
+where the winner's value reached 0.95; it says whether the replay ended where the run's game did.
 """
 from __future__ import annotations
 
@@ -71,11 +77,65 @@ def scale_table(train: dict, held: dict, scales) -> list[dict]:
     return rows
 
 
+def replay(folder, g: int, bot=None) -> dict:
+    """Game `g` of the run in `folder` played again (see the module docstring): its plies, its
+    winners, whether it matches the run's positions, and the counts of move kinds by mover,
+    before and after the ply where the evaluation became sure of the winner."""
+    import collections
+
+    from metro_ai.bots.catalogue import BotSpec
+    from metro_ai.bots.seeding import derive
+    from metro_ai.registry import load_game
+    train, held, settings = load_positions(folder)
+    parts = [v for v in (train, held) if v is not None and np.any(v["game"] == g)]     # a game lies in one
+    if not parts:
+        raise TrainError(f"{folder}: no game {g}")
+    part = parts[0]
+    mine = part["game"] == g
+    game = load_game(settings.game, **settings.options)
+    deal = derive(settings.seed, g)
+    state = game.new_state(deal)
+    spec = BotSpec.parse(bot or settings.bot)
+    bots = [spec.make(seed=derive(deal, 0xB07, p)) for p in range(game.num_players)]
+    winners = sorted(set(int(p) for p in part["seat"][mine & (part["y"] == 1)]))
+    sure = part["ply"][mine & np.isin(part["seat"], winners) & (part["base"] >= SURE)] if winners else []
+    split = int(np.min(sure)) if len(sure) else None
+    counts: dict = {"before": collections.Counter(), "after": collections.Counter()}
+    ply = 0
+    while not state.is_terminal():
+        p = state.current_player
+        action = bots[p].choose(state)
+        words = state.action_to_string(action).split()
+        counts["before" if split is None or ply < split else "after"][(p, words[0] if words else "?")] += 1
+        state.apply(action)
+        ply += 1
+    last = int(part["ply"][mine].max())
+    returns = list(state.returns())
+    same = last < ply <= last + settings.every and all(
+        returns[int(s)] == y for s, y in zip(part["seat"][mine], part["y"][mine]))
+    return {"plies": ply, "winners": winners, "sure_from": split, "same_as_run": bool(same), "counts": counts}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", help="a self-play folder (metro-ai train --dir)")
     ap.add_argument("--scales", default="1,1.25,1.5,1.75,2", help="scales of the soft rank, comma-separated")
+    ap.add_argument("--replay", type=int, default=None, metavar="G", help="play game G again and count its moves")
+    ap.add_argument("--bot", default=None, metavar="SPEC", help="with --replay: the bot (default: the run's)")
     args = ap.parse_args(argv)
+    if args.replay is not None:
+        try:
+            r = replay(args.run, args.replay, args.bot)
+        except (TrainError, ValueError) as exc:
+            ap.error(str(exc))
+        print(f"game {args.replay}: {r['plies']:,} plies, won by seat(s) {r['winners']}, the winner's value at "
+              f"{SURE:g} or more from ply {r['sure_from']}; "
+              f"{'the same game as the run' if r['same_as_run'] else 'NOT the run game (another bot or build?)'}\n")
+        kinds = sorted({k for c in r["counts"].values() for k in c})
+        print("| seat | move | before | after |\n|---:|---|---:|---:|")
+        for seat, word in kinds:
+            print(f"| {seat} | {word} | {r['counts']['before'][(seat, word)]:,} | {r['counts']['after'][(seat, word)]:,} |")
+        return 0
     try:
         scales = [float(s) for s in args.scales.split(",")]
         if not all(s > 0 for s in scales):

@@ -267,3 +267,11 @@ def test_the_selfplay_games_script_reads_a_run(tmp_path, capsys):
     assert "| scale | training |" in out and "leduc" in out
     with pytest.raises(SystemExit):
         script.main([str(folder), "--scales", "0"])
+    # --replay: the run's game again, move for move (its deal and bot seeds), its moves counted
+    again = script.replay(folder, 9)
+    assert again["same_as_run"] and again["winners"] == [1]
+    assert sum(sum(c.values()) for c in again["counts"].values()) == again["plies"]
+    assert not script.replay(folder, 9, bot="random")["same_as_run"]         # another bot, another game
+    assert script.main([str(folder), "--replay", "9"]) == 0 and "the same game as the run" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        script.main([str(folder), "--replay", "10"])                # no game 10 in a 10-game run
