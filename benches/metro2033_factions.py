@@ -41,7 +41,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=2000)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                    help="a game option, e.g. cards=FILE (benches/data/metro2033_reich_measurement.json)")
+                    help="a game option, e.g. cards=FILE (benches/metro2033_measurement_cards.py writes one)")
     args = ap.parse_args(argv)
     try:
         options = parse_options(args.option)

@@ -160,17 +160,19 @@ cdef class BreakthroughGame(Game):
                        "prior": 1.0}
 
     def search_settings(self):
-        """``search_defaults``, with a longer play-out than its 10 actions: 15 at 2 players and 20
-        from 3 players up (there 10 actions are three turns or fewer of each player). 2 players,
-        0.05 s a move: 8 samples over 15 actions against 8 over 10, +93 Elo (+35 to +156;
-        benches/results/versus_rollout_depth15_breakthrough_2p.md); against the build before #44
-        +101 (+24 to +188), where 8 over 10 had +62 and 8 over 20 +49
-        (versus_rollout_depth15_pre44_2p.md); at 0.5 s 15 against 10 +17 (-73 to +111) and
-        against the build before +70 (-8 to +157), 40 games each, neither resolved
-        (versus_rollout_depth15_breakthrough_2p_05s.md, versus_rollout_depth15_pre44_2p_05s.md). 3 players, 8 over 20 against 8 over 10: +171
-        (+107 to +249; versus_rollout_depth20_breakthrough_3p.md); against the build before #44,
-        where 8 over 10 were level at 4 players (-11 Elo): +244 (+197 to +301) at 4 and +283
-        (+221 to +365) at 5 (versus_rollout_samples8_depth20_pre44_4p.md and _5p.md)."""
+        """``search_defaults``, with a longer play-out than its 10 actions: 15 at 2 players and
+        20 from 3 players up (there 10 actions are three turns or fewer of each player). 2
+        players, 0.05 s a move: 8 samples over 15 actions against 8 over 10, +93 Elo (+35 to
+        +156; benches/results/versus_rollout_depth15_breakthrough_2p.md); against the build
+        before #44 +101 (+24 to +188), where 8 over 10 had +62 and 8 over 20 +49
+        (versus_rollout_depth15_pre44_2p.md); 18 against 15 +23 (-27 to +75, 150 games,
+        versus_rollout_depth18_breakthrough_2p.md); at 0.5 s 15 against 10 +17 (-73 to +111)
+        and against the build before +70 (-8 to +157), 40 games each, neither resolved
+        (versus_rollout_depth15_breakthrough_2p_05s.md,
+        versus_rollout_depth15_pre44_2p_05s.md). 3 players, 8 over 20 against 8 over 10: +171
+        (+107 to +249; versus_rollout_depth20_breakthrough_3p.md); against the build before
+        #44, where 8 over 10 were level at 4 players (-11 Elo): +244 (+197 to +301) at 4 and
+        +283 (+221 to +365) at 5 (versus_rollout_samples8_depth20_pre44_4p.md and _5p.md)."""
         settings = Game.search_settings(self)
         settings["rollout_depth"] = 20 if self._options["players"] >= 3 else 15
         return settings
