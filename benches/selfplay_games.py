@@ -28,7 +28,7 @@ import sys
 import numpy as np
 
 from metro_ai.learn.model import log_loss, logit, sigmoid
-from metro_ai.learn.selfplay import TrainError, load_positions
+from metro_ai.learn.selfplay import TrainError, deal_game, load_positions
 
 BANDS = (0, 300, 600, 1000, 2000)
 SURE = 0.95             # a winner's value from which the evaluation is sure of it
@@ -83,20 +83,13 @@ def replay(folder, g: int, bot=None) -> dict:
     before and after the ply where the evaluation became sure of the winner."""
     import collections
 
-    from metro_ai.bots.catalogue import BotSpec
-    from metro_ai.bots.seeding import derive
-    from metro_ai.registry import load_game
     train, held, settings = load_positions(folder)
     parts = [v for v in (train, held) if v is not None and np.any(v["game"] == g)]     # a game lies in one
     if not parts:
         raise TrainError(f"{folder}: no game {g}")
     part = parts[0]
     mine = part["game"] == g
-    game = load_game(settings.game, **settings.options)
-    deal = derive(settings.seed, g)
-    state = game.new_state(deal)
-    spec = BotSpec.parse(bot or settings.bot)
-    bots = [spec.make(seed=derive(deal, 0xB07, p)) for p in range(game.num_players)]
+    _, state, bots = deal_game(settings, g, bot)
     winners = sorted(set(int(p) for p in part["seat"][mine & (part["y"] == 1)]))
     sure = part["ply"][mine & np.isin(part["seat"], winners) & (part["base"] >= SURE)] if winners else []
     split = int(np.min(sure)) if len(sure) else None

@@ -81,19 +81,24 @@ def hand_written(state, seat: int, scale: float) -> float:
     return soft_rank(state.heuristic(), seat, scale)
 
 
+def deal_game(settings: SelfPlaySettings, g: int, bot: Optional[str] = None) -> tuple:
+    """Game `g` of a run as it starts: the game, its first state (dealt from the run's seed and
+    `g` alone) and a bot for each seat (the run's, or `bot`, each seeded from the deal)."""
+    from metro_ai.registry import load_game
+    game = load_game(settings.game, **settings.options)
+    deal = derive(settings.seed, g)
+    spec = BotSpec.parse(bot or settings.bot)
+    return game, game.new_state(deal), [spec.make(seed=derive(deal, 0xB07, p)) for p in range(game.num_players)]
+
+
 def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
     """Game `g` of a run: its positions as arrays ``x`` (features, float32), ``y`` (the seat's
     return), ``base`` (the hand-written evaluation), ``seat``, ``ply``, one row per kept
     position and seat."""
-    from metro_ai.registry import load_game
-    game = load_game(settings.game, **settings.options)
+    game, state, bots = deal_game(settings, g)
     encoder = game.observation_features()
     scale = hand_written_scale(game)
-    deal = derive(settings.seed, g)
-    state = game.new_state(deal)
     n = game.num_players
-    spec = BotSpec.parse(settings.bot)
-    bots = [spec.make(seed=derive(deal, 0xB07, p)) for p in range(n)]
     rows: list = []
     base, seats, plies = [], [], []
     ply = 0
