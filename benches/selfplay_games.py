@@ -5,7 +5,8 @@ scales of its soft rank.
     python benches/selfplay_games.py RUN [--scales 1,1.25,1.5,2]
     python benches/selfplay_games.py RUN --replay G [--bot SPEC]
 
-Every figure repeats from the run's position files. By length band (plies of the game's last
+Every figure repeats from the run's position files. The games' lengths (mean, median, 90th
+percentile, longest, how many reached 600 plies); by length band (plies of the game's last
 kept position): the games, their share of the positions, the share of the winner's positions in
 which the hand-written evaluation put it behind (below 1/2), its mean value for the winner, and
 how far into the game (median over the games) the winner's value first reached 0.95.
@@ -32,6 +33,7 @@ from metro_ai.learn.selfplay import TrainError, deal_game, load_positions
 
 BANDS = (0, 300, 600, 1000, 2000)
 SURE = 0.95             # a winner's value from which the evaluation is sure of it
+LONG = 600              # plies from which a game counts as long
 
 
 def lengths_table(part: dict) -> list[dict]:
@@ -62,6 +64,15 @@ def lengths_table(part: dict) -> list[dict]:
                      "winner_value": float(np.mean(value)) if value else None,
                      "winner_sure": float(np.median(sure)) if sure else None})
     return rows
+
+
+def length_summary(part: dict) -> dict:
+    """The games' lengths (plies of each game's last kept position): count, mean, median, 90th
+    percentile, longest, and how many reached 600 plies."""
+    games = np.unique(part["game"])
+    plies = np.array([int(part["ply"][part["game"] == g].max()) for g in games])
+    return {"games": len(games), "mean": float(plies.mean()), "median": float(np.median(plies)),
+            "p90": float(np.percentile(plies, 90)), "max": int(plies.max()), "long": int(np.sum(plies >= LONG))}
 
 
 def scale_table(train: dict, held: dict, scales) -> list[dict]:
@@ -143,7 +154,10 @@ def main(argv=None) -> int:
         ap.error(f"{args.run}: too few games to hold a fifth out (at least 5 are needed)")
     both = {k: np.concatenate([train[k], held[k]]) for k in train}
     print(f"{settings.game} {settings.options}: {len(np.unique(both['game']))} games of {settings.bot} "
-          f"(seed {settings.seed}, a position every {settings.every} plies), {len(both['y']):,} positions\n")
+          f"(seed {settings.seed}, a position every {settings.every} plies), {len(both['y']):,} positions")
+    n = length_summary(both)
+    print(f"plies (the last kept position's): mean {n['mean']:.0f}, median {n['median']:.0f}, 90th percentile "
+          f"{n['p90']:.0f}, longest {n['max']:,}; {n['long']} of {n['games']} games reached {LONG}\n")
     print(f"| plies | games | positions | winner behind (share of its positions) | winner's mean value | "
           f"winner first at {SURE:g} or more (median share of the game) |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -24,6 +24,17 @@ cdef double _soft_rank(int i, int np, const double* h, double scale) noexcept no
     return v / (np - 1)
 
 
+cdef void _leads(int np, const double* h, double* out) noexcept nogil:
+    """Each player's lead by the values h: h_i less the mean of the others' (h_0 itself alone).
+    `out` may be `h`: each lead reads its own value and the sum."""
+    cdef int i
+    cdef double total = 0
+    for i in range(np):
+        total += h[i]
+    for i in range(np):
+        out[i] = h[i] - (total - h[i]) / (np - 1) if np > 1 else h[i]
+
+
 cdef extern from *:
     """
     /* w . x in single precision for the learned evaluators (bots/playouts.pxi): two SSE
@@ -214,7 +225,13 @@ cdef class Playout:
     win (a score-margin reward, as in Pepels et al. 2014's quality-based rewards). ``learned``: a
     `LearnedValue` that scores a cut-off too (issue #44): each player's value there is
     ``eval_mix * learned + (1 - eval_mix) * hand-written`` (the hand-written alone for a player
-    whose features cannot be computed); None: the hand-written alone.
+    whose features cannot be computed); None: the hand-written alone. ``lead_weight`` w in [0, 1):
+    each player's value v where a play-out stops (cut off or at the end) becomes ``(1 - w) * v +
+    w * (1/2 + atan((lead - lead0) / s) / pi)``, its lead the game's heuristic less the others'
+    mean there (in a one-player game the heuristic itself), lead0 its lead at the root of the iteration's world, s the ``cutoff_scale`` (1
+    where 0): a utility for gaining on the position searched, steepest around it, so the search
+    keeps telling moves apart where the win is all but decided and every value is near 0 or 1
+    (a dynamic score utility, as in KataGo: Wu 2019). 0: off.
 
     The base class plays uniformly at random. A subclass (in Cython: ``cimport`` this class from
     ``metro_ai.bots.search``) overrides ``choose`` and may override ``evaluate``; both run without
@@ -224,7 +241,7 @@ cdef class Playout:
     subclass whose constructor takes other arguments overrides ``settings``.
     """
 
-    def __init__(self, depth=None, cutoff_scale=0.0, end_scale=0.0, learned=None, eval_mix=1.0):
+    def __init__(self, depth=None, cutoff_scale=0.0, end_scale=0.0, learned=None, eval_mix=1.0, lead_weight=0.0):
         if learned is not None and not isinstance(learned, LearnedValue):
             raise ValueError(f"learned must be None or a LearnedValue, got {type(learned).__name__}")
         if isinstance(eval_mix, bool) or not isinstance(eval_mix, (int, float)) or not 0 <= eval_mix <= 1:
@@ -237,12 +254,15 @@ cdef class Playout:
             raise ValueError(f"cutoff_scale must be a number >= 0, got {cutoff_scale!r}")
         if isinstance(end_scale, bool) or not isinstance(end_scale, (int, float)) or not 0 <= end_scale < float("inf"):
             raise ValueError(f"end_scale must be a finite number >= 0, got {end_scale!r}")
+        if isinstance(lead_weight, bool) or not isinstance(lead_weight, (int, float)) or not 0 <= lead_weight < 1:
+            raise ValueError(f"lead_weight must be a number in [0, 1), got {lead_weight!r}")
         self.depth = depth
         self.cutoff_scale = cutoff_scale
         self.end_scale = end_scale
         self.mast = False
         self.learned = learned
         self.eval_mix = eval_mix
+        self.lead_weight = lead_weight
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil:
         """The action to play in ``core.world``, whose ``n`` legal actions are ``core.legal[:n]``
@@ -252,22 +272,35 @@ cdef class Playout:
     cdef void evaluate(self, SearchCore core, double* out) noexcept nogil:
         """Each player's return in [0, 1] into ``out``, for ``core.world`` where the play-out
         stopped: at the end the game's returns (or, with ``end_scale``, the soft rank of the
-        final scores), at a cut-off the rank (hard or soft) by its heuristic."""
+        final scores), at a cut-off the rank (hard or soft) by its heuristic; then the learned
+        value and the lead term, where set."""
         cdef int i, np = core.nplayers
         cdef double scale = self.cutoff_scale
         cdef bint cut = not core.world.c_is_terminal()
-        if not cut:
-            if self.end_scale == 0 or np < 2:
-                core.world.c_returns(out)
-                return
-            core.world.c_scores(core.heur)
-            scale = self.end_scale
+        if not cut and (self.end_scale == 0 or np < 2):
+            core.world.c_returns(out)
         else:
-            core.world.c_heuristic(core.heur)
+            if not cut:
+                core.world.c_scores(core.heur)
+                scale = self.end_scale
+            else:
+                core.world.c_heuristic(core.heur)
+            for i in range(np):
+                out[i] = rank_return(i, np, core.heur) if scale == 0 else _soft_rank(i, np, core.heur, scale)
+            if cut and self.learned is not None:
+                self._mix_learned(core, out)
+        if self.lead_weight > 0:
+            self._mix_lead(core, out)
+
+    cdef void _mix_lead(self, SearchCore core, double* out) noexcept nogil:
+        """Each player's value in ``out`` mixed with the utility of its lead over its lead at the
+        root (``lead_weight``; ``core.lead0``, set where the iteration's world was dealt)."""
+        cdef int i, np = core.nplayers
+        cdef double w = self.lead_weight, s = self.cutoff_scale if self.cutoff_scale > 0 else 1.0
+        core.world.c_heuristic(core.heur)
+        _leads(np, core.heur, core.heur)
         for i in range(np):
-            out[i] = rank_return(i, np, core.heur) if scale == 0 else _soft_rank(i, np, core.heur, scale)
-        if cut and self.learned is not None:
-            self._mix_learned(core, out)
+            out[i] = (1.0 - w) * out[i] + w * (0.5 + atan((core.heur[i] - core.lead0[i]) / s) / M_PI)
 
     cdef void _mix_learned(self, SearchCore core, double* out) noexcept nogil:
         """At a cut-off whose hand-written values are in ``out`` (and the heuristic in
@@ -283,16 +316,18 @@ cdef class Playout:
 
     def settings(self):
         """The constructor's keyword arguments that make an equal play-out (``learned`` and
-        ``eval_mix`` only where it has a learned value)."""
+        ``eval_mix`` only where it has a learned value, ``lead_weight`` only where not 0)."""
         out = {"depth": None if self.depth < 0 else self.depth, "cutoff_scale": self.cutoff_scale,
                "end_scale": self.end_scale}
         if self.learned is not None:
             out.update(learned=self.learned, eval_mix=self.eval_mix)
+        if self.lead_weight > 0:
+            out["lead_weight"] = self.lead_weight
         return out
 
     def replace(self, **changes):
         """A play-out of the same kind with some settings changed, e.g. ``p.replace(depth=5)``."""
-        unknown = sorted(set(changes) - set(self.settings()) - {"learned", "eval_mix"})
+        unknown = sorted(set(changes) - set(self.settings()) - {"learned", "eval_mix", "lead_weight"})
         if unknown:
             raise ValueError(f"{type(self).__name__} has no setting {unknown[0]!r}; settings are "
                              f"{', '.join(sorted(self.settings()))}")
@@ -321,8 +356,9 @@ cdef class HeuristicPlayout(Playout):
     actions, the best for the mover by the game's heuristic one ply ahead (own value minus the
     best opponent's). Cut-off and evaluation as `Playout`."""
 
-    def __init__(self, depth=None, cutoff_scale=0.0, samples=3, end_scale=0.0, learned=None, eval_mix=1.0):
-        super().__init__(depth, cutoff_scale, end_scale, learned, eval_mix)
+    def __init__(self, depth=None, cutoff_scale=0.0, samples=3, end_scale=0.0, learned=None, eval_mix=1.0,
+                 lead_weight=0.0):
+        super().__init__(depth, cutoff_scale, end_scale, learned, eval_mix, lead_weight)
         if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 1000:
             raise ValueError(f"samples must be an int in [1, 1000], got {samples!r}")
         self.samples = samples
@@ -371,8 +407,8 @@ cdef class MastPlayout(Playout):
     No state is copied. Cut-off and evaluation as `Playout`."""
 
     def __init__(self, depth=None, cutoff_scale=0.0, policy="epsilon", epsilon=0.2, tau=0.1, unseen=1.0,
-                 end_scale=0.0, learned=None, eval_mix=1.0):
-        super().__init__(depth, cutoff_scale, end_scale, learned, eval_mix)
+                 end_scale=0.0, learned=None, eval_mix=1.0, lead_weight=0.0):
+        super().__init__(depth, cutoff_scale, end_scale, learned, eval_mix, lead_weight)
         if policy not in ("epsilon", "gibbs"):
             raise ValueError(f"MAST policy must be 'epsilon' or 'gibbs', got {policy!r}")
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:

@@ -49,10 +49,12 @@ cdef class Playout:
     cdef readonly bint mast             # the core keeps MAST tables for this play-out (MastPlayout)
     cdef readonly LearnedValue learned  # scores a cut-off (mixed with the hand-written value), or None
     cdef readonly double eval_mix       # the learned value's weight at a cut-off
+    cdef readonly double lead_weight    # weight of the lead term (0: off; see Playout)
 
     cdef int choose(self, SearchCore core, int n) noexcept nogil
     cdef void evaluate(self, SearchCore core, double* out) noexcept nogil
     cdef void _mix_learned(self, SearchCore core, double* out) noexcept nogil
+    cdef void _mix_lead(self, SearchCore core, double* out) noexcept nogil
 
 cdef class RandomPlayout(Playout):
     pass
@@ -137,6 +139,8 @@ cdef class SearchCore:
     cdef int path                       # tree steps of the current iteration
     cdef double* ret                    # scratch: per player, the return of the current iteration
     cdef double* heur                   # scratch: per player, the game's heuristic
+    cdef double* lead0                  # per player, its lead in this iteration's world at the root
+                                        # (a play-out with lead_weight; NULL otherwise)
     # MAST (only for a play-out with ``mast``; NULL otherwise): per player p and action a,
     # mast_table[2 * (p * num_actions + a)] sums p's returns over the iterations in which p took a,
     # and the next double counts them; the actions of the current iteration, tree and play-out,

@@ -74,7 +74,7 @@ Everything random comes from the core's own seeded generator: the same seed and 
 give the same tree, bit for bit.
 """
 from libc.stdlib cimport calloc, malloc, realloc, free
-from libc.math cimport exp, isnan, log, pow, sqrt, tanh, NAN
+from libc.math cimport atan, exp, isnan, log, pow, sqrt, tanh, M_PI, NAN
 from libc.stdint cimport uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -185,6 +185,7 @@ cdef class SearchCore:
         self.mark = NULL
         self.ret = NULL
         self.heur = NULL
+        self.lead0 = NULL
         self.mast_table = NULL
         self.mast_weights = NULL
         self.trail = NULL
@@ -242,6 +243,10 @@ cdef class SearchCore:
         self.playout = settings.playout
         self.uniform = ((type(self.playout) is Playout or type(self.playout) is RandomPlayout)
                         and root.c_counts_actions())
+        if self.playout.lead_weight > 0:
+            self.lead0 = <double*>malloc(self.nplayers * sizeof(double))
+            if self.lead0 == NULL:
+                raise MemoryError()
         if self.playout.learned is not None:
             self.playout.learned.check_game(root.game)
             self.feats = <float*>malloc(self.playout.learned.size * sizeof(float))
@@ -338,6 +343,7 @@ cdef class SearchCore:
         free(self.mark)
         free(self.ret)
         free(self.heur)
+        free(self.lead0)
         free(self.mast_table)
         free(self.mast_weights)
         free(self.trail)
@@ -506,6 +512,9 @@ cdef class SearchCore:
         else:
             self.world.c_determinize_from(self.root, self.player, rng_next(&self.rng))
             self.worlds += 1
+        if self.lead0 != NULL:
+            self.world.c_heuristic(self.heur)
+            _leads(self.nplayers, self.heur, self.lead0)
         for t in range(self.ntrees):
             self.cur[t] = 0
             self.lost[t] = 0

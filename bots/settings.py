@@ -51,6 +51,10 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
     Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
                   "logistic soft rank of the final scores with this scale (a wide win counts more)", low=0,
                   finite=True, none="the game's default"),
+    Option.number("lead_weight", None, "weight w of a lead term where a play-out stops: (1 - w) * value + w * "
+                  "(1/2 + atan((lead - lead at the root) / scale) / pi), the lead the game's heuristic less the "
+                  "others' mean (alone: the heuristic), the scale cutoff_scale's (1 where 0): the search keeps gaining where every "
+                  "value is near 0 or 1 (0: off)", low=0, high=0.99, none="the game's default, else 0"),
     Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
                   ("visits", "value")),
     Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
@@ -91,7 +95,7 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
 )
 
 _DECLARED = {o.name: o for o in SEARCH_OPTIONS}
-_PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_scale")
+_PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_scale", "lead_weight")
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
@@ -197,8 +201,8 @@ def _playout(values) -> Playout:
     """The `Playout` of checked settings: ``rollout`` (None: random) with the depth (-1: to the end)
     and scales given; a `Playout` object keeps its own, bar those given (not None)."""
     rollout, depth, scale, end = values["rollout"], values["rollout_depth"], values["cutoff_scale"], values["end_scale"]
-    samples = values["rollout_samples"]
-    learned: dict[str, Any] = {}
+    samples, lead = values["rollout_samples"], values["lead_weight"]
+    extra: dict[str, Any] = {} if lead is None else {"lead_weight": lead}
     kind, mix, evaluator = values["eval"], values["eval_mix"], values["evaluator"]
     if kind == "hand-written" and evaluator is not None:
         raise ValueError("evaluator is the file eval=learned reads: drop it or give eval=learned")
@@ -209,7 +213,7 @@ def _playout(values) -> Playout:
         raise ValueError("eval=learned needs an evaluator file (evaluator=FILE), or the game to find the one "
                          "shipped for it (SearchSettings.for_game)")
     else:
-        learned = {"learned": load_learned(evaluator), "eval_mix": 1.0 if mix is None else mix}
+        extra.update(learned=load_learned(evaluator), eval_mix=1.0 if mix is None else mix)
     if samples is not None and not (rollout == "heuristic" or isinstance(rollout, HeuristicPlayout)):
         raise ValueError("rollout_samples is a setting of the heuristic play-out: give it with rollout=heuristic "
                          "(or a game whose default play-out is heuristic)")
@@ -223,9 +227,9 @@ def _playout(values) -> Playout:
             changes["end_scale"] = end
         if samples is not None:
             changes["samples"] = samples
-        changes.update(learned)
+        changes.update(extra)
         return rollout.replace(**changes) if changes else rollout
-    more = dict(learned) if samples is None else {"samples": samples, **learned}
+    more = dict(extra) if samples is None else {"samples": samples, **extra}
     return PLAYOUTS["random" if rollout is None else rollout](
         depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale,
         end_scale=0.0 if end is None else end, **more)

@@ -172,9 +172,20 @@ cdef class BreakthroughGame(Game):
         versus_rollout_depth15_pre44_2p_05s.md). 3 players, 8 over 20 against 8 over 10: +171
         (+107 to +249; versus_rollout_depth20_breakthrough_3p.md); against the build before
         #44, where 8 over 10 were level at 4 players (-11 Elo): +244 (+197 to +301) at 4 and
-        +283 (+221 to +365) at 5 (versus_rollout_samples8_depth20_pre44_4p.md and _5p.md)."""
+        +283 (+221 to +365) at 5 (versus_rollout_samples8_depth20_pre44_4p.md and _5p.md).
+
+        At 2 players also a lead term of weight 0.5 (``lead_weight``, #44): once a seat's soft
+        rank is near 1 every move looks alike to the search, and `medium` playing itself wandered
+        (one game in 14 past 600 plies, the leader cleaning up the cards it had just played);
+        with the term, 100 self-play games of `medium` from the same deals took 30% fewer plies
+        and none reached 600 (benches/results/lead_weight_breakthrough_lengths.md). `hard` with
+        it against `hard` without, 0.05 s a move: +14 Elo (-31 to +60, 200 games,
+        versus_lead_weight_breakthrough_2p.md). Not measured from 3 players up, so off there."""
         settings = Game.search_settings(self)
-        settings["rollout_depth"] = 20 if self._options["players"] >= 3 else 15
+        two = self._options["players"] == 2
+        settings["rollout_depth"] = 15 if two else 20
+        if two:
+            settings["lead_weight"] = 0.5
         return settings
 
     def _configure(self):

@@ -31,7 +31,7 @@ def test_every_game_and_option_set_names_search_options_with_allowed_values(name
     assert set(settings) <= set(GAME_SETTINGS)
     resolved = SearchSettings.for_game(game)        # what a search with no options of its own reads
     for key, value in settings.items():
-        if key not in ("rollout", "rollout_depth", "cutoff_scale", "end_scale"):
+        if key not in ("rollout", "rollout_depth", "cutoff_scale", "end_scale", "lead_weight"):
             assert getattr(resolved, key) == (0.0 if value is None else value), key
 
 
@@ -90,8 +90,8 @@ def test_every_search_option_is_read_where_it_is_used_and_passed_on_by_nobody():
     bot = (ROOT / "bots" / "mcts.py").read_text()
     for o in SEARCH_OPTIONS:
         read = (f"settings.{o.name}" in core or f"settings.{o.name}" in bot or f"self.{o.name}" in bot
-                or o.name in ("rollout", "rollout_depth", "rollout_samples", "cutoff_scale", "end_scale", "eval",
-                              "eval_mix", "evaluator"))
+                or o.name in ("rollout", "rollout_depth", "rollout_samples", "cutoff_scale", "end_scale",
+                              "lead_weight", "eval", "eval_mix", "evaluator"))
         # (the play-out's options become settings.playout)
         assert read, f"search option {o.name!r} is declared but read nowhere"
     assert "settings.playout" in core
@@ -121,11 +121,14 @@ def test_breakthroughs_play_out_compares_8_actions_over_15_at_2_players_and_20_f
     play-out actions at 2 players, 20 from 3 players up; a bot's own value still wins, and another play-out than
     the heuristic one does not inherit the game's samples (it would be refused)."""
     game = metro_ai.load_game("breakthrough", players=players)
-    assert SearchSettings.for_game(game).playout == HeuristicPlayout(depth=depth, cutoff_scale=1.0, samples=8)
+    lead = 0.5 if players == 2 else 0.0             # (the lead term: tests/bots/test_lead_weight.py)
+    assert SearchSettings.for_game(game).playout == HeuristicPlayout(depth=depth, cutoff_scale=1.0, samples=8,
+                                                                     lead_weight=lead)
     assert SearchSettings.for_game(game, rollout_samples=3, rollout_depth=10).playout == \
-        HeuristicPlayout(depth=10, cutoff_scale=1.0, samples=3)
+        HeuristicPlayout(depth=10, cutoff_scale=1.0, samples=3, lead_weight=lead)
     assert SearchSettings.for_game(game, rollout="heuristic").playout.samples == 8
-    assert SearchSettings.for_game(game, rollout="random").playout == RandomPlayout(depth=depth, cutoff_scale=1.0)
+    assert SearchSettings.for_game(game, rollout="random").playout == RandomPlayout(depth=depth, cutoff_scale=1.0,
+                                                                                    lead_weight=lead)
     assert isinstance(SearchSettings.for_game(game, rollout="mast").playout, MastPlayout)
     own = HeuristicPlayout(depth=4)
     assert SearchSettings.for_game(game, rollout=own).playout == own          # keeps its own 3 samples

@@ -251,6 +251,10 @@ def test_the_selfplay_games_script_reads_a_run(tmp_path, capsys):
     both = {k: np.concatenate([train[k], held[k]]) for k in train}
     rows = script.lengths_table(both)
     assert sum(r["games"] for r in rows) == 10 and sum(r["positions"] for r in rows) == pytest.approx(1.0)
+    last = [int(both["ply"][both["game"] == g].max()) for g in range(10)]
+    assert script.length_summary(both) == {"games": 10, "mean": pytest.approx(np.mean(last)),
+                                           "median": np.median(last), "p90": pytest.approx(np.percentile(last, 90)),
+                                           "max": max(last), "long": sum(n >= 600 for n in last)}
     g = both["game"] == 9                           # the one game of this run with a single winner (seat 1)
     assert list(np.unique(both["seat"][g & (both["y"] == 1)])) == [1]
     alone = script.lengths_table({k: v[g] for k, v in both.items()})[0]
@@ -264,7 +268,7 @@ def test_the_selfplay_games_script_reads_a_run(tmp_path, capsys):
     assert two["training_per_game"] == pytest.approx(log_loss(half, train["y"], train["game"]))
     assert script.main([str(folder), "--scales", "1,2"]) == 0
     out = capsys.readouterr().out
-    assert "| scale | training |" in out and "leduc" in out
+    assert "| scale | training |" in out and "leduc" in out and f"longest {max(last)}" in out
     with pytest.raises(SystemExit):
         script.main([str(folder), "--scales", "0"])
     # --replay: the run's game again, move for move (its deal and bot seeds), its moves counted
