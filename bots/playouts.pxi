@@ -272,8 +272,8 @@ cdef class Playout:
     cdef void evaluate(self, SearchCore core, double* out) noexcept nogil:
         """Each player's return in [0, 1] into ``out``, for ``core.world`` where the play-out
         stopped: at the end the game's returns (or, with ``end_scale``, the soft rank of the
-        final scores), at a cut-off the rank (hard or soft) by its heuristic; then the learned
-        value and the lead term, where set."""
+        final scores), at a cut-off the rank (hard or soft) by its heuristic (1/2 for a player
+        alone); then the learned value and the lead term, where set."""
         cdef int i, np = core.nplayers
         cdef double scale = self.cutoff_scale
         cdef bint cut = not core.world.c_is_terminal()
@@ -286,7 +286,10 @@ cdef class Playout:
             else:
                 core.world.c_heuristic(core.heur)
             for i in range(np):
-                out[i] = rank_return(i, np, core.heur) if scale == 0 else _soft_rank(i, np, core.heur, scale)
+                if np < 2:          # alone there is no rank: 1/2, as the soft rank (the lead term can tell)
+                    out[i] = 0.5
+                else:
+                    out[i] = rank_return(i, np, core.heur) if scale == 0 else _soft_rank(i, np, core.heur, scale)
             if cut and self.learned is not None:
                 self._mix_learned(core, out)
         if self.lead_weight > 0:

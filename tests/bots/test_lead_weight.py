@@ -147,3 +147,18 @@ def test_one_player_gains_on_its_own_heuristic():
         t = kids[action]
         want = 0.5 * t.returns()[0] + 0.5 * (0.5 + math.atan(t.heuristic()[0] - h0) / math.pi)
         assert visits > 0 and value / visits == pytest.approx(want, rel=1e-9)
+
+
+def test_a_one_player_cut_off_is_a_half_and_the_term_orders_it():
+    """A cut-off of a one-player game has no rank: it scores 1/2 (before, the rank's 0/0 gave
+    NaN to every action of a search of Metro solo with a play-out depth), and the lead term
+    orders the actions by the heuristic they gain."""
+    s = metro_ai.load_game("metro-solo").new_state(2)
+    h0 = s.heuristic()[0]
+    kids = _children(s)
+    for w in (0.0, 0.4):
+        core = SearchCore(s, 0, 1, fixed_world=s.clone(), rollout=RandomPlayout(depth=0, lead_weight=w))
+        core.run(iterations=len(kids))
+        for action, visits, value, _ in core.root_stats():
+            gain = kids[action].heuristic()[0] - h0
+            assert visits == 1 and value == pytest.approx((1 - w) * 0.5 + w * (0.5 + math.atan(gain) / math.pi))
