@@ -180,7 +180,9 @@ cdef class BreakthroughGame(Game):
         with the term, 100 self-play games of `medium` from the same deals took 30% fewer plies
         and none reached 600 (benches/results/lead_weight_breakthrough_lengths.md). `hard` with
         it against `hard` without, 0.05 s a move: +14 Elo (-31 to +60, 200 games,
-        versus_lead_weight_breakthrough_2p.md). Not measured from 3 players up, so off there."""
+        versus_lead_weight_breakthrough_2p.md). Off from 3 players up: at 3 the term shortened
+        `medium`'s games by 14%, but those long games were contested, not decided, and `hard`
+        with it measured -17 (-70 to +34, 100 games; versus_lead_weight_breakthrough_3p.md)."""
         settings = Game.search_settings(self)
         two = self._options["players"] == 2
         settings["rollout_depth"] = 15 if two else 20

@@ -56,15 +56,16 @@ def test_the_end_is_scored_by_the_soft_rank_of_the_final_scores(players):
             assert value / visits == pytest.approx(want, rel=1e-6)
 
 
+def _stats(spec, state, iterations):
+    """Each root action's visits and mean in a seeded search of `state` by the bot `spec`."""
+    a = metro_ai.make_bot(spec, seed=2).analyse(state, metro_ai.Limit(iterations=iterations))
+    return [(x.action, x.visits, x.mean) for x in a.actions]
+
+
 def test_zero_is_the_former_search_and_the_option_reaches_the_play_out():
     s = metro_ai.load_game("metro", players=2).new_state(3)
-    limit = metro_ai.Limit(iterations=400)
-
-    def stats(spec):
-        a = metro_ai.make_bot(spec, seed=2).analyse(s, limit)
-        return [(x.action, x.visits, x.mean) for x in a.actions]
-    assert stats("ismcts") == stats("ismcts:end_scale=0")
-    assert stats("ismcts:end_scale=5") != stats("ismcts")
+    assert _stats("ismcts", s, 400) == _stats("ismcts:end_scale=0", s, 400)
+    assert _stats("ismcts:end_scale=5", s, 400) != _stats("ismcts", s, 400)
     bot = metro_ai.make_bot("ismcts:end_scale=5", seed=1)
     assert bot.settings_for(s.game).playout == RandomPlayout(end_scale=5.0)
     m33 = metro_ai.load_game("metro2033", players=2).new_state(1)

@@ -12,7 +12,7 @@ import pytest
 import metro_ai
 from metro_ai.bots.search import HeuristicPlayout, MastPlayout, RandomPlayout, SearchCore
 
-from tests.bots.test_end_scale import _one_from_the_end, _soft
+from tests.bots.test_end_scale import _one_from_the_end, _soft, _stats
 
 
 def _lead(h, i):
@@ -77,20 +77,15 @@ def test_the_end_of_a_game_mixes_its_returns_with_the_lead_too(players):
 
 def test_zero_is_the_former_search_and_the_option_reaches_the_play_out():
     s = metro_ai.load_game("breakthrough", players=3).new_state(3)      # (off by default from 3 players)
-    limit = metro_ai.Limit(iterations=300)
-
-    def stats(spec):
-        a = metro_ai.make_bot(spec, seed=2).analyse(s, limit)
-        return [(x.action, x.visits, x.mean) for x in a.actions]
-    assert stats("medium") == stats("medium:lead_weight=0")
-    assert stats("medium:lead_weight=0.5") != stats("medium")
+    assert _stats("medium", s, 300) == _stats("medium:lead_weight=0", s, 300)
+    assert _stats("medium:lead_weight=0.5", s, 300) != _stats("medium", s, 300)
     m33 = metro_ai.load_game("metro2033", players=2)
     assert metro_ai.make_bot("hard:lead_weight=0.2").settings_for(m33).playout.lead_weight == 0.2
     assert metro_ai.make_bot("hard").settings_for(m33).playout.lead_weight == 0.0
 
 
 def test_breakthrough_has_the_term_at_2_players_only():
-    """Breakthrough's 2-player default (its search_settings; measured at 2 players only): the
+    """Breakthrough's 2-player default (its search_settings; off from 3 players up): the
     bots read weight 0.5 there unless told otherwise, and 0 from 3 players up."""
     two, three = (metro_ai.load_game("breakthrough", players=n) for n in (2, 3))
     assert two.search_settings()["lead_weight"] == 0.5 and "lead_weight" not in three.search_settings()
