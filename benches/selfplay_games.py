@@ -36,14 +36,18 @@ SURE = 0.95             # a winner's value from which the evaluation is sure of 
 LONG = 600              # plies from which a game counts as long
 
 
+def game_lengths(part: dict) -> dict:
+    """Each game's length: the ply of its last kept position."""
+    return {g: int(part["ply"][part["game"] == g].max()) for g in np.unique(part["game"])}
+
+
 def lengths_table(part: dict) -> list[dict]:
     """Per length band: games, share of positions, and how the eventual winner stood."""
-    games = np.unique(part["game"])
-    length = {g: int(part["ply"][part["game"] == g].max()) for g in games}
+    length = game_lengths(part)
     total = len(part["y"])
     rows = []
     for lo, hi in zip(BANDS, BANDS[1:] + (None,)):
-        band = [g for g in games if length[g] >= lo and (hi is None or length[g] < hi)]
+        band = [g for g, n in length.items() if n >= lo and (hi is None or n < hi)]
         if not band:
             continue
         sel = np.isin(part["game"], band)
@@ -69,9 +73,8 @@ def lengths_table(part: dict) -> list[dict]:
 def length_summary(part: dict) -> dict:
     """The games' lengths (plies of each game's last kept position): count, mean, median, 90th
     percentile, longest, and how many reached 600 plies."""
-    games = np.unique(part["game"])
-    plies = np.array([int(part["ply"][part["game"] == g].max()) for g in games])
-    return {"games": len(games), "mean": float(plies.mean()), "median": float(np.median(plies)),
+    plies = np.array(list(game_lengths(part).values()))
+    return {"games": len(plies), "mean": float(plies.mean()), "median": float(np.median(plies)),
             "p90": float(np.percentile(plies, 90)), "max": int(plies.max()), "long": int(np.sum(plies >= LONG))}
 
 

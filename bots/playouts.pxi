@@ -293,14 +293,16 @@ cdef class Playout:
             if cut and self.learned is not None:
                 self._mix_learned(core, out)
         if self.lead_weight > 0:
-            self._mix_lead(core, out)
+            self._mix_lead(core, out, cut)
 
-    cdef void _mix_lead(self, SearchCore core, double* out) noexcept nogil:
+    cdef void _mix_lead(self, SearchCore core, double* out, bint have_heuristic) noexcept nogil:
         """Each player's value in ``out`` mixed with the utility of its lead over its lead at the
-        root (``lead_weight``; ``core.lead0``, set where the iteration's world was dealt)."""
+        root (``lead_weight``; ``core.lead0``, set where the iteration's world was dealt).
+        ``have_heuristic``: ``core.heur`` holds the world's heuristic already (a cut-off)."""
         cdef int i, np = core.nplayers
         cdef double w = self.lead_weight, s = self.cutoff_scale if self.cutoff_scale > 0 else 1.0
-        core.world.c_heuristic(core.heur)
+        if not have_heuristic:
+            core.world.c_heuristic(core.heur)
         _leads(np, core.heur, core.heur)
         for i in range(np):
             out[i] = (1.0 - w) * out[i] + w * (0.5 + atan((core.heur[i] - core.lead0[i]) / s) / M_PI)

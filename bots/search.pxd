@@ -54,7 +54,7 @@ cdef class Playout:
     cdef int choose(self, SearchCore core, int n) noexcept nogil
     cdef void evaluate(self, SearchCore core, double* out) noexcept nogil
     cdef void _mix_learned(self, SearchCore core, double* out) noexcept nogil
-    cdef void _mix_lead(self, SearchCore core, double* out) noexcept nogil
+    cdef void _mix_lead(self, SearchCore core, double* out, bint have_heuristic) noexcept nogil
 
 cdef class RandomPlayout(Playout):
     pass

@@ -53,8 +53,9 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
                   finite=True, none="the game's default"),
     Option.number("lead_weight", None, "weight w of a lead term where a play-out stops: (1 - w) * value + w * "
                   "(1/2 + atan((lead - lead at the root) / scale) / pi), the lead the game's heuristic less the "
-                  "others' mean (alone: the heuristic), the scale cutoff_scale's (1 where 0): the search keeps gaining where every "
-                  "value is near 0 or 1 (0: off)", low=0, high=0.99, none="the game's default, else 0"),
+                  "others' mean (alone: the heuristic), the scale cutoff_scale's (1 where 0): the search keeps "
+                  "gaining where every value is near 0 or 1 (0: off)", low=0, high=0.99,
+                  none="the game's default, else 0"),
     Option.choice("final", "visits", "the action played: the most visited, or the best mean value",
                   ("visits", "value")),
     Option.number("temperature", 0.0, "0 plays the best action; > 0 samples by visits^(1/T)", low=0),
