@@ -1,14 +1,12 @@
 """The versus tool (metro_ai.bench.versus, benches/versus.py, metro-ai bench --versus): its
 statistics against hand-computed values, the SPRT on seeded fake game-pair streams, the guard
 against two builds that disagree, and one short match against this build's own ``metro-ai serve``."""
-import importlib.util
 import json
 import math
 import random
 import shutil
 import stat
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,6 +21,7 @@ from metro_ai.bench.versus.sprt import (Sprt, elo_from_score, elo_interval, llr,
 from metro_ai.cli import main as cli_main
 from metro_ai.engine.metro.data import DATA_DIR as METRO_DATA
 from metro_ai.engine.metro2033.cards import DEFAULT_PATH as M2033_CARDS
+from tests.bench_scripts import bench_script
 
 
 # ---- statistics, against values computed by hand
@@ -431,9 +430,7 @@ def test_builds_that_disagree_on_legal_actions_are_an_error(tmp_path):
 
 
 def test_the_script_and_usage_errors(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("versus_script", Path(__file__).parents[2] / "benches" / "versus.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = bench_script("versus")
     with pytest.raises(SystemExit) as e:
         script.main(["/no/such/metro-ai", "--games", "2"])
     assert e.value.code == 2 and "no such file" in capsys.readouterr().err

@@ -239,12 +239,8 @@ def test_the_selfplay_games_script_reads_a_run(tmp_path, capsys):
     """benches/selfplay_games.py: the length bands hold every game and position once, the
     winner's column reads the positions of the seat that won, and the scale table's s = 1 row is
     the hand-written evaluation's own log-loss (the one ``metro-ai train`` reports)."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location("selfplay_games", Path(__file__).parents[2] / "benches" /
-                                                  "selfplay_games.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    from tests.bench_scripts import bench_script
+    script = bench_script("selfplay_games")
     folder = tmp_path / "run"
     self_play(folder, LEDUC, 10)
     train, held, _ = load_positions(folder)

@@ -100,16 +100,12 @@ def test_the_measurement_card_file_changes_only_the_reichs_reconstructed_advanta
     """#44: benches/metro2033_measurement_cards.py writes the shipped cards with the Fourth Reich's
     reconstructed starting bonus made one bullets resource and its property taken away, nothing
     else; the loader takes it (rulebook counts kept) and a game is dealt from it."""
-    import importlib.util
     import json
-    from pathlib import Path
 
     import metro_ai
     from metro_ai.engine.metro2033.cards import DEFAULT_PATH
-    spec = importlib.util.spec_from_file_location("measurement_cards", Path(__file__).parents[2] / "benches" /
-                                                  "metro2033_measurement_cards.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    from tests.bench_scripts import bench_script
+    script = bench_script("metro2033_measurement_cards")
     out = tmp_path / "cards.json"
     assert script.main([str(out)]) == 0 and "written" in capsys.readouterr().out
     shipped = json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))["cards"]

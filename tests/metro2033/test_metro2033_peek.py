@@ -114,11 +114,8 @@ def test_no_bot_option_peeks():
 def test_the_strength_bench_peeks_only_when_asked(tmp_path):
     """benches/strength.py --bot-peek: the bot searches its worlds with the parts kept, and
     summarises its games with an interval on the mean return."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location("strength_script", Path(__file__).parents[2] / "benches" / "strength.py")
-    strength = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(strength)
+    from tests.bench_scripts import bench_script
+    strength = bench_script("strength")
     honest = metro_ai.make_bot("hard", seed=5)
     bot = strength.peeking(honest, ("hands", "choices"))
     assert type(bot).__name__ == "PeekingISMCTSBot" and bot.peek == ("hands", "choices")
