@@ -11,12 +11,14 @@ Resolving for a game (`SearchSettings.for_game`): the options in `GAME_SETTINGS`
 take the game's value (``game.search_settings()``, read through `game_search_settings`, which
 refuses a key that is not one of them and a value its option does not allow); ``prior`` and
 ``minimax`` still None are 0 (off); and the play-out options become one `Playout` object
-(``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples and
-scales except those given besides it; the game's do not replace them. The game's
+(``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples,
+scales and learned value except those given besides it; the game's do not replace them. The game's
 ``rollout_samples`` are its heuristic play-out's: another play-out named by the bot leaves them. ``eval="learned"`` without an
 ``evaluator`` reads the one shipped for the game and its players (`shipped_evaluator`), and the
 evaluator file becomes the play-out's `LearnedValue` (``load_learned``: read once while the file
-is unchanged).
+is unchanged). A game's own ``eval="learned"`` holds for the rules its shipped evaluator was
+trained on: with other options (a variant, another card set) its search scores cut-offs by hand,
+as a bot that names ``eval=learned`` there is refused with what differs.
 """
 from __future__ import annotations
 
@@ -125,6 +127,16 @@ def game_search_settings(game) -> dict[str, Any]:
     return settings
 
 
+def _trained_on(path, game) -> bool:
+    """Whether the evaluator file at `path` was trained on `game` as it is (its options too)."""
+    learned = load_learned(path)            # (a damaged file is an error, not a reason to score by hand)
+    try:
+        learned.check_game(game)
+    except ValueError:
+        return False
+    return True
+
+
 class SearchSettings:
     """The settings of a search, frozen: a value for each of `SEARCH_OPTIONS` (read as attributes,
     ``settings.c``), those given checked by their declarations and the rest their defaults, plus
@@ -153,14 +165,20 @@ class SearchSettings:
         own_playout = isinstance(values.get("rollout"), Playout)
         game_settings = game_search_settings(game)
         for name, value in game_settings.items():
-            if own_playout and name in _PLAYOUT_OPTIONS:
-                continue                    # a Playout object keeps its own, bar those given with it
+            if own_playout and name in _PLAYOUT_OPTIONS + ("eval", "eval_mix"):
+                continue                    # a Playout object keeps its own (its evaluator too), bar those given with it
             if name == "rollout_samples" and (merged.get("rollout") or game_settings.get("rollout")) != "heuristic":
                 continue                    # the game's samples are its heuristic play-out's, not another's
             if merged.get(name) is None:
                 merged[name] = value
         if merged.get("eval") == "learned" and merged.get("evaluator") is None:
-            merged["evaluator"] = str(shipped_evaluator(game))
+            shipped = shipped_evaluator(game)
+            if values.get("eval") is None and not _trained_on(shipped, game):
+                merged["eval"] = None                # the game's default, for the rules it was trained on
+                if values.get("eval_mix") is None:
+                    merged["eval_mix"] = None
+            else:
+                merged["evaluator"] = str(shipped)
         return cls(**merged)
 
     def replace(self, **changes: Any) -> SearchSettings:

@@ -182,12 +182,24 @@ cdef class BreakthroughGame(Game):
         it against `hard` without, 0.05 s a move: +14 Elo (-31 to +60, 200 games,
         versus_lead_weight_breakthrough_2p.md). Off from 3 players up: at 3 the term shortened
         `medium`'s games by 14%, but those long games were contested, not decided, and `hard`
-        with it measured -17 (-70 to +34, 100 games; versus_lead_weight_breakthrough_3p.md)."""
+        with it measured -17 (-70 to +34, 100 games; versus_lead_weight_breakthrough_3p.md).
+
+        At 2 players the cut-off is scored by the shipped learned evaluator (``eval=learned``,
+        bots/data/evaluator-breakthrough-2p.json, #44; its training command inside: 1,000 games
+        of `medium`, with the lead term, against itself): against the same search with the
+        hand-written evaluation, +70 Elo (+26 to +117) at 1,000 iterations a move over 200 games
+        and at 0.05 s a move, where it costs 7% of the iterations, +38 (-9 to +87) over 200
+        games and +96 (+32 to +167, SPRT H1) over 104 more on other deals
+        (versus_learned_breakthrough_2p.md, _2p_b.md; learned_targets_breakthrough_2p.md). The
+        shipped `hard` against the build before #44: at 0.05 s +338 (+193 to +1040), H1 for
+        +100 after 24 games; at 0.5 s +205 (+86 to +399), H1 after 34 games
+        (versus_learned_breakthrough_2p_pre44.md, _pre44_05s.md)."""
         settings = Game.search_settings(self)
         two = self._options["players"] == 2
         settings["rollout_depth"] = 15 if two else 20
         if two:
             settings["lead_weight"] = 0.5
+            settings["eval"] = "learned"
         return settings
 
     def _configure(self):

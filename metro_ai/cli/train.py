@@ -30,6 +30,9 @@ def add_arguments(p):
     p.add_argument("--seed", type=int, default=None, help="the run's seed (default: 1)")
     p.add_argument("--every", type=int, default=None, metavar="K",
                    help="keep a position every K plies, seen by every seat (default: 2)")
+    p.add_argument("--label", default=None, metavar="SPEC",
+                   help="a search bot that also searches each kept position for the player to move, its value "
+                        "kept as the position's search value (for --target; default: none)")
     p.add_argument("--overwrite", action="store_true", help="discard the positions of another run in DIR")
     add_pool_arguments(p, "; one game a job")
     p.add_argument("--hidden", type=int, default=0, metavar="H",
@@ -42,6 +45,9 @@ def add_arguments(p):
                    help="Adam's step (default: 0.001; with --hidden 0.003)")
     p.add_argument("--epochs", type=int, default=10, help="passes over the positions (default: 10)")
     p.add_argument("--fit-seed", type=int, default=0, help="the fit's seed (default: 0)")
+    p.add_argument("--target", type=float, default=0.0, metavar="T",
+                   help="fit (1 - T) * result + T * search value (a run played with --label; default: 0, the "
+                        "results); held out, the model is measured against the results either way")
     p.add_argument("--folds", type=int, default=0, metavar="K",
                    help="also measure the fit on every K-th part of the games in turn (K fits; its mean is steadier "
                         "than one held-out fifth); stored in the file's training (default: 0, not done)")
@@ -52,7 +58,7 @@ def add_arguments(p):
 def _settings(args):
     """The run's settings from the options given, or None (the run in --dir, as stored)."""
     from metro_ai.learn import SelfPlaySettings
-    given = [args.game, args.players, args.bot, args.seed, args.every]
+    given = [args.game, args.players, args.bot, args.seed, args.every, args.label]
     if all(v is None for v in given) and not args.option:
         return None if (Path(args.dir) / "settings.json").exists() else SelfPlaySettings(*_defaults(args))
     return SelfPlaySettings(*_defaults(args))
@@ -61,7 +67,7 @@ def _settings(args):
 def _defaults(args):
     name, options = game_options(args, 2)
     return (name, options, args.bot or "medium", 1 if args.seed is None else args.seed,
-            2 if args.every is None else args.every)
+            2 if args.every is None else args.every, args.label)
 
 
 def run(args) -> int:
@@ -92,7 +98,7 @@ def run(args) -> int:
             if bar is not None:
                 bar.close()
     fit = dict(hidden=args.hidden, on_hand_written=not (args.no_hand_written or args.hidden), l2=args.l2,
-               rate=args.rate, epochs=args.epochs, seed=args.fit_seed)
+               rate=args.rate, epochs=args.epochs, seed=args.fit_seed, target=args.target)
     data = train_evaluator(args.dir, **fit)
     data["training"]["command"] = _command(data["training"])
     if args.folds:
@@ -115,8 +121,10 @@ def _command(training) -> str:
     """The command that makes this evaluator again from nothing (its run's settings in full)."""
     sp, fit = training["self_play"], training["fit"]
     words = ["metro-ai", "train", "--dir", "DIR", *game_words(sp["game"], sp["options"])]
-    words += ["--bot", sp["bot"], "--seed", str(sp["seed"]), "--every", str(sp["every"]), "--games", str(sp["games"]),
-              "--hidden", str(fit["hidden"]), *([] if fit["on_hand_written"] or fit["hidden"] else ["--no-hand-written"]),
+    words += ["--bot", sp["bot"], "--seed", str(sp["seed"]), "--every", str(sp["every"]),
+              *(["--label", sp["label"]] if "label" in sp else []), "--games", str(sp["games"]),
+              *(["--target", repr(fit["target"])] if "target" in fit else []), "--hidden", str(fit["hidden"]),
+              *([] if fit["on_hand_written"] or fit["hidden"] else ["--no-hand-written"]),
               "--l2", repr(fit["l2"]), "--rate", repr(fit["rate"]), "--epochs", str(fit["epochs"]),
               "--fit-seed", str(fit["seed"])]
     return " ".join(shlex.quote(w) for w in words)
@@ -126,19 +134,24 @@ def _model_words(fit) -> str:
     kind = (f"one hidden layer of {fit['hidden']} units" if fit["hidden"] else
             "logistic on the features and the hand-written evaluation" if fit["on_hand_written"] else
             "logistic on the features")
-    return f"{kind}; l2 {fit['l2']}, step {fit['rate']}, {fit['epochs']} epochs, seed {fit['seed']}"
+    target = f"; fitted to {1 - fit['target']:g} x result + {fit['target']:g} x search value" if "target" in fit else ""
+    return f"{kind}; l2 {fit['l2']}, step {fit['rate']}, {fit['epochs']} epochs, seed {fit['seed']}{target}"
 
 
 def _report(data) -> str:
     t = data["training"]
     sp, fit, held = t["self_play"], t["fit"], t["held_out"]
     rows = [f"{sp['game']} {sp['options']}: {sp['games']} games of {sp['bot']} (seed {sp['seed']}, a position every "
-            f"{sp['every']} plies), {fit['positions']:,} positions fitted, {held['positions']:,} held out",
+            f"{sp['every']} plies{', search values by ' + sp['label'] if 'label' in sp else ''}), "
+            f"{fit['positions']:,} positions fitted, {held['positions']:,} held out",
             f"model: {_model_words(fit)}",
             f"held-out log-loss: learned {held['log_loss']:.4f}, hand-written {held['log_loss_hand_written']:.4f}, "
             f"constant {held['log_loss_constant']:.4f} (training positions: {fit['log_loss']:.4f})",
             f"held-out log-loss, each game weighted alike: learned {held['log_loss_per_game']:.4f}, "
             f"hand-written {held['log_loss_hand_written_per_game']:.4f}",
+            *([f"held-out log-loss against the search values ({held['search']['positions']:,} positions): learned "
+               f"{held['search']['log_loss']:.4f}, hand-written {held['search']['log_loss_hand_written']:.4f}"]
+              if "search" in held else []),
             "calibration (held out): predicted -> outcome, positions"]
     for learned in held["calibration"]:
         rows.append(f"  {learned['low']:.1f}-{learned['high']:.1f}: {learned['predicted']:.3f} -> "

@@ -3,9 +3,10 @@ predicts its return, fitted to self-play positions (:mod:`metro_ai.learn.selfpla
 held-out games against the game's hand-written evaluation, and kept in a versioned data file.
 
 The fit minimises the mean cross-entropy of the predictions against the returns (in [0, 1]: a
-win 1, a loss 0, ranks between) plus ``l2 / 2 * |w|^2``, by Adam over shuffled mini-batches,
-every random choice from its seed: the same positions and seed give the same weights, bit for
-bit (on one machine and numpy).
+win 1, a loss 0, ranks between), or against ``(1 - target) * return + target * search value``
+where the run kept search values (a labeller, :mod:`metro_ai.learn.selfplay`), plus
+``l2 / 2 * |w|^2``, by Adam over shuffled mini-batches, every random choice from its seed: the
+same positions and seed give the same weights, bit for bit (on one machine and numpy).
 """
 from __future__ import annotations
 
@@ -202,26 +203,52 @@ def evaluator_data(game, model: dict, training: dict) -> dict:
 LOSSES = ("log_loss", "log_loss_hand_written", "log_loss_per_game", "log_loss_hand_written_per_game")
 
 
-def report_of(p_model, p_base, y, y_train_mean: float, games) -> dict:
+def report_of(p_model, p_base, y, y_train_mean: float, games, v=None) -> dict:
     """Held-out measures: the log-loss of the model, of the hand-written evaluation and of a
     constant (the training outcomes' mean), over positions and over games (`games`: each
-    position's game; a few long games hold many positions), and both calibration tables."""
-    return {"positions": int(len(y)), "log_loss": log_loss(p_model, y), "log_loss_hand_written": log_loss(p_base, y),
-            "log_loss_constant": log_loss(np.full(len(y), y_train_mean), y),
-            "log_loss_per_game": log_loss(p_model, y, games), "log_loss_hand_written_per_game": log_loss(p_base, y, games),
-            "calibration": calibration(p_model, y), "calibration_hand_written": calibration(p_base, y)}
+    position's game; a few long games hold many positions), and both calibration tables. Given
+    search values `v` (NaN where unknown), also the log-loss of the model and of the hand-written
+    evaluation against them, over the positions that have one (``search``: how well each
+    foresees a deeper search's value of the position)."""
+    report = {"positions": int(len(y)), "log_loss": log_loss(p_model, y), "log_loss_hand_written": log_loss(p_base, y),
+              "log_loss_constant": log_loss(np.full(len(y), y_train_mean), y),
+              "log_loss_per_game": log_loss(p_model, y, games),
+              "log_loss_hand_written_per_game": log_loss(p_base, y, games),
+              "calibration": calibration(p_model, y), "calibration_hand_written": calibration(p_base, y)}
+    known = np.zeros(len(y), bool) if v is None else np.isfinite(v)
+    if known.any():
+        report["search"] = {"positions": int(known.sum()), "log_loss": log_loss(np.asarray(p_model)[known], v[known]),
+                            "log_loss_hand_written": log_loss(np.asarray(p_base)[known], v[known])}
+    return report
 
 
-def _check_fit(hidden, on_hand_written) -> None:
+def _check_fit(hidden, on_hand_written, target=0.0) -> None:
     if isinstance(hidden, bool) or not isinstance(hidden, int) or not 0 <= hidden <= MAX_HIDDEN:
         raise TrainError(f"hidden must be an int in [0, {MAX_HIDDEN}] (0: no hidden layer), got {hidden!r}")
     if hidden and on_hand_written:
         raise TrainError("a model with a hidden layer reads the features alone: ask for no hand-written input")
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 <= target <= 1:
+        raise TrainError(f"target must be a number in [0, 1] (0: the results, 1: the search values), got {target!r}")
+
+
+def targeted(part: dict, target: float) -> dict:
+    """Positions `part` with ``y`` replaced by the fit's target ``(1 - target) * y + target * v``:
+    all of them for `target` 0, else those with a search value (TrainError if none has one: the
+    run had no labeller)."""
+    if not target:
+        return part
+    known = np.isfinite(part["v"])
+    if not known.any():
+        raise TrainError("these positions have no search values: play the run with a labeller (--label SPEC) "
+                         "to fit a target other than the results")
+    out = {k: a[known] for k, a in part.items()}
+    out["y"] = (1 - target) * out["y"] + target * out["v"]
+    return out
 
 
 def _fit(train: dict, game, *, hidden: int, on_hand_written: bool, l2: float, rate: float, epochs: int,
          seed: int) -> dict:
-    """The model fitted to positions `train` (see `train_evaluator`)."""
+    """The model fitted to positions `train`, their ``y`` its target (see `train_evaluator`)."""
     if hidden:
         model = {"kind": "mlp", "hidden": hidden, **fit_mlp(train["x"], train["y"], hidden, l2=l2, epochs=epochs,
                                                              rate=rate, seed=seed)}
@@ -241,17 +268,19 @@ def _default_rate(hidden: int, rate: Optional[float]) -> float:
 
 
 def train_evaluator(folder, *, hidden: int = 0, on_hand_written: bool = True, l2: float = 1e-2,
-                    rate: Optional[float] = None, epochs: int = 10, seed: int = 0,
+                    rate: Optional[float] = None, epochs: int = 10, seed: int = 0, target: float = 0.0,
                     command: Optional[str] = None) -> dict:
     """Fit an evaluator to the self-play positions in `folder` (the games every fifth held out):
     a logistic regression, on the game's hand-written evaluation too where `on_hand_written`
     (its log-odds one more input: the model learns a correction to it), or with `hidden` > 0 one
     hidden layer of that many units on the features alone; `rate` Adam's step (None: 0.001 for
-    the logistic model, 0.003 with a hidden layer). Returns its file's data (see
+    the logistic model, 0.003 with a hidden layer); `target` what it is fitted to (0: each
+    seat's result; 1: the run's search values; between, that mix: `targeted`). Held out, it is
+    measured against the results whatever its target. Returns its file's data (see
     `evaluator_data`), its ``training`` saying how it was made (the run's settings, the games and
     positions used, the fit's settings, `command`) and what it scores on the held-out games
     (`report_of`). The defaults are those measured best on the runs in docs/guide/train.md."""
-    _check_fit(hidden, on_hand_written)
+    _check_fit(hidden, on_hand_written, target)
     from metro_ai.registry import load_game
     from metro_ai.version import __version__
     train, held, settings = load_positions(folder)
@@ -259,25 +288,27 @@ def train_evaluator(folder, *, hidden: int = 0, on_hand_written: bool = True, l2
         raise TrainError(f"{folder}: too few games to hold a fifth out (at least 5 are needed)")
     game = load_game(settings.game, **settings.options)
     rate = _default_rate(hidden, rate)
-    model = _fit(train, game, hidden=hidden, on_hand_written=on_hand_written, l2=l2, rate=rate, epochs=epochs,
+    fitted = targeted(train, target)
+    model = _fit(fitted, game, hidden=hidden, on_hand_written=on_hand_written, l2=l2, rate=rate, epochs=epochs,
                  seed=seed)
-    p_train = model_value(model, train["x"], train["base"])
     p_held = model_value(model, held["x"], held["base"])
     training = {
         "command": command, "metro_ai": __version__,
         "self_play": {"game": settings.game, "options": settings.options, "bot": settings.bot,
                       "seed": settings.seed, "every": settings.every,
+                      **({} if settings.label is None else {"label": settings.label}),
                       "games": int(len(np.unique(train["game"])) + len(np.unique(held["game"])))},
         "fit": {"hidden": hidden, "on_hand_written": on_hand_written, "l2": l2, "rate": rate, "epochs": epochs,
-                "seed": seed, "positions": int(len(train["y"])),
-                "log_loss": log_loss(p_train, train["y"])},
-        "held_out": report_of(p_held, held["base"], held["y"], float(train["y"].mean()), held["game"]),
+                "seed": seed, **({"target": target} if target else {}), "positions": int(len(fitted["y"])),
+                "log_loss": log_loss(model_value(model, fitted["x"], fitted["base"]), fitted["y"])},
+        "held_out": report_of(p_held, held["base"], held["y"], float(train["y"].mean()), held["game"], held["v"]),
     }
     return evaluator_data(game, model, training)
 
 
 def cross_validate(folder, folds: int = 5, *, hidden: int = 0, on_hand_written: bool = True, l2: float = 1e-2,
-                   rate: Optional[float] = None, epochs: int = 10, seed: int = 0, progress=None) -> dict:
+                   rate: Optional[float] = None, epochs: int = 10, seed: int = 0, target: float = 0.0,
+                   progress=None) -> dict:
     """The fit of `train_evaluator` (same settings) measured on every part of the games in turn:
     fold f holds out the games g with g % `folds` == f and fits the rest (`train_evaluator`'s
     held-out games are fold 4 of 5). One held-out fifth of a few hundred games is a noisy
@@ -285,7 +316,7 @@ def cross_validate(folder, folds: int = 5, *, hidden: int = 0, on_hand_written: 
     wins are steadier. Per fold: its games and the log-loss of the model and of the hand-written
     evaluation, over positions and over games. `progress(done, total)` before the first fold and
     after each."""
-    _check_fit(hidden, on_hand_written)
+    _check_fit(hidden, on_hand_written, target)
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
         raise TrainError(f"folds must be an int >= 2, got {folds!r}")
     from metro_ai.registry import load_game
@@ -297,12 +328,13 @@ def cross_validate(folder, folds: int = 5, *, hidden: int = 0, on_hand_written: 
         train, held, settings = load_positions(folder, held_out=lambda g: g % folds == f)
         if train is None or held is None:
             raise TrainError(f"{folder}: too few games for {folds} folds (at least {folds} are needed)")
-        model = _fit(train, load_game(settings.game, **settings.options), hidden=hidden,
+        model = _fit(targeted(train, target), load_game(settings.game, **settings.options), hidden=hidden,
                      on_hand_written=on_hand_written, l2=l2, rate=rate, epochs=epochs, seed=seed)
         report = report_of(model_value(model, held["x"], held["base"]), held["base"], held["y"],
-                           float(train["y"].mean()), held["game"])
+                           float(train["y"].mean()), held["game"], held["v"])
         rows.append({"fold": f, "games": int(len(np.unique(held["game"]))),
-                     **{k: report[k] for k in ("positions",) + LOSSES}})
+                     **{k: report[k] for k in ("positions",) + LOSSES},
+                     **({"search": report["search"]} if "search" in report else {})})
         if progress is not None:
             progress(f + 1, folds)
     return {"folds": folds, "rows": rows, "mean": {k: float(np.mean([r[k] for r in rows])) for k in LOSSES},

@@ -11,6 +11,14 @@ are the same wherever and whenever it is played.
 Each position also carries the game's **hand-written evaluation** of it for that seat (the soft
 rank of the game's heuristic, ``cutoff_scale`` of its search settings, else 1: what the search's
 play-out scores where it is cut off), the reference a learned evaluator is measured against.
+
+A run with a **labeller** (``label``: a search bot's spec) also keeps each position's *search
+value* ``v``: the labeller searches the position for the player to move (its own tree, seeded from
+the deal; the game's moves are still the run's bot's) and the mean value of the action it would
+choose is that player's ``v``; with 2 players the other seat's is ``1 - v`` (the search's values of
+the two seats sum to 1), with more it is unknown (NaN). A fit can take it as its target, in part or
+whole (``train_evaluator(target=...)``): a deeper look than the final result of one game, with far
+less noise (search bootstrapping, TD-Leaf's idea).
 """
 from __future__ import annotations
 
@@ -38,12 +46,15 @@ class TrainError(MetroAIError, ValueError):
 @dataclass(frozen=True)
 class SelfPlaySettings:
     """What a self-play run is: the game (name and options), the bot playing every seat (a spec),
-    the seed and every how many plies a position is kept (``every``: 1 keeps every position)."""
+    the seed, every how many plies a position is kept (``every``: 1 keeps every position) and the
+    labeller (``label``: a search bot's spec whose analysis of each kept position gives its search
+    value; None: none, the positions' ``v`` are NaN)."""
     game: str
     options: dict
     bot: str
     seed: int
     every: int = 2
+    label: Optional[str] = None
 
     def check(self) -> "SelfPlaySettings":
         """These settings, or TrainError saying what is wrong (the game's features, the bot)."""
@@ -56,6 +67,12 @@ class SelfPlaySettings:
             game = load_game(self.game, **self.options)
             game.observation_features()
             BotSpec.parse(self.bot).make(seed=0)
+            if self.label is not None:
+                if not isinstance(self.label, str):
+                    raise TrainError(f"label must be a bot spec (a str) or None, got {self.label!r}")
+                from metro_ai.bots.mcts import SearchBot
+                if not isinstance(BotSpec.parse(self.label).make(seed=0), SearchBot):
+                    raise TrainError(f"label {self.label!r} is not a search bot: only a search reports values")
         except ValueError as exc:
             raise TrainError(str(exc)) from None
         return self
@@ -91,23 +108,46 @@ def deal_game(settings: SelfPlaySettings, g: int, bot: Optional[str] = None) -> 
     return game, game.new_state(deal), [spec.make(seed=derive(deal, 0xB07, p)) for p in range(game.num_players)]
 
 
+def search_values(analysis, n: int) -> list[float]:
+    """Each seat's search value from a search's `analysis` of a position: the mean value of the
+    action chosen for the player to move; with 2 players the other's is 1 minus it; NaN where
+    unknown (the other seats of a game of more players)."""
+    mean = next(a.mean for a in analysis.actions if a.action == analysis.chosen)
+    values = [math.nan] * n
+    values[analysis.player] = mean
+    if n == 2:
+        values[1 - analysis.player] = 1.0 - mean
+    return values
+
+
+def _searched(bot, state):
+    """`bot`'s analysis of `state`, a forced move searched too (``analyse`` reports none there)."""
+    handle = bot.start(state, analyse=True)
+    handle.result()
+    return handle.analysis()
+
+
 def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
     """Game `g` of a run: its positions as arrays ``x`` (features, float32), ``y`` (the seat's
-    return), ``base`` (the hand-written evaluation), ``seat``, ``ply``, one row per kept
-    position and seat."""
+    return), ``base`` (the hand-written evaluation), ``v`` (the labeller's search value, NaN
+    without one), ``seat``, ``ply``, one row per kept position and seat."""
     game, state, bots = deal_game(settings, g)
+    labeller = None if settings.label is None else \
+        BotSpec.parse(settings.label).make(seed=derive(settings.seed, g, 0x1AB))
     encoder = game.observation_features()
     scale = hand_written_scale(game)
     n = game.num_players
     rows: list = []
-    base, seats, plies = [], [], []
+    base, values, seats, plies = [], [], [], []
     ply = 0
     while not state.is_terminal():
         if ply % settings.every == 0:
             h = state.heuristic()                           # (the hand-written evaluation's input, once)
+            v = [math.nan] * n if labeller is None else search_values(_searched(labeller, state), n)
             for p in range(n):
                 rows.append(encoder.encode(state.observation(p)))
                 base.append(soft_rank(h, p, scale))
+                values.append(v[p])
                 seats.append(p)
                 plies.append(ply)
         state.apply(bots[state.current_player].choose(state))
@@ -116,8 +156,8 @@ def play_game(settings: SelfPlaySettings, g: int) -> dict[str, np.ndarray]:
     size = encoder.shape[0]
     return {"x": np.asarray(rows, np.float32).reshape(len(rows), size),
             "y": np.asarray([returns[p] for p in seats], np.float64),
-            "base": np.asarray(base, np.float64), "seat": np.asarray(seats, np.int16),
-            "ply": np.asarray(plies, np.int32)}
+            "base": np.asarray(base, np.float64), "v": np.asarray(values, np.float64),
+            "seat": np.asarray(seats, np.int16), "ply": np.asarray(plies, np.int32)}
 
 
 def _play_and_write(item) -> int:
@@ -127,7 +167,8 @@ def _play_and_write(item) -> int:
     path = _game_path(folder, g)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
-        np.savez_compressed(f, x=data["x"], y=data["y"], base=data["base"], seat=data["seat"], ply=data["ply"])
+        np.savez_compressed(f, x=data["x"], y=data["y"], base=data["base"], v=data["v"], seat=data["seat"],
+                            ply=data["ply"])
     os.replace(tmp, path)
     return g
 
@@ -148,7 +189,8 @@ def open_run(folder, settings: Optional[SelfPlaySettings], overwrite: bool = Fal
         if not isinstance(obj, dict) or obj.get("format") != "metro-ai-selfplay" or obj.get("version") != POSITIONS_VERSION:
             raise TrainError(f"{stored_path}: not the settings of a metro-ai self-play run of this version")
         try:
-            stored = SelfPlaySettings(**{k: obj[k] for k in ("game", "options", "bot", "seed", "every")})
+            stored = SelfPlaySettings(**{k: obj[k] for k in ("game", "options", "bot", "seed", "every")},
+                                      label=obj.get("label"))
         except (KeyError, TypeError):
             raise TrainError(f"{stored_path}: its fields are not a self-play run's") from None
     if settings is None:
@@ -158,15 +200,18 @@ def open_run(folder, settings: Optional[SelfPlaySettings], overwrite: bool = Fal
     settings.check()
     if stored is not None and stored != settings and not overwrite:
         raise TrainError(f"{folder} holds another run ({stored.game}, bot {stored.bot}, seed {stored.seed}, "
-                         f"every {stored.every}); --overwrite starts afresh there")
+                         f"every {stored.every}, label {stored.label}); --overwrite starts afresh there")
     if stored != settings:
         if folder.exists() and not folder.is_dir():
             raise TrainError(f"{folder}: not a folder")
         (folder / "positions").mkdir(parents=True, exist_ok=True)
         for old in (folder / "positions").glob("game-*.npz"):
             old.unlink()
+        fields = asdict(settings)
+        if fields["label"] is None:
+            del fields["label"]                             # (a run without one reads as before)
         stored_path.write_text(dumps({"format": "metro-ai-selfplay", "version": POSITIONS_VERSION,
-                                      **asdict(settings)}, indent=1) + "\n", encoding="utf-8")
+                                      **fields}, indent=1) + "\n", encoding="utf-8")
     return settings
 
 
@@ -194,9 +239,10 @@ def self_play(folder, settings: SelfPlaySettings, games: int, jobs: int = 1, das
 
 
 def load_positions(folder, held_out=lambda g: g % 5 == 4) -> tuple[dict, dict, SelfPlaySettings]:
-    """The run's positions as two sets of arrays (``x``, ``y``, ``base``, ``seat``, ``ply``,
-    ``game``): those of the games `held_out` marks (default: every fifth game, a fifth of the
-    games kept apart to measure) and the rest, and the run's settings. A position file that
+    """The run's positions as two sets of arrays (``x``, ``y``, ``base``, ``v``, ``seat``, ``ply``,
+    ``game``; ``v`` NaN in files written before runs had labellers): those of the games
+    `held_out` marks (default: every fifth game, a fifth of the games kept apart to measure) and
+    the rest, and the run's settings. A position file that
     cannot be read is a TrainError naming it."""
     settings = open_run(folder, None)
     paths = sorted((Path(folder) / "positions").glob("game-*.npz"))
@@ -208,6 +254,7 @@ def load_positions(folder, held_out=lambda g: g % 5 == 4) -> tuple[dict, dict, S
         try:
             with np.load(path, allow_pickle=False) as z:
                 part = {k: z[k] for k in ("x", "y", "base", "seat", "ply")}
+                part["v"] = z["v"] if "v" in z.files else np.full(len(part["y"]), np.nan)
         except (OSError, ValueError, KeyError) as exc:
             raise TrainError(f"{path}: not a position file of this run ({exc}); delete it to play that game again") \
                 from None

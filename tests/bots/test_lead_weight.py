@@ -90,10 +90,11 @@ def test_breakthrough_has_the_term_at_2_players_only():
     two, three = (metro_ai.load_game("breakthrough", players=n) for n in (2, 3))
     assert two.search_settings()["lead_weight"] == 0.5 and "lead_weight" not in three.search_settings()
     for preset in ("easy", "medium", "hard"):
-        assert metro_ai.make_bot(preset).settings_for(two).playout == HeuristicPlayout(
+        assert metro_ai.make_bot(f"{preset}:eval=hand-written").settings_for(two).playout == HeuristicPlayout(
             depth=15, cutoff_scale=1.0, samples=8, lead_weight=0.5)
+        assert metro_ai.make_bot(preset).settings_for(two).playout.lead_weight == 0.5
         assert metro_ai.make_bot(preset).settings_for(three).playout.lead_weight == 0.0
-    assert metro_ai.make_bot("hard:lead_weight=0").settings_for(two).playout == HeuristicPlayout(
+    assert metro_ai.make_bot("hard:lead_weight=0,eval=hand-written").settings_for(two).playout == HeuristicPlayout(
         depth=15, cutoff_scale=1.0, samples=8)
 
 

@@ -13,9 +13,10 @@ import pytest
 
 import metro_ai
 from metro_ai import Limit
+from metro_ai.bots.evaluator import load_learned, shipped_evaluator
 from metro_ai.bots.mcts import FlatMCBot, ISMCTSBot, MOISMCTSBot, PIMCBot, SearchBot
 from metro_ai.bots.search import HeuristicPlayout, MastPlayout, RandomPlayout, SearchCore
-from metro_ai.bots.settings import GAME_SETTINGS, SEARCH_OPTIONS, SearchSettings, game_search_settings
+from metro_ai.bots.settings import GAME_SETTINGS, SEARCH_OPTIONS, SearchSettings, _trained_on, game_search_settings
 from metro_ai.registry import game_class
 
 TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "add_a_game.py"
@@ -31,7 +32,9 @@ def test_every_game_and_option_set_names_search_options_with_allowed_values(name
     assert set(settings) <= set(GAME_SETTINGS)
     resolved = SearchSettings.for_game(game)        # what a search with no options of its own reads
     for key, value in settings.items():
-        if key not in ("rollout", "rollout_depth", "cutoff_scale", "end_scale", "lead_weight"):
+        if key == "eval":                           # (other rules than its evaluator's: scored by hand)
+            assert resolved.eval == (value if _trained_on(shipped_evaluator(game), game) else None)
+        elif key not in ("rollout", "rollout_depth", "cutoff_scale", "end_scale", "lead_weight"):
             assert getattr(resolved, key) == (0.0 if value is None else value), key
 
 
@@ -122,13 +125,15 @@ def test_breakthroughs_play_out_compares_8_actions_over_15_at_2_players_and_20_f
     the heuristic one does not inherit the game's samples (it would be refused)."""
     game = metro_ai.load_game("breakthrough", players=players)
     lead = 0.5 if players == 2 else 0.0             # (the lead term: tests/bots/test_lead_weight.py)
+    # (the learned evaluator at 2 players: tests/learn/test_learned_search.py)
+    learned = dict(learned=load_learned(shipped_evaluator(game)), eval_mix=1.0) if players == 2 else {}
     assert SearchSettings.for_game(game).playout == HeuristicPlayout(depth=depth, cutoff_scale=1.0, samples=8,
-                                                                     lead_weight=lead)
+                                                                     lead_weight=lead, **learned)
     assert SearchSettings.for_game(game, rollout_samples=3, rollout_depth=10).playout == \
-        HeuristicPlayout(depth=10, cutoff_scale=1.0, samples=3, lead_weight=lead)
+        HeuristicPlayout(depth=10, cutoff_scale=1.0, samples=3, lead_weight=lead, **learned)
     assert SearchSettings.for_game(game, rollout="heuristic").playout.samples == 8
     assert SearchSettings.for_game(game, rollout="random").playout == RandomPlayout(depth=depth, cutoff_scale=1.0,
-                                                                                    lead_weight=lead)
+                                                                                    lead_weight=lead, **learned)
     assert isinstance(SearchSettings.for_game(game, rollout="mast").playout, MastPlayout)
     own = HeuristicPlayout(depth=4)
     assert SearchSettings.for_game(game, rollout=own).playout == own          # keeps its own 3 samples

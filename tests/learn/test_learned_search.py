@@ -128,7 +128,7 @@ def test_a_mix_of_0_searches_as_the_hand_written_and_a_mix_of_1_differently(tmp_
     game = metro_ai.load_game(name, players=players)
     state = _choice(game, ply // 2 + 1)
     path = _evaluator_file(tmp_path, game)
-    hand = _analysis("ismcts", state)
+    hand = _analysis("ismcts:eval=hand-written", state)
     none = _analysis(f"ismcts:eval=learned,evaluator={path},eval_mix=0", state)
     learned = _analysis(f"ismcts:eval=learned,evaluator={path}", state)
     again = _analysis(f"ismcts:evaluator={path}", state)                 # evaluator= alone means learned
@@ -211,6 +211,33 @@ def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evalua
     assert main(module + ["match", "--game", "tunnel-draft", "--bots", bot, "random", "--iterations", "50",
                           "--seed", "2"]) == 0
     assert f"player 0 (ismcts:evaluator={evaluator},rollout_depth=3)" in capsys.readouterr().out   # (spec normalised)
+
+
+def test_breakthroughs_two_player_bots_read_the_shipped_evaluator():
+    """#44, measured (engine/breakthrough/state.pyx, docs/guide/train.md): at 2 players every
+    search bot and preset scores its cut-offs with the evaluator shipped for the game, mixed at 1;
+    ``eval=hand-written`` searches as without it; from 3 players up, and with rules the evaluator
+    was not trained on, nothing learned is read."""
+    two, three = (metro_ai.load_game("breakthrough", players=n) for n in (2, 3))
+    assert two.search_settings()["eval"] == "learned" and "eval" not in three.search_settings()
+    shipped = load_learned(shipped_evaluator(two))
+    for spec in ("easy", "medium", "hard", "ismcts", "mo-ismcts"):
+        playout = BotSpec.parse(spec).make(seed=1).settings_for(two).playout
+        assert playout.learned == shipped and playout.eval_mix == 1.0
+        assert BotSpec.parse(spec).make(seed=1).settings_for(three).playout.learned is None
+        assert BotSpec.parse(f"{spec}:eval=hand-written").make(seed=1).settings_for(two).playout.learned is None
+    # other rules than it was trained on (a variant): scored by hand, as asking for it is refused
+    variant = metro_ai.load_game("breakthrough", players=2, full_protection_required=True)
+    assert BotSpec.parse("hard").make(seed=1).settings_for(variant).playout.learned is None
+    assert BotSpec.parse("hard:eval_mix=0.5").make(seed=1).settings_for(two).playout.eval_mix == 0.5
+    with pytest.raises(ValueError, match="eval_mix is a setting of eval=learned"):
+        BotSpec.parse("hard:eval_mix=0.5").make(seed=1).settings_for(variant)
+    with pytest.raises(ValueError, match="trained on breakthrough with other options: full_protection_required"):
+        BotSpec.parse("hard:eval=learned").make(seed=1).choose(variant.new_state(1))
+    state = _choice(two, 4)
+    path = shipped_evaluator(two)
+    assert _analysis("ismcts", state) == _analysis(f"ismcts:evaluator={path}", state)
+    assert _analysis("ismcts", state) != _analysis("ismcts:eval=hand-written", state)
 
 
 def test_every_shipped_evaluator_reads_its_game_and_says_how_it_was_trained():

@@ -275,3 +275,64 @@ def test_the_selfplay_games_script_reads_a_run(tmp_path, capsys):
     assert script.main([str(folder), "--replay", "9"]) == 0 and "the same game as the run" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         script.main([str(folder), "--replay", "10"])                # no game 10 in a 10-game run
+
+
+LABELLED = SelfPlaySettings("leduc", {"players": 2}, "easy", seed=3, every=1, label="ismcts:iterations=60")
+
+
+def test_a_labeller_keeps_each_positions_search_value_and_changes_nothing_else():
+    """#44: with a labeller, each kept position also holds its search value: the labeller's
+    analysis (its own seed, drawn from the run's seed and the game) of the position for the player
+    to move, the mean of the action it would choose; 2 players: the other seat's is 1 minus it.
+    The game's moves and every other array are the run's without a labeller."""
+    data, plain = play_game(LABELLED, 7), play_game(LEDUC, 7)
+    assert all(np.array_equal(data[k], plain[k]) for k in ("x", "y", "base", "seat", "ply"))
+    assert np.isnan(plain["v"]).all() and np.isfinite(data["v"]).all()
+    assert np.allclose(data["v"][0::2] + data["v"][1::2], 1.0)
+    game = metro_ai.load_game("leduc", players=2)
+    state = game.new_state(metro_ai.bots.seeding.derive(3, 7))
+    bot = metro_ai.bots.catalogue.BotSpec.parse("ismcts:iterations=60").make(seed=metro_ai.bots.seeding.derive(3, 7, 0x1AB))
+    handle = bot.start(state, analyse=True)
+    handle.result()
+    analysis = handle.analysis()
+    mean = next(a.mean for a in analysis.actions if a.action == analysis.chosen)
+    assert data["v"][state.current_player] == mean and 0 < mean < 1
+    assert data["v"][1 - state.current_player] == 1 - mean
+    with pytest.raises(TrainError, match="not a search bot"):
+        SelfPlaySettings("leduc", {"players": 2}, "easy", seed=3, label="random").check()
+
+
+def test_search_value_targets_mix_with_the_results_and_need_a_labeller(tmp_path, capsys):
+    """#44: ``target`` fits (1 - T) * result + T * search value over the positions that have one;
+    held out the model is measured against the results as always, and against the search values
+    too; a run without a labeller has none to fit."""
+    from metro_ai.learn.model import targeted
+    part = {"y": np.array([1.0, 0.0, 1.0]), "v": np.array([0.8, np.nan, 0.4]), "x": np.arange(3.0)[:, None]}
+    mixed = targeted(part, 0.25)
+    assert mixed["y"].tolist() == [0.75 * 1 + 0.25 * 0.8, 0.75 * 1 + 0.25 * 0.4] and mixed["x"][:, 0].tolist() == [0, 2]
+    assert targeted(part, 0.0) is part
+    plain, labelled = tmp_path / "plain", tmp_path / "labelled"
+    self_play(plain, LEDUC, 5)
+    with pytest.raises(TrainError, match="no search values"):
+        train_evaluator(plain, target=0.5, epochs=2)
+    with pytest.raises(TrainError, match="target must be a number in"):
+        train_evaluator(plain, target=1.5, epochs=2)
+    self_play(labelled, LABELLED, 10)
+    on_results = train_evaluator(labelled, epochs=3)
+    on_values = train_evaluator(labelled, epochs=3, target=1.0)
+    assert on_values["model"] != on_results["model"]
+    held_results, held_values = on_results["training"]["held_out"], on_values["training"]["held_out"]
+    assert held_results["search"]["log_loss_hand_written"] == held_values["search"]["log_loss_hand_written"]
+    assert held_values["search"]["log_loss"] < held_results["search"]["log_loss"]   # it fits what it was fitted to
+    assert held_values["search"]["positions"] == held_values["positions"]
+    assert main(["train", "--dir", str(tmp_path / "cli"), "--game", "leduc", "--bot", "easy", "--seed", "3",
+                 "--every", "1", "--label", "ismcts:iterations=60", "--games", "10", "--target", "1", "--epochs", "3",
+                 "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "search values by ismcts:iterations=60" in text and "fitted to 0 x result + 1 x search value" in text
+    assert "held-out log-loss against the search values" in text
+    stored = json.loads((tmp_path / "cli" / "evaluator.json").read_text())
+    assert stored["model"] == on_values["model"]
+    assert stored["training"]["command"] == ("metro-ai train --dir DIR --game leduc --option players=2 --bot easy "
+                                             "--seed 3 --every 1 --label ismcts:iterations=60 --games 10 --target 1.0 "
+                                             "--hidden 0 --l2 0.01 --rate 0.001 --epochs 3 --fit-seed 0")
