@@ -67,6 +67,22 @@ cdef class Metro2033Game(Game):
     features = "metro_ai.engine.metro2033.features:Metro2033Features"
     svg = "metro_ai.engine.metro2033.svg:map_svg"
 
+    def search_settings(self):
+        """``search_defaults``; at 3 players the cut-off is also scored by the shipped learned
+        evaluator (``eval=learned``, bots/data/evaluator-metro2033-3p.json, #44; its training
+        command inside: 1,000 self-play games of `medium`, a position every 6 actions). Against
+        the same search with the hand-written evaluation: at 1,000 iterations a move +93 Elo (+29
+        to +164, 90 games; benches/results/learned_metro2033_3p_iterations.md); at 0.05 s a move,
+        where it costs 17% of the iterations, +27 (-3 to +57) over 200 games and +67 (+20 to
+        +117, SPRT H1 for +50) over 50 more on other deals (versus_learned_metro2033_3p_1000.md,
+        _1000_b.md). The evaluators fitted before to fewer games (150 and 530, a position every 2
+        actions) were level at 0.05 s; at 2 players the shipped one is not read: no
+        measurement could tell (the first seat wins with the shipped cards)."""
+        settings = Game.search_settings(self)
+        if self._options["players"] == 3:
+            settings["eval"] = "learned"
+        return settings
+
     def _configure(self):
         o = self._options
         self.card_set = load_card_set(o["cards"], strict_counts=o["strict_counts"])

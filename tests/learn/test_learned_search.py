@@ -213,29 +213,33 @@ def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evalua
     assert f"player 0 (ismcts:evaluator={evaluator},rollout_depth=3)" in capsys.readouterr().out   # (spec normalised)
 
 
-def test_breakthroughs_two_player_bots_read_the_shipped_evaluator():
-    """#44, measured (engine/breakthrough/state.pyx, docs/guide/train.md): at 2 players every
-    search bot and preset scores its cut-offs with the evaluator shipped for the game, mixed at 1;
-    ``eval=hand-written`` searches as without it; from 3 players up, and with rules the evaluator
-    was not trained on, nothing learned is read."""
-    two, three = (metro_ai.load_game("breakthrough", players=n) for n in (2, 3))
-    assert two.search_settings()["eval"] == "learned" and "eval" not in three.search_settings()
-    shipped = load_learned(shipped_evaluator(two))
+@pytest.mark.parametrize("name, on, off, variant", [
+    ("breakthrough", 2, 3, {"full_protection_required": True}),
+    ("metro2033", 3, 2, {"round_limit": 30}),
+])
+def test_a_games_bots_read_its_shipped_evaluator_where_it_was_measured(name, on, off, variant):
+    """#44, measured (each game's ``search_settings``, docs/guide/train.md): Breakthrough at 2
+    players and Metro 2033 at 3, every search bot and preset scores its cut-offs with the evaluator
+    shipped for the game, mixed at 1; ``eval=hand-written`` searches as without it; at other player
+    counts, and with rules the evaluator was not trained on, nothing learned is read."""
+    game, other = (metro_ai.load_game(name, players=n) for n in (on, off))
+    assert game.search_settings()["eval"] == "learned" and "eval" not in other.search_settings()
+    shipped = load_learned(shipped_evaluator(game))
     for spec in ("easy", "medium", "hard", "ismcts", "mo-ismcts"):
-        playout = BotSpec.parse(spec).make(seed=1).settings_for(two).playout
+        playout = BotSpec.parse(spec).make(seed=1).settings_for(game).playout
         assert playout.learned == shipped and playout.eval_mix == 1.0
-        assert BotSpec.parse(spec).make(seed=1).settings_for(three).playout.learned is None
-        assert BotSpec.parse(f"{spec}:eval=hand-written").make(seed=1).settings_for(two).playout.learned is None
+        assert BotSpec.parse(spec).make(seed=1).settings_for(other).playout.learned is None
+        assert BotSpec.parse(f"{spec}:eval=hand-written").make(seed=1).settings_for(game).playout.learned is None
     # other rules than it was trained on (a variant): scored by hand, as asking for it is refused
-    variant = metro_ai.load_game("breakthrough", players=2, full_protection_required=True)
-    assert BotSpec.parse("hard").make(seed=1).settings_for(variant).playout.learned is None
-    assert BotSpec.parse("hard:eval_mix=0.5").make(seed=1).settings_for(two).playout.eval_mix == 0.5
+    changed = metro_ai.load_game(name, players=on, **variant)
+    assert BotSpec.parse("hard").make(seed=1).settings_for(changed).playout.learned is None
+    assert BotSpec.parse("hard:eval_mix=0.5").make(seed=1).settings_for(game).playout.eval_mix == 0.5
     with pytest.raises(ValueError, match="eval_mix is a setting of eval=learned"):
-        BotSpec.parse("hard:eval_mix=0.5").make(seed=1).settings_for(variant)
-    with pytest.raises(ValueError, match="trained on breakthrough with other options: full_protection_required"):
-        BotSpec.parse("hard:eval=learned").make(seed=1).choose(variant.new_state(1))
-    state = _choice(two, 4)
-    path = shipped_evaluator(two)
+        BotSpec.parse("hard:eval_mix=0.5").make(seed=1).settings_for(changed)
+    with pytest.raises(ValueError, match=f"trained on {name} with other options: {next(iter(variant))}"):
+        BotSpec.parse("hard:eval=learned").make(seed=1).choose(changed.new_state(1))
+    state = _choice(game, 4)
+    path = shipped_evaluator(game)
     assert _analysis("ismcts", state) == _analysis(f"ismcts:evaluator={path}", state)
     assert _analysis("ismcts", state) != _analysis("ismcts:eval=hand-written", state)
 
