@@ -14,7 +14,7 @@ import metro_ai
 from metro_ai.bench.versus import match
 from metro_ai.bench.versus.match import Interrupted, game_score, run_pairs, seats_of
 from metro_ai.bench.versus.other import VersusError, serve_command
-from metro_ai.bench.versus.report import report_json
+from metro_ai.bench.versus.report import markdown, report_json
 from metro_ai.bench.versus.settings import MAX_JOBS, VersusSettings
 from metro_ai.bench.versus.sprt import (Sprt, elo_from_score, elo_interval, llr, pair_grid, score_from_elo, sprt_bounds,
                                         summarise)
@@ -455,3 +455,5 @@ def test_three_players_split_the_seats_by_parity():
             state.apply(action)
         assert list(state.returns()) == g["returns"]
     assert report["summary"]["games"] == 2 and report["settings"]["players"] == 3
+    # the report says what a pair score can be with 3 players (one build holds 2 seats: eighths)
+    assert "Pair scores (multiples of 1/8 with 3 players:" in markdown(report)

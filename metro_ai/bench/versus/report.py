@@ -7,6 +7,7 @@ import math
 import statistics
 from typing import Any, Optional
 
+from metro_ai.bench.versus.sprt import pair_grid
 from metro_ai.engine.datafile import dumps
 from metro_ai.registry import game_class
 
@@ -31,6 +32,15 @@ def _fmt_elo(x: float) -> str:
     return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
 
 
+def _grid_text(players: int) -> str:
+    """What a pair score can be (sprt.pair_grid), in words for the report."""
+    if players == 2:
+        return "pentanomial with two players"
+    steps = len(pair_grid(players)) - 1
+    return (f"multiples of 1/{steps} with {players} players: a game's score is the mean of this build's "
+            "seats set against the other's, 1 above, 1/2 level, 0 below")
+
+
 def markdown(report: dict[str, Any], command: Optional[str] = None) -> str:
     """The report as Markdown for benches/results/."""
     cfg, s = report["settings"], report["summary"]
@@ -52,7 +62,7 @@ def markdown(report: dict[str, Any], command: Optional[str] = None) -> str:
               f"{s['wilson_low']:.1%} – {s['wilson_high']:.1%} | {_fmt_elo(s['elo'])} | "
               f"{_fmt_elo(s['elo_low'])} – {_fmt_elo(s['elo_high'])} | {s['llr']:.2f} | "
               f"{s['llr_bounds'][0]:.2f}, {s['llr_bounds'][1]:.2f} | {s['verdict'] or '–'} |", "",
-              f"Pair scores (pentanomial with two players): "
+              f"Pair scores ({_grid_text(cfg['players'])}): "
               + ", ".join(f"{k}: {v}" for k, v in s["pair_scores"].items()) + ". "
               f"SPRT hypotheses: H0 Elo {s['elo0']:g}, H1 Elo {s['elo1']:g} (logistic), alpha {s['alpha']:g}, "
               f"beta {s['beta']:g}; {report['mode']} mode. Wall time {report['wall_seconds']:.0f} s; median "
