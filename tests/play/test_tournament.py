@@ -489,6 +489,31 @@ def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys
     assert "metro-ai[dask]" in capsys.readouterr().err and not db.exists()
 
 
+def test_a_dask_client_that_failed_to_start_is_collected_before_the_error(monkeypatch):
+    """A Dask client that fails to start lives on in a reference cycle and closes itself when the
+    garbage collector finds it; its close takes the lock every client's start holds, so a
+    collection inside the next client's start waited for ever (a CI run hung so, on the next
+    test's --dask). dask_client collects it before it raises: none is left for later."""
+    distributed = pytest.importorskip("dask.distributed")
+    import gc
+    from metro_ai.play.tournament import runner
+    monkeypatch.setattr(runner, "DASK_TIMEOUT", 1)
+
+    def clients():
+        return sum(isinstance(o, distributed.Client) for o in gc.get_objects())
+
+    gc.disable()                                 # only dask_client's own collection may find it
+    try:
+        for address in ("no-port-here", "tcp://127.0.0.1:1"):     # a malformed address; nothing listens
+            before = clients()
+            with pytest.raises(TournamentError, match=f"cannot reach the Dask scheduler at '{address}'"):
+                with runner.dask_client(address):
+                    pass
+            assert clients() <= before, address
+    finally:
+        gc.enable()
+
+
 def test_progress_line_on_a_terminal_and_in_a_log():
     import io
     from metro_ai.play.report import ProgressLine

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import json
 import os
 import sqlite3
@@ -310,13 +311,21 @@ def dask_client(address):
         from dask.distributed import Client
     except ImportError:
         raise TournamentError("--dask needs Dask: pip install 'metro-ai[dask]'") from None
+    failure = None
     try:
         client = Client(address, timeout=DASK_TIMEOUT, set_as_default=False)
     except Exception as exc:  # noqa: BLE001 - Dask fails to connect in many types (OSError,
         # TimeoutError, ValueError for a bad address, RuntimeError from a stale event loop): each
         # is the same thing to the user, who is told the address and what Dask said
-        raise TournamentError(f"cannot reach the Dask scheduler at {address!r}: "
-                              f"{type(exc).__name__}: {exc}") from None
+        failure = f"{type(exc).__name__}: {exc}"
+    if failure is not None:
+        # The client that failed to start lives on in a reference cycle (its traceback's frames)
+        # and closes itself when the garbage collector finds it. Closing takes a lock that every
+        # client's event-loop runner shares, so a collection that falls inside another client's
+        # start (the next --dask run in this process) waits on itself for ever: collect it now,
+        # while no start holds that lock.
+        gc.collect()
+        raise TournamentError(f"cannot reach the Dask scheduler at {address!r}: {failure}")
     try:
         yield client
     finally:
