@@ -124,13 +124,13 @@ _LOADED: dict[tuple, LearnedValue] = {}
 
 def load_learned(path) -> LearnedValue:
     """The `LearnedValue` of an evaluator file, read and checked once while the file is unchanged
-    (its path, size and time of change); `EvaluatorError` naming the file (and the field) if it
-    cannot be read or is malformed."""
+    (the same file, by device and inode, its size and time of change); `EvaluatorError` naming the
+    file (and the field) if it cannot be read or is malformed."""
     try:
         st = os.stat(path)
     except OSError as exc:
         raise EvaluatorError(f"evaluator file {os.fsdecode(path)}: {exc.strerror}") from None
-    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)     # (a search asks at every move: no realpath)
     got = _LOADED.get(key)
     if got is None:
         got = LearnedValue(read_evaluator(path))

@@ -22,6 +22,7 @@ as a bot that names ``eval=learned`` there is refused with what differs.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from metro_ai.engine.options import Option, check_options
@@ -127,14 +128,29 @@ def game_search_settings(game) -> dict[str, Any]:
     return settings
 
 
+#: `_trained_on`'s answers, by evaluator (its content's hash) and game (class, name, players, options).
+_TRAINED_ON: dict[tuple, bool] = {}
+
+
 def _trained_on(path, game) -> bool:
-    """Whether the evaluator file at `path` was trained on `game` as it is (its options too)."""
+    """Whether the evaluator file at `path` was trained on `game` as it is (its options too).
+    Asked at every search of a game whose default reads an evaluator, so the answer is kept for
+    the file's content and the game's configuration (``check_game`` builds the game's feature
+    layout, some 140 us in Metro 2033)."""
     learned = load_learned(path)            # (a damaged file is an error, not a reason to score by hand)
-    try:
-        learned.check_game(game)
-    except ValueError:
-        return False
-    return True
+    key = (learned.key, type(game), game.name, game.num_players,
+           json.dumps(dict(game.options), sort_keys=True, default=repr))
+    known = _TRAINED_ON.get(key)
+    if known is None:
+        try:
+            learned.check_game(game)
+            known = True
+        except ValueError:
+            known = False
+        if len(_TRAINED_ON) >= 64:
+            _TRAINED_ON.clear()
+        _TRAINED_ON[key] = known
+    return known
 
 
 class SearchSettings:

@@ -38,6 +38,27 @@ def test_every_game_and_option_set_names_search_options_with_allowed_values(name
             assert getattr(resolved, key) == (0.0 if value is None else value), key
 
 
+def test_whether_a_game_reads_an_evaluator_is_kept_per_evaluator_and_game(tmp_path):
+    """`_trained_on` is asked at every search of a game whose default reads an evaluator
+    (``SearchSettings.for_game``), so its answer is kept: by the evaluator's content and the game's
+    class, name, players and options. A game of other options is its own question; an evaluator
+    file rewritten on disk (here: trained on other rules) is asked again."""
+    import json
+    from metro_ai.bots import settings as st
+    game = metro_ai.load_game("breakthrough", players=2)
+    variant = metro_ai.load_game("breakthrough", players=2, full_protection_required=True)
+    data = json.loads(shipped_evaluator(game).read_text())
+    path = tmp_path / "evaluator.json"
+    path.write_text(json.dumps(data))
+    st._TRAINED_ON.clear()
+    assert _trained_on(path, game) and not _trained_on(path, variant)
+    assert sorted(st._TRAINED_ON.values()) == [False, True]
+    assert _trained_on(path, metro_ai.load_game("breakthrough", players=2)) and len(st._TRAINED_ON) == 2  # kept
+    data["options"]["full_protection_required"] = True
+    path.write_text(json.dumps(data, indent=1))
+    assert not _trained_on(path, game) and _trained_on(path, variant) and len(st._TRAINED_ON) == 4
+
+
 def _stones(defaults):
     spec = importlib.util.spec_from_file_location("add_a_game_settings", TUTORIAL)
     module = importlib.util.module_from_spec(spec)
