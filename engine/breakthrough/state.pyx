@@ -184,21 +184,20 @@ cdef class BreakthroughGame(Game):
         `medium`'s games by 14%, but those long games were contested, not decided, and `hard`
         with it measured -17 (-70 to +34, 100 games; versus_lead_weight_breakthrough_3p.md).
 
-        At 2 players the cut-off is scored by the shipped learned evaluator (``eval=learned``,
-        bots/data/evaluator-breakthrough-2p.json, #44; its training command inside: 1,000 games
-        of `medium`, with the lead term, against itself): against the same search with the
-        hand-written evaluation, +70 Elo (+26 to +117) at 1,000 iterations a move over 200 games
-        and at 0.05 s a move, where it costs 7% of the iterations, +38 (-9 to +87) over 200
-        games and +96 (+32 to +167, SPRT H1) over 104 more on other deals
-        (versus_learned_breakthrough_2p.md, _2p_b.md; learned_targets_breakthrough_2p.md). The
-        shipped `hard` against the build before #44: at 0.05 s +338 (+193 to +1040), H1 for
-        +100 after 24 games; at 0.5 s +205 (+86 to +399), H1 after 34 games
-        (versus_learned_breakthrough_2p_pre44.md, _pre44_05s.md)."""
+        At 2 and 3 players the cut-off is scored by the shipped learned evaluator
+        (``eval=learned``, bots/data/evaluator-breakthrough-2p.json and -3p.json, #44: 1,000
+        games of `medium` against itself, the command inside). Against the same search with the
+        hand-written evaluation at 0.05 s a move, +96 Elo (+32 to +167) at 2 players and +94
+        (+33 to +161) at 3, each SPRT H1 (versus_learned_breakthrough_2p_b.md, _3p.md); the
+        shipped `hard` against the build before #44, +338 and +205 at 2 players, +322 and +267
+        at 3 (0.05 s and 0.5 s a move, each H1 for +100; versus_learned_breakthrough_2p_pre44*.md,
+        _3p_pre44*.md; every run in docs/guide/train.md). Not at 4 and 5 players: none trained."""
         settings = Game.search_settings(self)
-        two = self._options["players"] == 2
-        settings["rollout_depth"] = 15 if two else 20
-        if two:
+        players = self._options["players"]
+        settings["rollout_depth"] = 15 if players == 2 else 20
+        if players == 2:
             settings["lead_weight"] = 0.5
+        if players <= 3:
             settings["eval"] = "learned"
         return settings
 
