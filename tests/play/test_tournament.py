@@ -492,8 +492,8 @@ def test_cli_refuses_plots_and_dask_it_cannot_do_before_playing(tmp_path, capsys
 def test_a_dask_client_that_failed_to_start_is_collected_before_the_error(monkeypatch):
     """A Dask client that fails to start lives on in a reference cycle and closes itself when the
     garbage collector finds it; its close takes the lock every client's start holds, so a
-    collection inside the next client's start waited for ever (a CI run hung so, on the next
-    test's --dask). dask_client collects it before it raises: none is left for later."""
+    collection inside the next client's start waited for ever (a CI run hung so, at the second
+    --dask of one test). dask_client collects it before it raises: none is left for later."""
     distributed = pytest.importorskip("dask.distributed")
     import gc
     from metro_ai.play.tournament import runner
