@@ -221,8 +221,9 @@ def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evalua
 def test_a_games_bots_read_its_shipped_evaluator_where_it_was_measured(name, on, off, variant):
     """#44, measured (each game's ``search_settings``, docs/guide/train.md): Breakthrough at 2
     and 3 players and Metro 2033 at 3, every search bot and preset scores its cut-offs with the
-    evaluator shipped for the game and players, mixed at 1; ``eval=hand-written`` searches as without it; at other player
-    counts, and with rules the evaluator was not trained on, nothing learned is read."""
+    evaluator shipped for the game and players, mixed at 1; ``eval=hand-written`` searches as
+    without it; at other player counts, and with rules the evaluator was not trained on, nothing
+    learned is read."""
     game, other = (metro_ai.load_game(name, players=n) for n in (on, off))
     assert game.search_settings()["eval"] == "learned" and "eval" not in other.search_settings()
     shipped = load_learned(shipped_evaluator(game))
