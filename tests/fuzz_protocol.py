@@ -47,7 +47,9 @@ def _param_value(name):
         "bot": st.sampled_from(["random", "greedy", "ismcts", "easy", "ismcts:c=2", "pimc:worlds=2", "nope",
                                 "ismcts:workers=0", "ismcts:iterations=5"]),
         "limit": st.one_of(st.fixed_dictionaries({}, optional={
-            "iterations": st.one_of(st.integers(-3, 200), HUGE, st.floats(allow_nan=False)),
+            # (finite: JSON has no infinity; json.dumps would write `Infinity`, a message that is
+            # not JSON at all, which the server rightly answers with a parse error and no id)
+            "iterations": st.one_of(st.integers(-3, 200), HUGE, st.floats(allow_nan=False, allow_infinity=False)),
             "time": st.one_of(st.floats(-1, 0.05), st.just(1e308), st.text(max_size=3))}), json_value),
         "options": st.one_of(st.fixed_dictionaries({}, optional={
             "players": st.one_of(st.integers(0, 7), HUGE), "hand_size": st.integers(0, 4),
