@@ -184,20 +184,20 @@ cdef class BreakthroughGame(Game):
         `medium`'s games by 14%, but those long games were contested, not decided, and `hard`
         with it measured -17 (-70 to +34, 100 games; versus_lead_weight_breakthrough_3p.md).
 
-        At 2 and 3 players the cut-off is scored by the shipped learned evaluator
-        (``eval=learned``, bots/data/evaluator-breakthrough-2p.json and -3p.json, #44: 1,000
-        games of `medium` against itself, the command inside). Against the same search with the
-        hand-written evaluation at 0.05 s a move, +96 Elo (+32 to +167) at 2 players and +94
-        (+33 to +161) at 3, each SPRT H1 (versus_learned_breakthrough_2p_b.md, _3p.md); the
-        shipped `hard` against the build before #44, +338 and +205 at 2 players, +322 and +267
-        at 3 (0.05 s and 0.5 s a move, each H1 for +100; versus_learned_breakthrough_2p_pre44*.md,
-        _3p_pre44*.md; every run in docs/guide/train.md). Not at 4 and 5 players: none trained."""
+        At 2 to 4 players the cut-off is scored by the shipped learned evaluator
+        (``eval=learned``, bots/data/evaluator-breakthrough-2p.json, -3p.json and -4p.json, #44:
+        1,000 games of `medium` against itself, the command inside). Against the same search
+        with the hand-written evaluation at 0.05 s a move, +96 Elo (+32 to +167) at 2 players,
+        +94 (+33 to +161) at 3 and +214 (+150 to +296) at 4, each SPRT H1
+        (versus_learned_breakthrough_2p_b.md, _3p.md, _4p.md); the shipped `hard` against the
+        build before #44 at 0.05 s and 0.5 s a move: every run in docs/guide/train.md. Not at 5
+        players: none trained."""
         settings = Game.search_settings(self)
         players = self._options["players"]
         settings["rollout_depth"] = 15 if players == 2 else 20
         if players == 2:
             settings["lead_weight"] = 0.5
-        if players <= 3:
+        if players <= 4:
             settings["eval"] = "learned"
         return settings
 

@@ -217,7 +217,7 @@ def test_bot_classes_check_their_declared_options_and_show_them():
 
 
 def test_playout_objects_equal_the_string_options():
-    state = bt_midgame(4)
+    state = bt_midgame(4, failed_defence_tokens_down=True)
     limit = metro_ai.Limit(iterations=300)
 
     def run(**options):
@@ -225,8 +225,9 @@ def test_playout_objects_equal_the_string_options():
         r.pop("seconds")
         return r
 
-    # (4 players: the game's play-out is 20 actions of 8 samples each, its cut-off scored by hand;
-    # at 2 and 3 a learned evaluator scores it, which a Playout object does not inherit)
+    # (4 players: the game's play-out is 20 actions of 8 samples each; in a variant its cut-off is
+    # scored by hand at every player count, where with the default rules a learned evaluator may
+    # score it, which a Playout object does not inherit)
     heuristic = run(rollout="heuristic", rollout_depth=20, cutoff_scale=1.0)    # the game's 8 samples
     assert run(rollout=HeuristicPlayout(depth=20, cutoff_scale=1.0, samples=8)) == heuristic
     assert run(rollout=HeuristicPlayout(), rollout_depth=20, cutoff_scale=1.0, rollout_samples=8) == heuristic
@@ -346,8 +347,8 @@ def test_mo_ismcts_equals_ismcts_when_every_move_is_public():
     assert mo.nodes == 3 * so.nodes
 
 
-def bt_midgame(players=2, seed=3, steps=40):
-    s = metro_ai.load_game("breakthrough", players=players).new_state(seed)
+def bt_midgame(players=2, seed=3, steps=40, **options):
+    s = metro_ai.load_game("breakthrough", players=players, **options).new_state(seed)
     rng = random.Random(seed)
     for _ in range(steps):
         s.apply(rng.choice(s.legal_actions()))

@@ -214,13 +214,14 @@ def test_the_tutorials_game_trains_with_one_command_and_plays_against_its_evalua
 
 
 @pytest.mark.parametrize("name, on, off, variant", [
-    ("breakthrough", 2, 4, {"full_protection_required": True}),
-    ("breakthrough", 3, 4, {"failed_defence_tokens_down": True}),
+    ("breakthrough", 2, 5, {"full_protection_required": True}),
+    ("breakthrough", 3, 5, {"failed_defence_tokens_down": True}),
+    ("breakthrough", 4, 5, {"quest_tokens_stay_down": True}),
     ("metro2033", 3, 2, {"round_limit": 30}),
 ])
 def test_a_games_bots_read_its_shipped_evaluator_where_it_was_measured(name, on, off, variant):
     """#44, measured (each game's ``search_settings``, docs/guide/train.md): Breakthrough at 2
-    and 3 players and Metro 2033 at 3, every search bot and preset scores its cut-offs with the
+    to 4 players and Metro 2033 at 3, every search bot and preset scores its cut-offs with the
     evaluator shipped for the game and players, mixed at 1; ``eval=hand-written`` searches as
     without it; at other player counts, and with rules the evaluator was not trained on, nothing
     learned is read."""
@@ -250,7 +251,8 @@ def test_every_shipped_evaluator_reads_its_game_and_says_how_it_was_trained():
     from metro_ai.bots.evaluator import DATA
     shipped = sorted(DATA.glob("evaluator-*.json"))
     assert {p.name for p in shipped} >= {"evaluator-breakthrough-2p.json", "evaluator-breakthrough-3p.json",
-                                         "evaluator-metro2033-2p.json", "evaluator-metro2033-3p.json"}
+                                         "evaluator-breakthrough-4p.json", "evaluator-metro2033-2p.json",
+                                         "evaluator-metro2033-3p.json"}
     for path in shipped:
         learned = load_learned(path)
         game = metro_ai.load_game(learned.game, **learned.data["options"])
