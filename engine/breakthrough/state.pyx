@@ -184,21 +184,20 @@ cdef class BreakthroughGame(Game):
         `medium`'s games by 14%, but those long games were contested, not decided, and `hard`
         with it measured -17 (-70 to +34, 100 games; versus_lead_weight_breakthrough_3p.md).
 
-        At 2 to 4 players the cut-off is scored by the shipped learned evaluator
-        (``eval=learned``, bots/data/evaluator-breakthrough-2p.json, -3p.json and -4p.json, #44:
-        1,000 games of `medium` against itself, the command inside). Against the same search
-        with the hand-written evaluation at 0.05 s a move, +96 Elo (+32 to +167) at 2 players,
-        +94 (+33 to +161) at 3 and +214 (+150 to +296) at 4, each SPRT H1
-        (versus_learned_breakthrough_2p_b.md, _3p.md, _4p.md); the shipped `hard` against the
-        build before #44 at 0.05 s and 0.5 s a move: every run in docs/guide/train.md. Not at 5
-        players: none trained."""
+        At every player count the cut-off is scored by the shipped learned evaluator
+        (``eval=learned``, bots/data/evaluator-breakthrough-2p.json to -5p.json, #44: 1,000
+        games of `medium` against itself, the command inside). Against the same search with the
+        hand-written evaluation at 0.05 s a move, +96 Elo (+32 to +167) at 2 players, +94 (+33
+        to +161) at 3, +214 (+150 to +296) at 4 and +199 (+150 to +257) at 5, each SPRT H1
+        (versus_learned_breakthrough_2p_b.md, _3p.md, _4p.md, _5p.md); the shipped `hard`
+        against the build before #44 at 0.05 s and 0.5 s a move: every run in
+        docs/guide/train.md. A variant (other rules than the evaluator's) is scored by hand."""
         settings = Game.search_settings(self)
         players = self._options["players"]
         settings["rollout_depth"] = 15 if players == 2 else 20
         if players == 2:
             settings["lead_weight"] = 0.5
-        if players <= 4:
-            settings["eval"] = "learned"
+        settings["eval"] = "learned"
         return settings
 
     def _configure(self):

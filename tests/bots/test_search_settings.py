@@ -146,8 +146,8 @@ def test_breakthroughs_play_out_compares_8_actions_over_15_at_2_players_and_20_f
     the heuristic one does not inherit the game's samples (it would be refused)."""
     game = metro_ai.load_game("breakthrough", players=players)
     lead = 0.5 if players == 2 else 0.0             # (the lead term: tests/bots/test_lead_weight.py)
-    # (the learned evaluator at 2 to 4 players: tests/learn/test_learned_search.py)
-    learned = dict(learned=load_learned(shipped_evaluator(game)), eval_mix=1.0) if players <= 4 else {}
+    # (the learned evaluator, at every player count: tests/learn/test_learned_search.py)
+    learned = dict(learned=load_learned(shipped_evaluator(game)), eval_mix=1.0)
     assert SearchSettings.for_game(game).playout == HeuristicPlayout(depth=depth, cutoff_scale=1.0, samples=8,
                                                                      lead_weight=lead, **learned)
     assert SearchSettings.for_game(game, rollout_samples=3, rollout_depth=10).playout == \
