@@ -226,8 +226,8 @@ def test_playout_objects_equal_the_string_options():
         return r
 
     # (4 players: the game's play-out is 20 actions of 8 samples each; in a variant its cut-off is
-    # scored by hand at every player count, where with the default rules a learned evaluator may
-    # score it, which a Playout object does not inherit)
+    # scored by hand, where with the default rules the shipped learned evaluator scores it, which
+    # a Playout object does not inherit)
     heuristic = run(rollout="heuristic", rollout_depth=20, cutoff_scale=1.0)    # the game's 8 samples
     assert run(rollout=HeuristicPlayout(depth=20, cutoff_scale=1.0, samples=8)) == heuristic
     assert run(rollout=HeuristicPlayout(), rollout_depth=20, cutoff_scale=1.0, rollout_samples=8) == heuristic
