@@ -9,8 +9,8 @@ seed, settings)`` takes them whole.
 
 Resolving for a game (`SearchSettings.for_game`): the options in `GAME_SETTINGS` left as None
 take the game's value (``game.search_settings()``, read through `game_search_settings`, which
-refuses a key that is not one of them and a value its option does not allow); ``prior`` and
-``minimax`` still None are 0 (off); and the play-out options become one `Playout` object
+refuses a key that is not one of them and a value its option does not allow); ``c`` still None
+is `DEFAULT_C`, ``prior`` and ``minimax`` 0 (off); and the play-out options become one `Playout` object
 (``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples,
 scales and learned value except those given besides it; the game's do not replace them. The game's
 ``rollout_samples`` are its heuristic play-out's: another play-out named by the bot leaves them. ``eval="learned"`` without an
@@ -30,15 +30,17 @@ from metro_ai.engine.options import Option, check_options
 from .evaluator import load_learned, shipped_evaluator
 from .search import HeuristicPlayout, MastPlayout, Playout, RandomPlayout
 
-__all__ = ["GAME_SETTINGS", "MAX_NODES", "MAX_WORKERS", "PLAYOUTS", "SEARCH_OPTIONS", "SearchSettings",
+__all__ = ["DEFAULT_C", "GAME_SETTINGS", "MAX_NODES", "MAX_WORKERS", "PLAYOUTS", "SEARCH_OPTIONS", "SearchSettings",
            "game_search_settings"]
 
 MAX_WORKERS = 256           # a fixed cap, so that a bot spec valid on one machine is valid on all
 MAX_NODES = 1 << 30         # node arrays double up to this size without overflowing a C int
+DEFAULT_C = 0.7            # the exploration constant where the game gives none (measured per game: bots.md)
 PLAYOUTS = {"random": RandomPlayout, "heuristic": HeuristicPlayout, "mast": MastPlayout}
 
 SEARCH_OPTIONS: tuple[Option, ...] = (
-    Option.number("c", 0.7, "UCB exploration constant", low=0, finite=True),
+    Option.number("c", None, "UCB exploration constant", low=0, finite=True,
+                  none=f"the game's default, else {DEFAULT_C}"),
     Option.custom("rollout", None, "play-out policy: uniform, the best of rollout_samples random actions by "
                   "the game's heuristic, or MAST (epsilon-greedy on the search's mean return per action)",
                   "None (the game's default) or 'random' or 'heuristic' or 'mast' or a Playout",
@@ -103,7 +105,7 @@ _PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_sca
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
-GAME_SETTINGS = ("rollout",) + _PLAYOUT_OPTIONS + ("prior", "minimax", "eval", "eval_mix")
+GAME_SETTINGS = ("c", "rollout") + _PLAYOUT_OPTIONS + ("prior", "minimax", "eval", "eval_mix")
 for _name in GAME_SETTINGS:
     if _DECLARED[_name].default is not None:
         raise ImportError(f"GAME_SETTINGS names {_name!r}, whose default is not None (the game's)")
@@ -156,8 +158,8 @@ def _trained_on(path, game) -> bool:
 class SearchSettings:
     """The settings of a search, frozen: a value for each of `SEARCH_OPTIONS` (read as attributes,
     ``settings.c``), those given checked by their declarations and the rest their defaults, plus
-    ``playout``, the `Playout` the play-out options make. ``prior`` and ``minimax`` left as None
-    are 0 (off). ``SearchSettings.for_game(game, **values)`` first fills in what the game gives.
+    ``playout``, the `Playout` the play-out options make. ``c`` left as None is `DEFAULT_C`,
+    ``prior`` and ``minimax`` 0 (off). ``SearchSettings.for_game(game, **values)`` first fills in what the game gives.
 
     ``SearchSettings(c=1.0, rollout="heuristic")``; ``settings.replace(c=0.5)``; equal settings
     compare and hash equal, and pickle."""
@@ -170,6 +172,8 @@ class SearchSettings:
         for name in ("prior", "minimax"):
             if checked[name] is None:
                 checked[name] = 0.0
+        if checked["c"] is None:
+            checked["c"] = DEFAULT_C
         object.__setattr__(self, "_values", checked)
         object.__setattr__(self, "playout", _playout(checked))
 

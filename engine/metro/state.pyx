@@ -55,6 +55,14 @@ from . import module as metro_modules
 # TURN_LIMIT_MAX (CompanyData.exchanges is a short).
 DEFAULT_EXCHANGES = 30
 TURN_LIMIT_MAX = 10000
+# The search's exploration constant with 2 players on the base game's rules (search_settings), in
+# place of the search's 0.7: 0.5 measured +66 Elo (+20 to +115, SPRT H1 for +35 after 196 games)
+# against 0.7 at 0.05 s a move, and 1.0 -47 (H0); against the build before #44 (0.7) +75 (H1) at
+# 0.05 s and +70 (+8 to +138, 120 games) at 0.5 s, where this build with 0.7 measured +64, so
+# level with 0.7 there; with 3 and 4 players 0.5 measured -27 and -17
+# (H0) and with the companies +31 (-15 to +78, 200 games, undecided), so those keep 0.7
+# (benches/results/versus_c05_metro*.md, versus_c10_metro.md).
+SEARCH_C_2P = 0.5
 
 # Weight of an open line's tiles in the heuristic (c_heuristic): an open line keeps growing until
 # it closes, so its current length undervalues it. Tuned by a one-ply greedy against random play,
@@ -204,10 +212,14 @@ cdef class MetroGame(Game):
     def search_settings(self):
         """``search_defaults``, without the root prior with companies: there it measured no gain
         (49.8% over 200 games against the search without it, -2 Elo, -51 to +47; two players, 0.05 s
-        a move; benches/results/versus_prior_companies.md)."""
+        a move; benches/results/versus_prior_companies.md). With 2 players on the base game's rules
+        (every other option at its default) the exploration constant is 0.5, not the search's 0.7:
+        SEARCH_C_2P."""
         settings = Game.search_settings(self)
         if self._options.get("companies"):
             settings["prior"] = 0.0
+        if self.players == 2 and all(self._options[o.name] == o.default for o in self.OPTIONS if o.name != "players"):
+            settings["c"] = SEARCH_C_2P
         return settings
 
     def _configure(self):

@@ -173,10 +173,10 @@ def test_options_and_errors():
 
 
 @pytest.mark.parametrize("name,options,message", [
-    ("ismcts", dict(c=-1), "bot 'ismcts': option 'c' must be a finite number >= 0, got -1"),
-    ("ismcts", dict(c=float("inf")), "option 'c' must be a finite number >= 0, got inf"),
-    ("ismcts", dict(c=float("nan")), "option 'c' must be a finite number"),
-    ("ismcts", dict(c="1"), "option 'c' must be a finite number >= 0, got '1'"),
+    ("ismcts", dict(c=-1), "bot 'ismcts': option 'c' must be None (the game's default, else 0.7) or a finite number >= 0, got -1"),
+    ("ismcts", dict(c=float("inf")), "option 'c' must be None (the game's default, else 0.7) or a finite number >= 0, got inf"),
+    ("ismcts", dict(c=float("nan")), "option 'c' must be None (the game's default, else 0.7) or a finite number"),
+    ("ismcts", dict(c="1"), "option 'c' must be None (the game's default, else 0.7) or a finite number >= 0, got '1'"),
     ("ismcts", dict(workers=257), "option 'workers' must be an int in [1, 256], got 257"),
     ("ismcts", dict(workers=True), "option 'workers' must be an int"),
     ("ismcts", dict(max_nodes=1), "option 'max_nodes' must be an int in [2, "),

@@ -72,7 +72,9 @@ def _stones(defaults):
 @pytest.mark.parametrize("defaults, message", [
     ({"rollout": "random", "prior ": 1.0}, "'prior ' is not a setting a game gives"),
     ({"rollout_depht": 10}, "'rollout_depht' is not a setting a game gives"),
-    ({"c": 1.0}, "'c' is not a setting a game gives"),          # a search option, but the bot's to set
+    ({"c": 1.0, "rollout_dept": 3}, "'rollout_dept' is not a setting a game gives"),
+    ({"c": -0.5}, "option 'c' must be"),
+    ({"workers": 2}, "'workers' is not a setting a game gives"),    # a search option, but the bot's to set
     ({"rollout": "greedy"}, "option 'rollout' must be None (the game's default) or 'random'"),
     ({"minimax": 2.0}, "option 'minimax' must be"),
     ({"rollout": "random", "rollout_samples": 8}, "rollout_samples is a setting of the heuristic play-out"),
@@ -174,7 +176,7 @@ def test_settings_are_frozen_checked_and_compare_by_value():
         s.cc
     with pytest.raises(ValueError, match="unknown option 'cc'"):
         SearchSettings(cc=1.0)
-    with pytest.raises(ValueError, match="option 'c' must be a finite number >= 0"):
+    with pytest.raises(ValueError, match=r"option 'c' must be None \(the game's default, else 0.7\) or a finite number >= 0"):
         SearchSettings(c=-1.0)
     with pytest.raises(ValueError, match="option 'minimax' must be"):
         s.replace(minimax=2.0)
@@ -197,6 +199,33 @@ def test_resolving_for_a_game_fills_only_what_the_bot_left_to_the_game():
         RandomPlayout(depth=3, cutoff_scale=2.0)
     bot = metro_ai.make_bot("ismcts", seed=1, c=1.1, prior=0.5)
     assert bot.settings_for(m33) == SearchSettings.for_game(m33, c=1.1, prior=0.5)
+
+
+@pytest.mark.parametrize("options, c", [
+    ({"players": 2}, 0.5),                              # measured: +66 Elo over 0.7 at 0.05 s (SPRT H1)
+    ({"players": 3}, 0.7),                              # measured: -27 (H0)
+    ({"players": 4}, 0.7),                              # measured: -17 (H0)
+    ({"players": 2, "companies": True}, 0.7),           # measured: +31, undecided
+    ({"players": 2, "orientation": False}, 0.7),        # a variant: not measured, the search's own
+    ({"players": 2, "edition": "city"}, 0.7),
+])
+def test_metros_exploration_constant_is_its_own_at_2_players_on_the_base_rules(options, c):
+    """#44: the exploration constant is a game setting; Metro's is 0.5 with 2 players on the base
+    game's rules, where it measured better than the search's 0.7, and 0.7 wherever it was not
+    measured better. A bot's own ``c`` (a spec's ``c=0.7``) still wins."""
+    game = metro_ai.load_game("metro", **options)
+    assert SearchSettings.for_game(game).c == c
+    assert metro_ai.make_bot("hard").settings_for(game).c == c
+    assert metro_ai.make_bot("hard:c=0.7").settings_for(game).c == 0.7
+    assert metro_ai.make_bot("ismcts", c=0.9).settings_for(game).c == 0.9
+
+
+def test_the_exploration_constant_defaults_to_0_7_where_no_game_gives_one():
+    assert SearchSettings().c == 0.7 and SearchSettings(c=None).c == 0.7 and SearchSettings(c=0.0).c == 0.0
+    for name in ("breakthrough", "metro2033", "leduc"):
+        assert SearchSettings.for_game(metro_ai.load_game(name, players=2)).c == 0.7, name
+    # a game that gives one: the tutorial's plain-Python game
+    assert SearchSettings.for_game(_stones({"rollout": "random", "c": 1.25})).c == 1.25
 
 
 def test_the_core_takes_the_settings_whole_or_as_keywords_with_the_same_checks():

@@ -193,11 +193,11 @@ def test_match_with_specs_save_and_replay(tmp_path, capsys):
 def test_bots_listing_shows_options_and_presets(capsys):
     assert main(["bots"]) == 0
     out = capsys.readouterr().out
-    assert "ismcts:" in out and "c=0.7" in out and "presets" in out and "hard:" in out and "label=TEXT" in out
+    assert "ismcts:" in out and "c=none" in out and "the game's default, else 0.7" in out and "presets" in out and "hard:" in out and "label=TEXT" in out
     assert main(["bots", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     from metro_ai.bots.catalogue import PRESETS
-    assert info["bots"]["ismcts"]["options"]["c"] == 0.7
+    assert info["bots"]["ismcts"]["options"]["c"] is None          # the game's (#44: Metro's at 2 players is 0.5)
     assert info["presets"]["hard"]["budget"]["iterations"] == PRESETS["hard"][1].iterations
     assert info["bots"]["random"]["searches"] is False
 
