@@ -20,7 +20,7 @@ from metro_ai.version import __version__
 
 SECTIONS = ("engine", "options", "growth", "parallel", "memory", "server-memory", "openspiel", "strength")
 DEAL = 11                                           # the deal of every fixed position
-UCT_C = 0.7                                         # our default; returns are in [0, 1] for both
+UCT_C = 0.7                                         # the search's default c (DEFAULT_C), given to both sides; returns in [0, 1] for both
 SAME_PLAYOUTS = {"rollout": "random", "rollout_depth": -1, "cutoff_scale": 0}   # random to the end
 OPENSPIEL = "openspiel"                             # in a strength pair: OpenSpiel's Python ISMCTS
 DEFAULT_PAIRS = (("ismcts", OPENSPIEL),)            # the strength section's pairs unless told

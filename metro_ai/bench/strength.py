@@ -138,7 +138,7 @@ def strength_section(cfg, progress):
         "note": (f"{game_class(cfg.game).title}{_options_note(options)}, 2 players, {games} games a pair: "
                  f"{games // 2} deals (seeds derived from {cfg.seed}), each played twice with the seats swapped; "
                  f"{per_move} per move for both sides (greedy and random ignore it), {jobs} games at a time. "
-                 "Our search bots at their defaults (uct_c 0.7, the game's play-out settings). " + openspiel +
+                 "Our search bots at their defaults (the game's c and play-out settings). " + openspiel +
                  "The win rate is the first-named bot's; a draw counts one half. 95% Wilson interval. "
                  "'Iterations a move': median over games of each side's median (0: the bot does not search). " +
                  ("Iteration budgets: the same seed plays the same games." if cfg.strength_iterations else
