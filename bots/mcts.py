@@ -405,7 +405,8 @@ class PIMCBot(SearchBot):
 
     def _cores(self, state, player, seed, settings):
         return [SearchCore(state, player, derive(seed, i, 1), settings,
-                           fixed_world=state.determinize(player, derive(seed, i, 2)))
+                           fixed_world=state.determinize(player, derive(seed, i, 2),
+                                                         model=settings.opponents == "model"))
                 for i in range(self.worlds)]
 
     def _pick(self, merged, summaries, seed):

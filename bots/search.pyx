@@ -234,6 +234,8 @@ cdef class SearchCore:
         self.world = root.c_new_blank()
         if parts is not None and parts > 0:
             self.world.c_set_peek(parts)
+        if settings.opponents == "model":
+            self.world.c_set_model(True)
         self.probe = root.c_new_blank()
         self.player = player
         self.nplayers = root.c_num_players()

@@ -95,6 +95,9 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
                   "eval_mix * learned + (1 - eval_mix) * hand-written", low=0, high=1,
                   none="the game's default, else 1"),
     Option.path("evaluator", None, "the evaluator file eval=learned reads (metro-ai train's)"),
+    Option.choice("opponents", "uniform", "how a dealt world draws the other players' secret choices not yet "
+                  "shown: uniformly, or from the game's model of them (games with one: Metro 2033's threat "
+                  "declarations and attacker's combat pick)", ("uniform", "model")),
     Option.boolean("chance_keys", False, "key the tree's children by what chance has shown the observer too "
                    "(the game's chance key: Leduc's public card, Metro 2033's threats and draws), so worlds "
                    "the observer could tell apart do not share a node"),
@@ -191,6 +194,9 @@ class SearchSettings:
                 continue                    # the game's samples are its heuristic play-out's, not another's
             if merged.get(name) is None:
                 merged[name] = value
+        if merged.get("opponents") == "model" and not getattr(game, "models_opponents", False):
+            raise ValueError(f"opponents='model' needs a game with a model of its players' secret choices; "
+                             f"{getattr(game, 'name', type(game).__name__)!r} has none (Metro 2033 has)")
         if merged.get("eval") == "learned" and merged.get("evaluator") is None:
             shipped = shipped_evaluator(game)
             if values.get("eval") is None and not _trained_on(shipped, game):

@@ -66,6 +66,11 @@ cdef class GameState:
     # in the source, so a search that deals its worlds here knows them. 0 (the default, and the
     # only value a game need accept) deals honestly; a game refuses parts it cannot keep.
     cdef int c_set_peek(self, int parts) except -1
+    # Make this state's later c_determinize_from draw the other players' secret choices not yet
+    # shown from the game's model of them rather than uniformly (`on`; the search option
+    # opponents='model', issue #44). Off by default; a game without a model (Game.models_opponents
+    # False) refuses to turn it on.
+    cdef int c_set_model(self, bint on) except -1
     cdef GameState c_new_blank(self)                     # an uninitialised state of the same game
     # True once the game's own code failed in this state (games written in Python): it reads as
     # over, and a loop over it stops and raises the fault (``_raise_failure``). False by default.

@@ -176,6 +176,9 @@ cdef class Game:
     features = None
     #: "module:function" drawing a state as SVG (``GameState.svg``), or None.
     svg = None
+    #: True where the game's dealt worlds can draw the other players' secret choices from a model
+    #: of them (``GameState.c_set_model``; the search option ``opponents='model'``, issue #44).
+    models_opponents = False
     #: Options declared after states of the game were first saved (an expansion): a state's
     #: envelope and observations leave them out while they are at their default, so the states
     #: of the game without them keep their exact form and older saved states still load.
@@ -455,6 +458,12 @@ cdef class GameState:
                              "that can, or the whole world)")
         return 0
 
+    cdef int c_set_model(self, bint on) except -1:
+        if on:
+            raise ValueError(f"{self.game!r} has no model of its players' secret choices: "
+                             "opponents='model' needs a game that has one (Game.models_opponents)")
+        return 0
+
     cdef GameState c_new_blank(self):
         raise NotImplementedError
 
@@ -680,15 +689,17 @@ cdef class GameState:
     def __deepcopy__(self, memo):
         return self.clone()
 
-    def determinize(self, player, seed):
+    def determinize(self, player, seed, *, bint model=False):
         """A full state that `player` cannot tell apart from this one, drawn from `seed`.
 
         Hidden parts are redealt uniformly from what the player has not seen; the result depends
-        only on what the player sees and on the seed.
+        only on what the player sees and on the seed. With `model`, the other players' secret
+        choices not yet shown are drawn from the game's model of them instead (games whose
+        ``models_opponents`` is True; the others refuse it).
         """
-        return self._determinize_peeking(player, seed, 0)
+        return self._determinize_peeking(player, seed, 0, model)
 
-    def _determinize_peeking(self, player, seed, int parts):
+    def _determinize_peeking(self, player, seed, int parts, bint model=False):
         """``determinize`` with the hidden parts `parts` (``PEEK`` bits; 0: none, ``determinize``
         itself) left as they are here: for measurements of what knowing them is worth and their
         tests only (c_set_peek)."""
@@ -696,6 +707,7 @@ cdef class GameState:
         cdef uint64_t s = as_seed(seed)
         cdef GameState other = self.c_new_blank()
         other.c_set_peek(parts)
+        other.c_set_model(model)
         other.c_determinize_from(self, player, s)
         return other
 

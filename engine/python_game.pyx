@@ -620,9 +620,10 @@ cdef class PythonState(GameState):
         (<PythonState>out)._raise_failure(False)
         return out
 
-    def determinize(self, player, seed):
-        """A full state that `player` cannot tell apart from this one, drawn from `seed`."""
-        out = GameState.determinize(self, player, seed)
+    def determinize(self, player, seed, *, model=False):
+        """A full state that `player` cannot tell apart from this one, drawn from `seed` (a game
+        written in Python has no model of its players: `model` True is refused)."""
+        out = GameState.determinize(self, player, seed, model=model)
         self._raise_failure(False)
         (<PythonState>out)._raise_failure(False)
         return out

@@ -16,6 +16,8 @@ cdef struct Machine:
     int FIXED                   # first id of the fixed actions (yes, no, army, ...; 12 of them)
     int peek                    # hidden parts m33_determinize leaves as they are (core's PEEK_*
                                 # bits; measurement only, 0 in play: GameState.c_set_peek)
+    int model                   # m33_determinize draws the others' secret choices from the model
+                                # (m33_model_choices) rather than uniformly: GameState.c_set_model
 
 
 cdef int m33_init(Machine* m, CardTables tab, int round_limit) except -1

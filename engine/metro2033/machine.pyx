@@ -535,12 +535,81 @@ cdef int m33_gather(Machine* m, int pool, int player, signed char** pos) noexcep
                 k += 1
     return k
 
+# The model of the others' secret choices (issue #44): where a search deals its worlds with it
+# (``m.model``: GameState.c_set_model, the search option opponents='model'), each other player's
+# secret choice not yet shown is drawn epsilon-greedily instead of uniformly. With probability
+# 1 - 1/MODEL_ANY the player makes the choice with the best total outcome (wins less losses)
+# against every answer they cannot know, ties drawn uniformly; else any of their choices,
+# uniformly. A threat declaration (G9) is scored against every card of the threat deck the threat
+# will be drawn from; the attacker's combat pick (G21) against every combat card outside their
+# own three (the defender's answer is unknown to them). A model of how this project's own bots
+# choose, not a measured one of people: the worlds it deals stay ones the searching player
+# cannot tell from the real state, only their weights change.
+cdef enum:
+    MODEL_ANY = 4
+
+cdef int m33_model_draw(rng_t* r, const int* value, int n) noexcept nogil:
+    """The index of the modelled choice among `n` scored by `value` (see above)."""
+    cdef int i, best, k = 0, j
+    if rng_bounded(r, MODEL_ANY) == 0:
+        return <int>rng_bounded(r, <uint64_t>n)
+    best = value[0]
+    for i in range(1, n):
+        if value[i] > best:
+            best = value[i]
+    for i in range(n):
+        k += value[i] == best
+    j = <int>rng_bounded(r, <uint64_t>k)
+    for i in range(n):
+        if value[i] == best:
+            if j == 0:
+                return i
+            j -= 1
+    return 0
+
+cdef int m33_model_declaration(Machine* m, int q, const int* opts, int nopt, rng_t* r) noexcept nogil:
+    """q's modelled threat declaration among its `nopt` options `opts`."""
+    cdef int value[80]
+    cdef int j, k, tk = m33_tkey(m)
+    for j in range(nopt):
+        value[j] = 0
+        for k in range(m.d.deck_n[tk]):
+            value[j] += m33_threat_outcome(m, q, opts[j] >= A_STATION_HERO, m.d.deck[tk][k])
+    return opts[m33_model_draw(r, value, nopt)]
+
+cdef void m33_model_pick(Machine* m, rng_t* r) noexcept nogil:
+    """The attacker's modelled combat pick among the three cards the world dealt them (their
+    hand and pick): the pick becomes it, the hand the other two."""
+    cdef Data* d = &m.d
+    cdef signed char own[MAXC]
+    cdef int value[MAXC]
+    cdef int n = d.hand_n[0] + 1, i, j, k, cd
+    for i in range(d.hand_n[0]):
+        own[i] = d.hand[0][i]
+    own[n - 1] = d.pick[0]
+    _sort(own, n)
+    for j in range(n):
+        value[j] = 0
+        for k in range(m.t.n_type[T_COMBAT]):
+            cd = m.t.by_type[T_COMBAT][k]
+            if not _has(own, n, cd):
+                value[j] += m33_combat_outcome(m, own[j], cd)
+    j = m33_model_draw(r, value, n)
+    d.pick[0] = own[j]
+    k = 0
+    for i in range(n):
+        if i != j:
+            d.hand[0][k] = own[i]
+            k += 1
+
 cdef void m33_determinize(Machine* m, int player, uint64_t seed) noexcept nogil:
     """The reference's ``determinize``: each pool's hidden cards sorted, shuffled and dealt
     back in place order (deck knowledge staying with the place), then the undisclosed threat
-    declarations of the others redrawn (G32); the generator is the one drawn from `seed`. The
-    parts in ``m.peek`` stay as they are (m33_gather; choices: the declarations too; decks: the
-    generator too, so that the chance to come is the source's)."""
+    declarations of the others redrawn (G32), uniformly or, with ``m.model``, by the model
+    (above), which then also redraws the attacker's combat pick the player cannot see; the
+    generator is the one drawn from `seed`. The parts in ``m.peek`` stay as they are
+    (m33_gather; choices: the declarations and the model's pick too; decks: the generator too,
+    so that the chance to come is the source's)."""
     cdef Data* d = &m.d
     cdef rng_t r = seed
     cdef signed char* pos[MAXC]
@@ -577,9 +646,12 @@ cdef void m33_determinize(Machine* m, int player, uint64_t seed) noexcept nogil:
             q = m33_order(m, i)
             if q != player and d.decl_station[q] >= 0:
                 nopt = m33_declare_options(m, q, opts)
-                j = opts[rng_bounded(&r, <uint64_t>nopt)]
+                j = (m33_model_declaration(m, q, opts, nopt, &r) if m.model
+                     else opts[rng_bounded(&r, <uint64_t>nopt)])
                 d.decl_station[q] = j % S
                 d.decl_hero[q] = j >= A_STATION_HERO
+    if m.model and d.combat_on and d.pick[0] >= 0 and d.cx_side[0] != player and not (m.peek & PEEK_CHOICES):
+        m33_model_pick(m, &r)
     if not (m.peek & PEEK_DECKS):
         d.rng = r
 

@@ -175,17 +175,22 @@ cdef void run_threat_reveal(Machine* m, int a, int b, int c) noexcept nogil:
         m33_task(m, J_THREAT_FIGHT, m33_order(m, i), 0, 0)
 
 # ---------------------------------------------------------------- threat_fight (G9, G20): a task
+cdef int m33_threat_outcome(Machine* m, int p, int who, int card) noexcept nogil:
+    """G9, G20: the outcome (+1 a win, -1 a loss, 0 a tie) of p's army (`who` 0) or hero (1)
+    defending against the threat `card`."""
+    cdef int mine = m33_army_strength(m, p, 2) if who == 0 else m33_hero_strength(m, p, 2, 1 + m.t.ttype[card])
+    return m33_outcome(m, mine, m.t.strength[card], m33_wins_ties(m, p, who, 2), False)
+
 cdef void run_threat_fight(Machine* m, int a, int b, int c) noexcept nogil:
     cdef Data* d = &m.d
-    cdef int p = a, s = d.decl_station[a], who = d.decl_hero[a], mine, res, card = d.threat_now
+    cdef int p = a, s = d.decl_station[a], who = d.decl_hero[a], res
     if d.owner[s] != p:
         return
     if who == 1 and (d.hero_at[p] != s or d.wounded[p]):
         who = 0
-    mine = m33_army_strength(m, p, 2) if who == 0 else m33_hero_strength(m, p, 2, 1 + m.t.ttype[card])
-    res = m33_outcome(m, mine, m.t.strength[card], m33_wins_ties(m, p, who, 2), False)
+    res = m33_threat_outcome(m, p, who, d.threat_now)
     if res > 0:
-        m33_gain(m, p, card)
+        m33_gain(m, p, d.threat_now)
     elif res < 0:
         m33_lose(m, p, s)
 

@@ -247,16 +247,22 @@ cdef void do_combat_pick(Machine* m, int p, int a) noexcept nogil:
 cdef void run_combat_resolve(Machine* m, int a, int b, int c) noexcept nogil:
     m33_resolve_combat(m)
 
-cdef void m33_resolve_combat(Machine* m) noexcept nogil:
+cdef int m33_combat_outcome(Machine* m, int ca, int cd) noexcept nogil:
+    """G20, G21: the combat's outcome (+1 the attacker wins, -1 the defender, 0 a tie) with the
+    attacker's card `ca` against the defender's `cd`."""
     cdef Data* d = &m.d
     cdef Tables* t = m.t
-    cdef int att = d.cx_side[0], q = d.cx_side[1], ca = d.pick[0], cd = d.pick[1]
-    cdef int a, b, res, s = d.cx_station, winner, loser, wwho, lwho
+    cdef int att = d.cx_side[0], q = d.cx_side[1], a, b
     a = (m33_army_strength(m, att, 1) if d.cx_who[0] == 0 else m33_hero_strength(m, att, 1, 0)) \
         + t.cb[ca][1 + t.ctyp[cd]]
     b = (m33_army_strength(m, q, 2) if d.cx_who[1] == 0 else m33_hero_strength(m, q, 2, 0)) \
         + t.cb[cd][1 + t.ctyp[ca]]
-    res = m33_outcome(m, a, b, m33_wins_ties(m, att, d.cx_who[0], 1), m33_wins_ties(m, q, d.cx_who[1], 2))
+    return m33_outcome(m, a, b, m33_wins_ties(m, att, d.cx_who[0], 1), m33_wins_ties(m, q, d.cx_who[1], 2))
+
+cdef void m33_resolve_combat(Machine* m) noexcept nogil:
+    cdef Data* d = &m.d
+    cdef int att = d.cx_side[0], q = d.cx_side[1]
+    cdef int res = m33_combat_outcome(m, d.pick[0], d.pick[1]), s = d.cx_station, winner, loser, wwho, lwho
     d.combat_on = False
     d.hand_n[0] = d.hand_n[1] = d.aside_n = 0
     d.pick[0] = d.pick[1] = -1

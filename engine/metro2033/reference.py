@@ -842,6 +842,20 @@ class RefMetro2033State:
         else:
             self._push(["neutral_attack", p, who, s])
 
+    def _combat_strengths(self, ctx, ca, cd) -> tuple:
+        """G20, G21: the attacker's and the defender's strength with cards ca and cd, and the
+        outcome (+1 the attacker wins, -1 the defender, 0 a tie)."""
+        att, q = ctx["att"], ctx["def"]
+        ta, td = self._card(ca)["combat_type"], self._card(cd)["combat_type"]
+
+        def power(p, who, when, own, opp):
+            base = self.army_strength(p, when) if who == "army" else self.hero_strength(p, when)
+            return base + strength_bonus(self._card(own)["effects"], vs=opp)
+        a = power(att, ctx["att_who"], "attack", ca, td)
+        d = power(q, ctx["def_who"], "defence", cd, ta)
+        return a, d, self._outcome(a, d, self._wins_ties(att, ctx["att_who"], "attack"),
+                                   self._wins_ties(q, ctx["def_who"], "defence"))
+
     def _fight_threat(self, p, who, s, c):
         """G14, G20: p attacks neutral station s; threat c (None: no threat left, G28) defends."""
         if c is None:
@@ -871,15 +885,7 @@ class RefMetro2033State:
         """G20, G21: both sides add their combat card; then the outcome for each kind of fight."""
         att, q = ctx["att"], ctx["def"]
         ca, cd = self.combat["picks"]["att"][0], self.combat["picks"]["def"][0]
-        ta, td = self._card(ca)["combat_type"], self._card(cd)["combat_type"]
-
-        def power(p, who, when, own, opp):
-            base = self.army_strength(p, when) if who == "army" else self.hero_strength(p, when)
-            return base + strength_bonus(self._card(own)["effects"], vs=opp)
-        a = power(att, ctx["att_who"], "attack", ca, td)
-        d = power(q, ctx["def_who"], "defence", cd, ta)
-        res = self._outcome(a, d, self._wins_ties(att, ctx["att_who"], "attack"),
-                            self._wins_ties(q, ctx["def_who"], "defence"))
+        a, d, res = self._combat_strengths(ctx, ca, cd)
         self.last_fight = {"attacker": att, "defender": q, "att_who": ctx["att_who"],
                            "def_who": ctx["def_who"], "station": ctx["station"], "cards": [ca, cd],
                            "strength": [a, d], "result": res}
@@ -1123,13 +1129,17 @@ class RefMetro2033State:
             return
         if who == "hero" and (self.hero_at[p] != s or self.wounded[p]):
             who = "army"
-        t = self._card(self.threat_now)
-        mine = self.army_strength(p, "defence") if who == "army" else self.hero_strength(p, "defence", vs=t["threat_type"])
-        res = self._outcome(mine, t["strength"], self._wins_ties(p, who, "defence"), False)
+        res = self._threat_outcome(p, who, self.threat_now)
         if res > 0:
-            self._gain(p, t["reward"])
+            self._gain(p, self._card(self.threat_now)["reward"])
         elif res < 0:
             self._lose(p, s)
+
+    def _threat_outcome(self, p, who, c) -> int:
+        """G9, G20: +1 if p's `who` ("army" or "hero") defending beats threat c, -1 if it loses."""
+        t = self._card(c)
+        mine = self.army_strength(p, "defence") if who == "army" else self.hero_strength(p, "defence", vs=t["threat_type"])
+        return self._outcome(mine, t["strength"], self._wins_ties(p, who, "defence"), False)
 
     def _upkeep_range(self, p) -> tuple:
         """G10, G33: the strengths p may keep: from the free strength (5, or a law's
@@ -1268,8 +1278,9 @@ class RefMetro2033State:
                         pools["combat"] += [(lst, i) for i in range(len(lst))]
         return pools
 
-    def determinize(self, player: int, seed: int) -> "RefMetro2033State":
-        """A full state drawn uniformly from those `player` cannot tell from this one.
+    def determinize(self, player: int, seed: int, model: bool = False) -> "RefMetro2033State":
+        """A full state drawn uniformly from those `player` cannot tell from this one (with
+        `model`, the others' secret choices drawn from the model of them: ``_model_choice``).
 
         With ``rng = splitmix64(seed)``: for each pool (equipment, quest, law, stage-1 threats,
         stage-2 threats, combat cards) the cards in the places `player` cannot see (deck places
@@ -1302,11 +1313,33 @@ class RefMetro2033State:
             for q in s._order():
                 if q != player and s.declared[q] is not None:
                     opts = s._declare_options(q)
-                    a = opts[rng.bounded(len(opts))]
+                    if model:
+                        deck = s.decks[s._threat_key()]
+                        a = opts[s._model_choice(rng, [sum(s._threat_outcome(q, "hero" if o >= STATION_HERO else "army", c)
+                                                           for c in deck) for o in opts])]
+                    else:
+                        a = opts[rng.bounded(len(opts))]
                     s.declared[q] = [a % S, "hero" if a >= STATION_HERO else "army"]
+        cb = s.combat
+        if model and cb is not None and cb["picks"]["att"] and cb["ctx"]["att"] != player:
+            own = sorted(cb["hands"]["att"] + cb["picks"]["att"])
+            answers = [c for c in self.game.of_type["combat"] if c not in own]
+            pick = own[s._model_choice(rng, [sum(s._combat_strengths(cb["ctx"], c, d)[2] for d in answers) for c in own])]
+            cb["picks"]["att"] = [pick]
+            cb["hands"]["att"] = [c for c in own if c != pick]
         s.rng_state = rng.state
         s.history = []
         return s
+
+    @staticmethod
+    def _model_choice(rng, values) -> int:
+        """The model of a player's secret choice (#44): the index of one of `values` (each
+        choice's wins less losses against the answers the player cannot know), drawn with `rng`:
+        1 time in 4 any, uniformly, else one of the best, uniformly."""
+        if rng.bounded(4) == 0:
+            return rng.bounded(len(values))
+        best = [i for i, v in enumerate(values) if v == max(values)]
+        return best[rng.bounded(len(best))]
 
     def _declare_options(self, p) -> list[int]:
         """G9: one of p's stations, defended by the army, or by the hero standing there."""

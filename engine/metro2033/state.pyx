@@ -66,6 +66,7 @@ cdef class Metro2033Game(Game):
     reference = "metro_ai.engine.metro2033.reference:RefMetro2033Game"
     features = "metro_ai.engine.metro2033.features:Metro2033Features"
     svg = "metro_ai.engine.metro2033.svg:map_svg"
+    models_opponents = True     # threat declarations and the attacker's combat pick (m33_determinize)
 
     def search_settings(self):
         """``search_defaults``; at 3 players the cut-off is also scored by the shipped learned
@@ -455,6 +456,10 @@ cdef class Metro2033State(GameState):
         if parts & ~(PEEK_DECKS | PEEK_HANDS | PEEK_CHOICES):
             raise ValueError(f"unknown hidden parts {parts:#x}")
         self.m.peek = parts
+        return 0
+
+    cdef int c_set_model(self, bint on) except -1:
+        self.m.model = on
         return 0
 
     cdef GameState c_new_blank(self):
