@@ -568,13 +568,19 @@ cdef int m33_model_draw(rng_t* r, const int* value, int n) noexcept nogil:
     return 0
 
 cdef int m33_model_declaration(Machine* m, int q, const int* opts, int nopt, rng_t* r) noexcept nogil:
-    """q's modelled threat declaration among its `nopt` options `opts`."""
+    """q's modelled threat declaration among its `nopt` options `opts`: an option scores as its
+    defender does (the army the same at every station), each defender scored once."""
     cdef int value[80]
-    cdef int j, k, tk = m33_tkey(m)
+    cdef int by_who[2]
+    cdef int j, k, who, tk = m33_tkey(m)
+    by_who[0] = by_who[1] = -1 << 30            # not scored yet
     for j in range(nopt):
-        value[j] = 0
-        for k in range(m.d.deck_n[tk]):
-            value[j] += m33_threat_outcome(m, q, opts[j] >= A_STATION_HERO, m.d.deck[tk][k])
+        who = opts[j] >= A_STATION_HERO
+        if by_who[who] == -1 << 30:
+            by_who[who] = 0
+            for k in range(m.d.deck_n[tk]):
+                by_who[who] += m33_threat_outcome(m, q, who, m.d.deck[tk][k])
+        value[j] = by_who[who]
     return opts[m33_model_draw(r, value, nopt)]
 
 cdef void m33_model_pick(Machine* m, rng_t* r) noexcept nogil:

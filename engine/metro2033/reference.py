@@ -1313,10 +1313,10 @@ class RefMetro2033State:
             for q in s._order():
                 if q != player and s.declared[q] is not None:
                     opts = s._declare_options(q)
-                    if model:
+                    if model:                   # an option scores as its defender does
                         deck = s.decks[s._threat_key()]
-                        a = opts[s._model_choice(rng, [sum(s._threat_outcome(q, "hero" if o >= STATION_HERO else "army", c)
-                                                           for c in deck) for o in opts])]
+                        by_who = {who: sum(s._threat_outcome(q, who, c) for c in deck) for who in ("army", "hero")}
+                        a = opts[s._model_choice(rng, [by_who["hero" if o >= STATION_HERO else "army"] for o in opts])]
                     else:
                         a = opts[rng.bounded(len(opts))]
                     s.declared[q] = [a % S, "hero" if a >= STATION_HERO else "army"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from metro_ai.bots.catalogue import make_bot
 from metro_ai.bots.limit import Limit
+from metro_ai.bots.settings import DEFAULT_C
 from metro_ai.bots.base import Bot
 from metro_ai.engine.core import build_info, random_playouts
 from metro_ai.registry import DEFAULT_GAME, game_class, list_games, load_game
@@ -20,7 +21,7 @@ from metro_ai.version import __version__
 
 SECTIONS = ("engine", "options", "growth", "parallel", "memory", "server-memory", "openspiel", "strength")
 DEAL = 11                                           # the deal of every fixed position
-UCT_C = 0.7                                         # the search's default c (DEFAULT_C), given to both sides; returns in [0, 1] for both
+UCT_C = DEFAULT_C                                   # the search's own default c, given to both sides; returns in [0, 1] for both
 SAME_PLAYOUTS = {"rollout": "random", "rollout_depth": -1, "cutoff_scale": 0}   # random to the end
 OPENSPIEL = "openspiel"                             # in a strength pair: OpenSpiel's Python ISMCTS
 DEFAULT_PAIRS = (("ismcts", OPENSPIEL),)            # the strength section's pairs unless told
