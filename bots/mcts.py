@@ -106,11 +106,12 @@ class SearchBot(Bot):
     Its options are the search's (`metro_ai.bots.settings.SEARCH_OPTIONS`, declared once). A
     search reads them as one frozen `SearchSettings` resolved for the game (``settings_for``),
     handed whole to each core: the play-out options (``rollout``, ``rollout_depth``,
-    ``cutoff_scale``, ``end_scale``), ``prior`` and ``minimax`` left as None take the game's
-    ``search_settings()``, else random play-outs to the end scored by the returns, no prior, no
-    minimax. ``rollout`` may also be a `Playout` object, e.g. ``HeuristicPlayout(depth=10,
-    cutoff_scale=1.0)`` or a game's own subclass: it keeps its own settings, except that a
-    ``rollout_depth``, ``cutoff_scale`` or ``end_scale`` given to the bot besides replaces that one.
+    ``cutoff_scale``, ``end_scale``), ``prior``, ``minimax`` and ``leaf_mix`` left as None take the
+    game's ``search_settings()``, else random play-outs to the end scored by the returns, no prior,
+    no minimax, no leaf value. ``rollout`` may also be a `Playout` object, e.g.
+    ``HeuristicPlayout(depth=10, cutoff_scale=1.0)`` or a game's own subclass: it keeps its own
+    settings, except that a ``rollout_depth``, ``cutoff_scale`` or ``end_scale`` given to the bot
+    besides replaces that one.
     """
     default_limit: Limit = Limit(iterations=1000)
     searches = True

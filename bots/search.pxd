@@ -118,7 +118,10 @@ cdef class SearchCore:
     cdef float** mm                     # implicit minimax back-ups (NULL: off): per tree, per node,
                                         # nplayers floats: the leaf evaluation backed up max^n
     cdef double mm_weight               # selection's weight on it: (1 - w) * mean + w * minimax value
-    cdef double* mm_eval                # scratch: per player, the evaluation of a new leaf
+    cdef double* leaf_eval              # scratch (minimax or leaf_mix on, else NULL): per player, the
+                                        # evaluation of the world where the tree steps ended
+    cdef double leaf_mix                # each iteration's value: leaf_mix * leaf_eval + (1 - leaf_mix) *
+                                        # the play-out's (0: the play-out's alone)
     cdef rng_t rng                      # every random choice of the search, play-outs included
     cdef bint slow                      # the game is written in Python: a step may take long, so the
                                         # deadline and a stop are checked at every play-out step too,

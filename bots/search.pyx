@@ -24,6 +24,9 @@ a method of `SearchCore`:
    compatible sibling of each node on the path);
 3. play-out (``_play_out``): the `Playout` policy plays on, to the end or to its cut-off depth,
    and evaluates where it stopped (the returns at the end, the game's heuristic at a cut-off);
+   with ``leaf_mix`` = l > 0 the iteration's return is l * the evaluation of the world where the
+   tree steps ended (as a cut-off there scores it) + (1 - l) * the play-out's (the mixing of a
+   value at the leaf with a roll-out's result of Silver et al. 2016);
 4. back-up (``_back_up``): each node on the path adds the return of the player who moved into it
    (max^n for n players). With implicit minimax back-ups (Lanctot, Winands, Pepels & Sturtevant
    2014), each node also keeps a vector of per-player values: a new leaf's is the play-out's
@@ -191,7 +194,7 @@ cdef class SearchCore:
         self.trail = NULL
         self.prior = NULL
         self.mm = NULL
-        self.mm_eval = NULL
+        self.leaf_eval = NULL
         self.points = NULL
         self.feats = NULL
 
@@ -313,10 +316,14 @@ cdef class SearchCore:
                 raise MemoryError()
         self.trail_len = 0
         self.mm_weight = settings.minimax
+        self.leaf_mix = settings.leaf_mix
+        if self.mm_weight > 0 or self.leaf_mix > 0:
+            self.leaf_eval = <double*>malloc(self.nplayers * sizeof(double))
+            if self.leaf_eval == NULL:
+                raise MemoryError()
         if self.mm_weight > 0:
             self.mm = <float**>calloc(self.ntrees, sizeof(float*))
-            self.mm_eval = <double*>malloc(self.nplayers * sizeof(double))
-            if not (self.mm and self.mm_eval):
+            if self.mm == NULL:
                 raise MemoryError()
             for t in range(self.ntrees):
                 self.mm[t] = <float*>malloc(<size_t>self.caps[t] * self.nplayers * sizeof(float))
@@ -354,7 +361,7 @@ cdef class SearchCore:
             for t in range(self.ntrees):
                 free(self.mm[t])
         free(self.mm)
-        free(self.mm_eval)
+        free(self.leaf_eval)
         free(self.points)
         free(self.feats)
 
@@ -741,18 +748,17 @@ cdef class SearchCore:
         self.points[2 * nodes[node].action + 1] += 1
 
     cdef void _mm_leaf(self) noexcept nogil:
-        """Implicit minimax: the evaluation of the world where the tree steps ended, as the
-        play-out would score it if cut off here, becomes the minimax value of each tree's node
-        reached that has none yet (the node just added, or one an observer tree added)."""
+        """Implicit minimax: the leaf's evaluation (``leaf_eval``) becomes the minimax value of
+        each tree's node reached that has none yet (the node just added, or one an observer tree
+        added)."""
         cdef int t, k, node, np = self.nplayers
         cdef float* m
-        self.playout.evaluate(self, self.mm_eval)
         for t in range(self.ntrees):
             node = self.cur[t]
             m = self.mm[t] + <Py_ssize_t>node * np
             if node != 0 and isnan(m[0]):
                 for k in range(np):
-                    m[k] = <float>self.mm_eval[k]
+                    m[k] = <float>self.leaf_eval[k]
 
     cdef void _mm_update(self, int t, int parent, int child) noexcept nogil:
         """Implicit minimax back-up of `parent` in tree t: the values of its best child by that
@@ -788,18 +794,23 @@ cdef class SearchCore:
 
     cdef void _iterate(self) noexcept nogil:
         """One iteration: a world, then selection, expansion, play-out and back-up."""
-        cdef int untried
+        cdef int untried, k
         self._new_world()
         self.path = 0
         untried = self._select()
         if untried > 0:
             self._expand(untried)
-        if self.mm != NULL:
-            self._mm_leaf()
+        if self.leaf_eval != NULL:    # the world where the tree steps ended, as a cut-off here scores it
+            self.playout.evaluate(self, self.leaf_eval)
+            if self.mm != NULL:
+                self._mm_leaf()
         self.depth_sum += self.path
         if self.path > self.depth_max:
             self.depth_max = self.path
         self._play_out()
+        if self.leaf_mix > 0:
+            for k in range(self.nplayers):
+                self.ret[k] = self.leaf_mix * self.leaf_eval[k] + (1.0 - self.leaf_mix) * self.ret[k]
         self._back_up()
         if self.points != NULL:
             self._add_points()

@@ -10,7 +10,7 @@ seed, settings)`` takes them whole.
 Resolving for a game (`SearchSettings.for_game`): the options in `GAME_SETTINGS` left as None
 take the game's value (``game.search_settings()``, read through `game_search_settings`, which
 refuses a key that is not one of them and a value its option does not allow); ``c`` still None
-is `DEFAULT_C`, ``prior`` and ``minimax`` 0 (off); and the play-out options become one `Playout` object
+is `DEFAULT_C`, ``prior``, ``minimax`` and ``leaf_mix`` 0 (off); and the play-out options become one `Playout` object
 (``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples,
 scales and learned value except those given besides it; the game's do not replace them. The game's
 ``rollout_samples`` are its heuristic play-out's: another play-out named by the bot leaves them. ``eval="learned"`` without an
@@ -87,6 +87,10 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
                   "max^n of the evaluations of new leaves below it (the game's heuristic as a cut-off scores "
                   "it), and selection reads (1 - w) * mean + w * that value (0: off)", low=0, high=1,
                   none="the game's default, else 0"),
+    Option.number("leaf_mix", None, "each iteration's value: leaf_mix * the evaluation of the world where the "
+                  "tree steps ended (as a cut-off there scores it: eval's) + (1 - leaf_mix) * the play-out's "
+                  "(AlphaGo's mixing of a value at the leaf with a roll-out; 0: the play-out's alone)", low=0,
+                  high=1, none="the game's default, else 0"),
     Option.choice("eval", None, "what scores a play-out cut off before the end: the game's hand-written "
                   "evaluation, or a learned evaluator (metro-ai train's; evaluator=FILE, else the one "
                   "shipped for the game and its players) mixed with it by eval_mix",
@@ -108,7 +112,7 @@ _PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_sca
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
-GAME_SETTINGS = ("c", "rollout") + _PLAYOUT_OPTIONS + ("prior", "minimax", "eval", "eval_mix")
+GAME_SETTINGS = ("c", "rollout") + _PLAYOUT_OPTIONS + ("prior", "minimax", "leaf_mix", "eval", "eval_mix")
 for _name in GAME_SETTINGS:
     if _DECLARED[_name].default is not None:
         raise ImportError(f"GAME_SETTINGS names {_name!r}, whose default is not None (the game's)")
@@ -162,7 +166,7 @@ class SearchSettings:
     """The settings of a search, frozen: a value for each of `SEARCH_OPTIONS` (read as attributes,
     ``settings.c``), those given checked by their declarations and the rest their defaults, plus
     ``playout``, the `Playout` the play-out options make. ``c`` left as None is `DEFAULT_C`,
-    ``prior`` and ``minimax`` 0 (off). ``SearchSettings.for_game(game, **values)`` first fills in what the game gives.
+    ``prior``, ``minimax`` and ``leaf_mix`` 0 (off). ``SearchSettings.for_game(game, **values)`` first fills in what the game gives.
 
     ``SearchSettings(c=1.0, rollout="heuristic")``; ``settings.replace(c=0.5)``; equal settings
     compare and hash equal, and pickle."""
@@ -172,7 +176,7 @@ class SearchSettings:
 
     def __init__(self, **values: Any) -> None:
         checked = check_options("search settings", SEARCH_OPTIONS, values)
-        for name in ("prior", "minimax"):
+        for name in ("prior", "minimax", "leaf_mix"):
             if checked[name] is None:
                 checked[name] = 0.0
         if checked["c"] is None:

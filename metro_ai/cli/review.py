@@ -63,19 +63,19 @@ def run(args) -> int:
     from metro_ai.engine.datafile import dumps
     from metro_ai.play.report import ProgressLine
     from metro_ai.play.review import review, review_games, review_summary, summary_table
+    bulk = _bulk(args)
+    if bulk is not None:                    # (a wrong combination first: before what is missing to carry it out)
+        for flag, given in (("--plot", args.plot), ("--seat", args.seat)):
+            if given:
+                raise ValueError(f"{flag} is for one record; several are reviewed whole and summed up per bot")
+    elif args.dask:
+        raise ValueError("--dask reviews several games, one a job; one record is reviewed here (--workers threads)")
     check_plot(args)
     check_jobs(args)
     require_dask(args)
     for flag, path in (("--json", args.json if args.json != "-" else None), ("--plot", args.plot)):
         if path:
             check_writable(flag, path)
-    bulk = _bulk(args)
-    if bulk is not None:
-        for flag, given in (("--plot", args.plot), ("--seat", args.seat)):
-            if given:
-                raise ValueError(f"{flag} is for one record; several are reviewed whole and summed up per bot")
-    elif args.dask:
-        raise ValueError("--dask reviews several games, one a job; one record is reviewed here (--workers threads)")
     bar = None if args.quiet else ProgressLine(unit="search" if bulk is None else "game")
     try:
         if bulk is None:

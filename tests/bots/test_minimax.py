@@ -15,8 +15,8 @@ import metro_ai
 from metro_ai.bots.search import HeuristicPlayout, RandomPlayout, SearchCore
 
 
-def _position(game, steps, seed=3, **options):
-    s = metro_ai.load_game(game, players=2, **options).new_state(seed)
+def _position(game, steps, seed=3, players=2, **options):
+    s = metro_ai.load_game(game, players=players, **options).new_state(seed)
     rng = random.Random(seed)
     for _ in range(steps):
         s.apply(rng.choice(s.legal_actions()))

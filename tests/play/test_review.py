@@ -216,7 +216,7 @@ def test_many_games_reviewed_each_as_alone_wherever_they_run_and_summed_up_per_b
         review_games(records, jobs=0)
 
 
-def test_the_command_reviews_a_tournament_in_bulk(tmp_path, capsys):
+def test_the_command_reviews_a_tournament_in_bulk(tmp_path, capsys, monkeypatch):
     from metro_ai.cli import main
     db = tmp_path / "t.sqlite"
     assert main(["tournament", "--game", "leduc", "--quiet", "--bots", "greedy,random", "--deals", "1", "--db", str(db),
@@ -239,6 +239,11 @@ def test_the_command_reviews_a_tournament_in_bulk(tmp_path, capsys):
                       ([files[0], "--dask", "tcp://127.0.0.1:1"], "--dask reviews several games")):
         assert main(["review", *args, "--quiet"]) == 2
         assert why in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "matplotlib", None)     # without the plot extra: the combination's error first
+    assert main(["review", *files, "--plot", str(tmp_path / "p.png"), "--quiet"]) == 2
+    assert "--plot is for one record" in capsys.readouterr().err
+    assert main(["review", files[0], "--plot", str(tmp_path / "p.png"), "--quiet"]) == 2
+    assert "plots need matplotlib" in capsys.readouterr().err
 
 
 @pytest.mark.slow          # a Dask cluster's start
