@@ -38,7 +38,7 @@ def test_each_return_is_the_mix_of_the_leafs_evaluation_and_the_play_outs(game, 
     assert n >= 3
     alone, leaf, half = (_root_children(s, m, playout, n, minimax=minimax) for m in (0.0, 1.0, 0.5))
     assert alone.keys() == leaf.keys() == half.keys()
-    for a, (mover, _, v) in half.items():
+    for a, (_, _, v) in half.items():
         assert v == pytest.approx(0.5 * alone[a][2] + 0.5 * leaf[a][2], abs=1e-12), a
     assert any(abs(alone[a][2] - leaf[a][2]) > 1e-6 for a in alone)
 
@@ -69,7 +69,7 @@ def test_the_option_is_checked_and_off_by_default():
     for bad in (-0.1, 1.5, "x", True):
         with pytest.raises(ValueError, match="leaf_mix"):
             SearchSettings(leaf_mix=bad)
-    s = _position("metro2033", 30, players=3)
+    s = _position("metro2033", 20, players=3)                 # 16 legal actions
     limit = metro_ai.Limit(iterations=300)
     same = {metro_ai.make_bot("hard:leaf_mix=0.5", seed=4).choose(s, limit) for _ in range(2)}
     assert len(same) == 1
