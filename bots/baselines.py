@@ -60,12 +60,15 @@ class GreedyBot(Bot):
         return best
 
     @classmethod
-    def scores(cls, state, seed, worlds):
+    def scores(cls, state, seed, worlds, model=False):
         """(value, action) for each legal action of `state`'s player to move: the one-ply margin
         after it (and the best follow-up if the same player moves again), averaged over
-        `worlds` determinisations drawn from `seed`. Also the search bots' root prior."""
+        `worlds` determinisations drawn from `seed`, with `model` drawing the others' secret
+        choices from the game's model of them (``determinize(..., model=True)``). Also the
+        search bots' root prior."""
         me = state.current_player
-        drawn = [state.determinize(me, derive(seed, i)) for i in range(worlds)]
+        extra = {"model": True} if model else {}
+        drawn = [state.determinize(me, derive(seed, i), **extra) for i in range(worlds)]
         scored = []
         for a in state.legal_actions():
             total = 0.0

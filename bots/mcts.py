@@ -153,7 +153,7 @@ class SearchBot(Bot):
         settings = self.settings_for(state.game)
         cores = self._cores(state, player, seed, settings)
         if settings.prior > 0:
-            prior = root_prior(state, derive(seed, 0xB1A5), settings.prior_worlds)
+            prior = root_prior(state, derive(seed, 0xB1A5), settings.prior_worlds, settings.opponents == "model")
             for core in cores:
                 core.set_prior(prior, settings.prior)
         if points:
@@ -289,11 +289,12 @@ class SearchBot(Bot):
         return NODE_BYTES
 
 
-def root_prior(state, seed, worlds):
+def root_prior(state, seed, worlds, model=False):
     """action -> the greedy bot's one-ply value of it (`GreedyBot.scores`, over `worlds`
-    determinisations drawn from `seed`), scaled to [0, 1] over the legal actions (all 0.5 when
-    they are equal): the prior of progressive bias at the root."""
-    scored = GreedyBot.scores(state, seed, worlds)
+    determinisations drawn from `seed`, the others' secret choices from the game's model of them
+    with `model`, as the search's worlds with ``opponents="model"``), scaled to [0, 1] over the
+    legal actions (all 0.5 when they are equal): the prior of progressive bias at the root."""
+    scored = GreedyBot.scores(state, seed, worlds, model)
     low = min(v for v, _ in scored)
     high = max(v for v, _ in scored)
     return {a: (v - low) / (high - low) if high > low else 0.5 for v, a in scored}

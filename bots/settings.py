@@ -18,7 +18,8 @@ scales and learned value except those given besides it; the game's do not replac
 evaluator file becomes the play-out's `LearnedValue` (``load_learned``: read once while the file
 is unchanged). A game's own ``eval="learned"`` holds for the rules its shipped evaluator was
 trained on: with other options (a variant, another card set) its search scores cut-offs by hand,
-as a bot that names ``eval=learned`` there is refused with what differs.
+as a bot that names ``eval=learned`` there is refused with what differs; the game's ``eval_mix``
+and ``leaf_mix`` go with it (each was measured with the learned evaluator), a bot's own stay.
 """
 from __future__ import annotations
 
@@ -205,8 +206,9 @@ class SearchSettings:
             shipped = shipped_evaluator(game)
             if values.get("eval") is None and not _trained_on(shipped, game):
                 merged["eval"] = None                # the game's default, for the rules it was trained on
-                if values.get("eval_mix") is None:
-                    merged["eval_mix"] = None
+                for name in ("eval_mix", "leaf_mix"):       # measured with the learned evaluator
+                    if values.get(name) is None:
+                        merged[name] = None
             else:
                 merged["evaluator"] = str(shipped)
         return cls(**merged)

@@ -163,13 +163,8 @@ cdef class BreakthroughGame(Game):
         """``search_defaults``, with a longer play-out than its 10 actions: 15 at 2 players and
         20 from 3 players up (there 10 actions are three turns or fewer of each player). 2
         players, 0.05 s a move: 8 samples over 15 actions against 8 over 10, +93 Elo (+35 to
-        +156; benches/results/versus_rollout_depth15_breakthrough_2p.md); against the build
-        before #44 +101 (+24 to +188), where 8 over 10 had +62 and 8 over 20 +49
-        (versus_rollout_depth15_pre44_2p.md); 18 against 15 +23 (-27 to +75, 150 games,
-        versus_rollout_depth18_breakthrough_2p.md); at 0.5 s 15 against 10 +17 (-73 to +111)
-        and against the build before +70 (-8 to +157), 40 games each, neither resolved
-        (versus_rollout_depth15_breakthrough_2p_05s.md,
-        versus_rollout_depth15_pre44_2p_05s.md). 3 players, 8 over 20 against 8 over 10: +171
+        +156; benches/results/versus_rollout_depth15_breakthrough_2p.md; the rest of its runs
+        in docs/guide/bots.md's `rollout_depth` row). 3 players, 8 over 20 against 8 over 10: +171
         (+107 to +249; versus_rollout_depth20_breakthrough_3p.md); against the build before
         #44, where 8 over 10 were level at 4 players (-11 Elo): +244 (+197 to +301) at 4 and
         +283 (+221 to +365) at 5 (versus_rollout_samples8_depth20_pre44_4p.md and _5p.md).
@@ -184,6 +179,11 @@ cdef class BreakthroughGame(Game):
         `medium`'s games by 14%, but those long games were contested, not decided, and `hard`
         with it measured -17 (-70 to +34, 100 games; versus_lead_weight_breakthrough_3p.md).
 
+        At 2 players half of each iteration's value is the evaluation of the tree's leaf
+        (``leaf_mix`` 0.5, #44): +42 Elo (+16 to +69, 578 games) at 0.05 s a move, +14 (-44 to
+        +73, 100 games) at 0.5 s; +22 and -7 at 3 and 4 players, so off there
+        (versus_leaf_mix05_breakthrough_*.md). Off too where the search scores by hand.
+
         At every player count the cut-off is scored by the shipped learned evaluator
         (``eval=learned``, bots/data/evaluator-breakthrough-2p.json to -5p.json, #44: 1,000
         games of `medium` against itself, the command inside). Against the same search with the
@@ -197,6 +197,7 @@ cdef class BreakthroughGame(Game):
         settings["rollout_depth"] = 15 if players == 2 else 20
         if players == 2:
             settings["lead_weight"] = 0.5
+            settings["leaf_mix"] = 0.5
         settings["eval"] = "learned"
         return settings
 

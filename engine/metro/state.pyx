@@ -58,8 +58,9 @@ TURN_LIMIT_MAX = 10000
 # The search's exploration constant with 2 players on the base game's rules (search_settings), in
 # place of the search's 0.7: 0.5 measured +66 Elo (+20 to +115, SPRT H1 for +35 after 196 games)
 # against 0.7 at 0.05 s a move, and 1.0 -47 (H0); against the build before #44 (0.7) +75 (H1) at
-# 0.05 s and +70 (+8 to +138, 120 games) at 0.5 s, where this build with 0.7 measured +64, so
-# level with 0.7 there; with 3 and 4 players 0.5 measured -27 and -17
+# 0.05 s, and at 0.5 s +70 (+8 to +138) over 120 games (where this build with 0.7 measured +64, so
+# level with 0.7 there), +73 and +16 over 120 and 200 others, the three runs together +46 (+15 to
+# +78) over 440 games (bots.md's `c` row); with 3 and 4 players 0.5 measured -27 and -17
 # (H0) and with the companies +31 (-15 to +78, 200 games) then +16 (-19 to +50, 400 others),
 # undecided, so those keep 0.7
 # (benches/results/versus_c05_metro*.md, versus_c10_metro.md).

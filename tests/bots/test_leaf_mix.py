@@ -2,8 +2,8 @@
 option of the same name, issue #44): ``leaf_mix * the evaluation of the world where the tree
 steps ended + (1 - leaf_mix) * the play-out's``, the evaluation the one a cut-off there gets (the
 hand-written soft rank, or the learned evaluator with ``eval=learned``), as AlphaGo mixed its value
-network's estimate at the leaf with a roll-out's result. Off (0) by default: the search is the one
-it was (the golden file)."""
+network's estimate at the leaf with a roll-out's result. Off (0) by default, bar Breakthrough at 2
+players on the rules its evaluator was trained on (0.5, measured: engine/breakthrough/state.pyx)."""
 import pytest
 
 import metro_ai
@@ -62,8 +62,8 @@ def test_with_the_mix_at_1_a_value_is_the_leafs_evaluation():
 
 
 def test_the_option_is_checked_and_off_by_default():
-    """A search option of every search bot: 0 by default (the search as it was, bit for bit),
-    refused outside [0, 1] with what is wrong; a bot with it plays from the same seed as itself."""
+    """A search option of every search bot: 0 by default (the search as it was), refused outside
+    [0, 1] with what is wrong; a bot with it plays from the same seed as itself."""
     assert SearchSettings().leaf_mix == 0.0
     assert SearchSettings.for_game(metro_ai.load_game("metro2033", players=3)).leaf_mix == 0.0
     for bad in (-0.1, 1.5, "x", True):
@@ -78,3 +78,19 @@ def test_the_option_is_checked_and_off_by_default():
     assert plain.choose(s, limit) == zero.choose(s, limit)
     with pytest.raises(metro_ai.BotSpecError, match="leaf_mix"):
         metro_ai.make_bot("hard:leaf_mix=2")
+
+
+@pytest.mark.parametrize("players, mix", [(2, 0.5), (3, 0.0), (4, 0.0), (5, 0.0)])
+def test_breakthrough_mixes_half_the_leaf_at_2_players_with_its_learned_evaluator(players, mix):
+    """Breakthrough's default, set by measurement (#44, engine/breakthrough/state.pyx): 0.5 at 2
+    players, off from 3 up. It was measured with the learned evaluator, so it goes with it: in a
+    variant (whose cut-offs are scored by hand) the game's mix is off, a bot's own stays; a bot's
+    own 0 turns it off."""
+    game = metro_ai.load_game("breakthrough", players=players)
+    assert SearchSettings.for_game(game).leaf_mix == mix
+    assert SearchSettings.for_game(game, leaf_mix=0.0).leaf_mix == 0.0
+    assert metro_ai.make_bot("hard", seed=1).settings_for(game).leaf_mix == mix
+    variant = metro_ai.load_game("breakthrough", players=players, full_protection_required=True)
+    assert SearchSettings.for_game(variant).leaf_mix == 0.0
+    assert SearchSettings.for_game(variant).eval is None
+    assert SearchSettings.for_game(variant, leaf_mix=0.5).leaf_mix == 0.5

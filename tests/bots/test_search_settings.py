@@ -31,9 +31,13 @@ def test_every_game_and_option_set_names_search_options_with_allowed_values(name
     assert settings == game.search_settings() and settings         # every game sets its play-out
     assert set(settings) <= set(GAME_SETTINGS)
     resolved = SearchSettings.for_game(game)        # what a search with no options of its own reads
+    # other rules than its evaluator's: scored by hand, without the mixes measured with the evaluator
+    trained = settings.get("eval") != "learned" or _trained_on(shipped_evaluator(game), game)
     for key, value in settings.items():
-        if key == "eval":                           # (other rules than its evaluator's: scored by hand)
-            assert resolved.eval == (value if _trained_on(shipped_evaluator(game), game) else None)
+        if key == "eval":
+            assert resolved.eval == (value if trained else None)
+        elif key in ("eval_mix", "leaf_mix") and not trained:
+            assert getattr(resolved, key) == getattr(SearchSettings(), key), key
         elif key not in ("rollout", "rollout_depth", "cutoff_scale", "end_scale", "lead_weight"):
             assert getattr(resolved, key) == (0.0 if value is None else value), key
 

@@ -161,3 +161,23 @@ def test_the_search_option_reaches_the_worlds_and_games_without_a_model_refuse_i
     with pytest.raises(ValueError, match="no model of its players' secret choices"):
         tunnel.determinize(0, 1, model=True)
     tunnel.determinize(0, 1)
+
+
+def test_the_root_prior_deals_its_worlds_as_the_search_does(monkeypatch):
+    """With ``opponents="model"`` the root prior's worlds (the greedy bot's one-ply values) draw
+    the others' secret choices from the model too, as the search's worlds do: at an attacker's
+    pick the modelled worlds give another prior than uniform ones, and a bot with the option and
+    a prior asks for them."""
+    from metro_ai.bots import mcts
+    from metro_ai.bots.baselines import GreedyBot
+    s, rng = metro_ai.load_game("metro2033", players=3).new_state(4), random.Random(4)
+    while not (s.phase == "combat_pick" and mcts.root_prior(s, 7, 2, True) != mcts.root_prior(s, 7, 2)):
+        assert not s.is_terminal()
+        s.apply(rng.choice(s.legal_actions()))
+    assert GreedyBot.scores(s, 7, 2, model=True) != GreedyBot.scores(s, 7, 2)
+    asked = []
+    real = mcts.root_prior
+    monkeypatch.setattr(mcts, "root_prior", lambda *a: asked.append(a[3:]) or real(*a))
+    for spec, model in (("ismcts:prior=1,opponents=model", True), ("ismcts:prior=1", False)):
+        metro_ai.make_bot(spec, seed=2).search_cores(s, s.current_player, 5)
+        assert asked.pop() == (model,)
