@@ -13,7 +13,8 @@ refuses a key that is not one of them and a value its option does not allow); ``
 is `DEFAULT_C`, ``prior``, ``minimax`` and ``leaf_mix`` 0 (off); and the play-out options become one `Playout` object
 (``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples,
 scales and learned value except those given besides it; the game's do not replace them. The game's
-``rollout_samples`` are its heuristic play-out's: another play-out named by the bot leaves them. ``eval="learned"`` without an
+``rollout_samples`` are its heuristic play-out's and its ``rollout_epsilon`` its MAST play-out's: another play-out
+named by the bot leaves them. ``eval="learned"`` without an
 ``evaluator`` reads the one shipped for the game and its players (`shipped_evaluator`), and the
 evaluator file becomes the play-out's `LearnedValue` (``load_learned``: read once while the file
 is unchanged). A game's own ``eval="learned"`` holds for the rules its shipped evaluator was
@@ -52,6 +53,9 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
     Option.integer("rollout_samples", None, "the heuristic play-out's random actions compared a move (the best "
                    "by the game's heuristic is played)", low=1, high=1000,
                    none="the game's default with its heuristic play-out, else 3"),
+    Option.number("rollout_epsilon", None, "the MAST play-out's chance of a uniformly random legal action "
+                  "(else the action of best mean return)", low=0, high=1,
+                  none="the game's default with its MAST play-out, else 0.2"),
     Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
                   "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
     Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
@@ -109,7 +113,23 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
 )
 
 _DECLARED = {o.name: o for o in SEARCH_OPTIONS}
-_PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "cutoff_scale", "end_scale", "lead_weight")
+_PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "rollout_epsilon", "cutoff_scale", "end_scale", "lead_weight")
+#: The options of one play-out policy alone: name -> (the policy's `rollout` name, its class, its
+#: keyword argument).
+_POLICY_OPTIONS = {"rollout_samples": ("heuristic", HeuristicPlayout, "samples"),
+                   "rollout_epsilon": ("mast", MastPlayout, "epsilon")}
+
+
+def _policy_refusal(name: str) -> str:
+    """Why option `name` of one play-out policy is refused beside another."""
+    kind = _POLICY_OPTIONS[name][0]
+    return f"{name} is a setting of the {kind} play-out: give it with rollout={kind}"
+
+
+def _is_policy(rollout: Any, name: str) -> bool:
+    """Whether `rollout` (a name or a Playout) is the play-out that option `name` belongs to."""
+    kind, cls, _ = _POLICY_OPTIONS[name]
+    return rollout == kind or isinstance(rollout, cls)
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
@@ -131,10 +151,9 @@ def game_search_settings(game) -> dict[str, Any]:
         if name not in GAME_SETTINGS:
             raise ValueError(f"{owner}: {name!r} is not a setting a game gives (those: {', '.join(GAME_SETTINGS)})")
         _DECLARED[name].check(owner, value)
-    if "rollout_samples" in settings and not (settings.get("rollout") == "heuristic"
-                                              or isinstance(settings.get("rollout"), HeuristicPlayout)):
-        raise ValueError(f"{owner}: rollout_samples is a setting of the heuristic play-out: give it with "
-                         "rollout='heuristic'")
+    for name in _POLICY_OPTIONS:
+        if name in settings and not _is_policy(settings.get("rollout"), name):
+            raise ValueError(f"{owner}: {_policy_refusal(name)}")
     return settings
 
 
@@ -195,8 +214,8 @@ class SearchSettings:
         for name, value in game_settings.items():
             if own_playout and name in _PLAYOUT_OPTIONS + ("eval", "eval_mix"):
                 continue                    # a Playout object keeps its own (its evaluator too), bar those given with it
-            if name == "rollout_samples" and (merged.get("rollout") or game_settings.get("rollout")) != "heuristic":
-                continue                    # the game's samples are its heuristic play-out's, not another's
+            if name in _POLICY_OPTIONS and not _is_policy(merged.get("rollout") or game_settings.get("rollout"), name):
+                continue                    # the game's samples (epsilon) are its own play-out's, not another's
             if merged.get(name) is None:
                 merged[name] = value
         if merged.get("opponents") == "model" and not getattr(game, "models_opponents", False):
@@ -252,7 +271,8 @@ def _playout(values) -> Playout:
     """The `Playout` of checked settings: ``rollout`` (None: random) with the depth (-1: to the end)
     and scales given; a `Playout` object keeps its own, bar those given (not None)."""
     rollout, depth, scale, end = values["rollout"], values["rollout_depth"], values["cutoff_scale"], values["end_scale"]
-    samples, lead = values["rollout_samples"], values["lead_weight"]
+    lead = values["lead_weight"]
+    policy = {_POLICY_OPTIONS[name][2]: values[name] for name in _POLICY_OPTIONS if values[name] is not None}
     extra: dict[str, Any] = {} if lead is None else {"lead_weight": lead}
     kind, mix, evaluator = values["eval"], values["eval_mix"], values["evaluator"]
     if kind == "hand-written" and evaluator is not None:
@@ -265,9 +285,9 @@ def _playout(values) -> Playout:
                          "shipped for it (SearchSettings.for_game)")
     else:
         extra.update(learned=load_learned(evaluator), eval_mix=1.0 if mix is None else mix)
-    if samples is not None and not (rollout == "heuristic" or isinstance(rollout, HeuristicPlayout)):
-        raise ValueError("rollout_samples is a setting of the heuristic play-out: give it with rollout=heuristic "
-                         "(or a game whose default play-out is heuristic)")
+    for name in _POLICY_OPTIONS:
+        if values[name] is not None and not _is_policy(rollout, name):
+            raise ValueError(f"{_policy_refusal(name)} (or a game whose default play-out is that)")
     if isinstance(rollout, Playout):
         changes: dict[str, Any] = {}
         if depth is not None:
@@ -276,11 +296,10 @@ def _playout(values) -> Playout:
             changes["cutoff_scale"] = scale
         if end is not None:
             changes["end_scale"] = end
-        if samples is not None:
-            changes["samples"] = samples
+        changes.update(policy)
         changes.update(extra)
         return rollout.replace(**changes) if changes else rollout
-    more = dict(extra) if samples is None else {"samples": samples, **extra}
+    more = {**policy, **extra}
     return PLAYOUTS["random" if rollout is None else rollout](
         depth=None if depth == -1 else depth, cutoff_scale=0.0 if scale is None else scale,
         end_scale=0.0 if end is None else end, **more)

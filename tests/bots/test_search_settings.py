@@ -82,6 +82,7 @@ def _stones(defaults):
     ({"rollout": "greedy"}, "option 'rollout' must be None (the game's default) or 'random'"),
     ({"minimax": 2.0}, "option 'minimax' must be"),
     ({"rollout": "random", "rollout_samples": 8}, "rollout_samples is a setting of the heuristic play-out"),
+    ({"rollout": "heuristic", "rollout_epsilon": 0.1}, "rollout_epsilon is a setting of the mast play-out"),
 ])
 def test_a_misspelt_or_out_of_range_setting_is_an_error_naming_the_game(defaults, message):
     game = _stones(defaults)
@@ -120,7 +121,7 @@ def test_every_search_option_is_read_where_it_is_used_and_passed_on_by_nobody():
     bot = (ROOT / "bots" / "mcts.py").read_text()
     for o in SEARCH_OPTIONS:
         read = (f"settings.{o.name}" in core or f"settings.{o.name}" in bot or f"self.{o.name}" in bot
-                or o.name in ("rollout", "rollout_depth", "rollout_samples", "cutoff_scale", "end_scale",
+                or o.name in ("rollout", "rollout_depth", "rollout_samples", "rollout_epsilon", "cutoff_scale", "end_scale",
                               "lead_weight", "eval", "eval_mix", "evaluator"))
         # (the play-out's options become settings.playout)
         assert read, f"search option {o.name!r} is declared but read nowhere"
@@ -143,6 +144,43 @@ def test_rollout_samples_sets_the_heuristic_play_outs_samples():
             SearchSettings(rollout=rollout, rollout_samples=8)
     with pytest.raises(ValueError, match="option 'rollout_samples' must be"):
         SearchSettings(rollout="heuristic", rollout_samples=0)
+
+
+def test_rollout_epsilon_sets_the_mast_play_outs_epsilon():
+    """#44: rollout_epsilon is the MAST play-out's chance of a random action (0.2 when not given),
+    for a play-out given by name or as an object, or the game's (Metro 2033's is MAST); with
+    another play-out it is refused, saying why; out of [0, 1] it is refused."""
+    assert SearchSettings(rollout="mast", rollout_epsilon=0.05).playout == MastPlayout(epsilon=0.05)
+    assert SearchSettings(rollout="mast").playout.epsilon == 0.2
+    own = MastPlayout(depth=4, epsilon=0.3)
+    assert SearchSettings(rollout=own, rollout_epsilon=0.1).playout == MastPlayout(depth=4, epsilon=0.1)
+    game = metro_ai.load_game("metro2033", players=3)                     # its default play-out is MAST
+    assert SearchSettings.for_game(game).playout.epsilon == 0.2
+    assert SearchSettings.for_game(game, rollout_epsilon=0.1).playout.epsilon == 0.1
+    assert metro_ai.make_bot("hard:rollout_epsilon=0", seed=1).settings_for(game).playout.epsilon == 0
+    for rollout in (None, "random", "heuristic", HeuristicPlayout()):
+        with pytest.raises(ValueError, match="rollout_epsilon is a setting of the mast play-out"):
+            SearchSettings(rollout=rollout, rollout_epsilon=0.1)
+    with pytest.raises(ValueError, match="rollout_epsilon is a setting of the mast play-out"):
+        SearchSettings.for_game(metro_ai.load_game("breakthrough", players=2), rollout_epsilon=0.1)
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="option 'rollout_epsilon' must be"):
+            SearchSettings(rollout="mast", rollout_epsilon=bad)
+
+
+def test_rollout_epsilon_changes_the_search_and_repeats_from_the_seed():
+    """The core plays the epsilon it is given: a Metro 2033 search at fixed iterations grows
+    another tree with epsilon 0 (MAST's best action always) than with 1 (uniform), and each
+    repeats bit for bit from its seed."""
+    state = metro_ai.load_game("metro2033", players=3).new_state(5)
+
+    def visits(epsilon):
+        bot = metro_ai.make_bot(f"ismcts:rollout_epsilon={epsilon}", seed=3)
+        return [a.visits for a in bot.analyse(state, Limit(iterations=600)).actions]
+
+    greedy, uniform = visits(0), visits(1)
+    assert greedy != uniform
+    assert visits(0) == greedy and visits(1) == uniform
 
 
 @pytest.mark.parametrize("players, depth", [(2, 15), (3, 20), (4, 20), (5, 20)])
