@@ -121,8 +121,8 @@ def test_every_search_option_is_read_where_it_is_used_and_passed_on_by_nobody():
     bot = (ROOT / "bots" / "mcts.py").read_text()
     for o in SEARCH_OPTIONS:
         read = (f"settings.{o.name}" in core or f"settings.{o.name}" in bot or f"self.{o.name}" in bot
-                or o.name in ("rollout", "rollout_depth", "rollout_samples", "rollout_epsilon", "cutoff_scale", "end_scale",
-                              "lead_weight", "eval", "eval_mix", "evaluator"))
+                or o.name in ("rollout", "rollout_depth", "rollout_samples", "rollout_epsilon", "cutoff_scale",
+                              "end_scale", "lead_weight", "eval", "eval_mix", "evaluator"))
         # (the play-out's options become settings.playout)
         assert read, f"search option {o.name!r} is declared but read nowhere"
     assert "settings.playout" in core
