@@ -340,7 +340,8 @@ class ISMCTSBot(SearchBot):
     Options (``ISMCTSBot.options`` says each one's default and range): ``c`` exploration constant;
     ``rollout`` "random", "heuristic" (a light policy: the best of ``rollout_samples`` random
     actions by the game's public heuristic), "mast" (`MastPlayout`: epsilon-greedy on the search's
-    mean return per player and action, epsilon ``rollout_epsilon``, no state copied) or a
+    mean return per player and action, epsilon ``rollout_epsilon``, or softmax at temperature
+    ``rollout_tau``; no state copied) or a
     `Playout`; ``rollout_depth`` (-1: play to the end; n: cut off after n actions and score the
     game's heuristic); ``cutoff_scale``
     (0: rank the players by the heuristic at the cut-off; > 0: a logistic soft rank with this

@@ -7,20 +7,21 @@ and nothing between passes it on: the search bots take these options (``SearchBo
 ``SearchBot.settings_for(game)`` makes the settings of a search, and ``SearchCore(root, player,
 seed, settings)`` takes them whole.
 
-Resolving for a game (`SearchSettings.for_game`): the options in `GAME_SETTINGS` left as None
-take the game's value (``game.search_settings()``, read through `game_search_settings`, which
-refuses a key that is not one of them and a value its option does not allow); ``c`` still None
-is `DEFAULT_C`, ``prior``, ``minimax`` and ``leaf_mix`` 0 (off); and the play-out options become one `Playout` object
-(``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples,
+Resolving for a game (`SearchSettings.for_game`): the options in `GAME_SETTINGS` left as None take
+the game's value (``game.search_settings()``, read through `game_search_settings`, which refuses a
+key that is not one of them and a value its option does not allow); ``c`` still None is `DEFAULT_C`,
+``prior``, ``minimax`` and ``leaf_mix`` 0 (off); and the play-out options become one `Playout`
+object (``settings.playout``). A `Playout` object given as ``rollout`` keeps its own depth, samples,
 scales and learned value except those given besides it; the game's do not replace them. The game's
-``rollout_samples`` are its heuristic play-out's and its ``rollout_epsilon`` its MAST play-out's: another play-out
-named by the bot leaves them. ``eval="learned"`` without an
-``evaluator`` reads the one shipped for the game and its players (`shipped_evaluator`), and the
-evaluator file becomes the play-out's `LearnedValue` (``load_learned``: read once while the file
-is unchanged). A game's own ``eval="learned"`` holds for the rules its shipped evaluator was
-trained on: with other options (a variant, another card set) its search scores cut-offs by hand,
-as a bot that names ``eval=learned`` there is refused with what differs; the game's ``eval_mix``
-and ``leaf_mix`` go with it (each was measured with the learned evaluator), a bot's own stay.
+``rollout_samples`` are its heuristic play-out's and its ``rollout_epsilon`` (or ``rollout_tau``)
+its MAST play-out's: another play-out named by the bot leaves them, as MAST's other rule named by
+the bot leaves the game's. ``eval="learned"`` without an ``evaluator`` reads the one shipped for the
+game and its players (`shipped_evaluator`), and the evaluator file becomes the play-out's
+`LearnedValue` (``load_learned``: read once while the file is unchanged). A game's own
+``eval="learned"`` holds for the rules its shipped evaluator was trained on: with other options (a
+variant, another card set) its search scores cut-offs by hand, as a bot that names ``eval=learned``
+there is refused with what differs; the game's ``eval_mix`` and ``leaf_mix`` go with it (each was
+measured with the learned evaluator), a bot's own stay.
 """
 from __future__ import annotations
 
@@ -56,6 +57,9 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
     Option.number("rollout_epsilon", None, "the MAST play-out's chance of a uniformly random legal action "
                   "(else the action of best mean return)", low=0, high=1,
                   none="the game's default with its MAST play-out, else 0.2"),
+    Option.number("rollout_tau", None, "given, the MAST play-out samples each action by softmax, weight "
+                  "exp(mean return / tau), instead of its epsilon-greedy rule (rollout_epsilon then unused)",
+                  low=0.001, high=1000, none="the game's default with its MAST play-out, else epsilon-greedy"),
     Option.number("cutoff_scale", None, "scoring at a cut-off: 0 ranks the players by the heuristic, "
                   "> 0 is a logistic soft rank with this scale", low=0, none="the game's default"),
     Option.number("end_scale", None, "scoring at the end of a play-out: 0 by the game's returns, > 0 a "
@@ -113,11 +117,18 @@ SEARCH_OPTIONS: tuple[Option, ...] = (
 )
 
 _DECLARED = {o.name: o for o in SEARCH_OPTIONS}
-_PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "rollout_epsilon", "cutoff_scale", "end_scale", "lead_weight")
+_PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "rollout_epsilon", "rollout_tau", "cutoff_scale", "end_scale",
+                    "lead_weight")
 #: The options of one play-out policy alone: name -> (the policy's `rollout` name, its class, its
 #: keyword argument).
 _POLICY_OPTIONS = {"rollout_samples": ("heuristic", HeuristicPlayout, "samples"),
-                   "rollout_epsilon": ("mast", MastPlayout, "epsilon")}
+                   "rollout_epsilon": ("mast", MastPlayout, "epsilon"),
+                   "rollout_tau": ("mast", MastPlayout, "tau")}
+
+
+#: MAST's two rules, each option naming the other: a bot's choice of one leaves the game's other.
+_MAST_RULES = {"rollout_epsilon": "rollout_tau", "rollout_tau": "rollout_epsilon"}
+_MAST_REFUSAL = "rollout_epsilon is MAST's epsilon-greedy rule and rollout_tau its softmax: give one"
 
 
 def _policy_refusal(name: str) -> str:
@@ -154,6 +165,8 @@ def game_search_settings(game) -> dict[str, Any]:
     for name in _POLICY_OPTIONS:
         if name in settings and not _is_policy(settings.get("rollout"), name):
             raise ValueError(f"{owner}: {_policy_refusal(name)}")
+    if all(name in settings for name in _MAST_RULES):
+        raise ValueError(f"{owner}: {_MAST_REFUSAL}")
     return settings
 
 
@@ -216,6 +229,8 @@ class SearchSettings:
                 continue                    # a Playout object keeps its own (its evaluator too), bar those given with it
             if name in _POLICY_OPTIONS and not _is_policy(merged.get("rollout") or game_settings.get("rollout"), name):
                 continue                    # the game's samples (epsilon) are its own play-out's, not another's
+            if name in _MAST_RULES and values.get(_MAST_RULES[name]) is not None:
+                continue                    # the bot chose MAST's other rule (epsilon-greedy or softmax)
             if merged.get(name) is None:
                 merged[name] = value
         if merged.get("opponents") == "model" and not getattr(game, "models_opponents", False):
@@ -288,6 +303,10 @@ def _playout(values) -> Playout:
     for name in _POLICY_OPTIONS:
         if values[name] is not None and not _is_policy(rollout, name):
             raise ValueError(f"{_policy_refusal(name)} (or a game whose default play-out is that)")
+    if values["rollout_tau"] is not None:
+        if values["rollout_epsilon"] is not None:
+            raise ValueError(_MAST_REFUSAL)
+        policy["policy"] = "gibbs"
     if isinstance(rollout, Playout):
         changes: dict[str, Any] = {}
         if depth is not None:

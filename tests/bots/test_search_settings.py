@@ -83,6 +83,8 @@ def _stones(defaults):
     ({"minimax": 2.0}, "option 'minimax' must be"),
     ({"rollout": "random", "rollout_samples": 8}, "rollout_samples is a setting of the heuristic play-out"),
     ({"rollout": "heuristic", "rollout_epsilon": 0.1}, "rollout_epsilon is a setting of the mast play-out"),
+    ({"rollout": "random", "rollout_tau": 0.1}, "rollout_tau is a setting of the mast play-out"),
+    ({"rollout": "mast", "rollout_tau": 0.1, "rollout_epsilon": 0.3}, "give one"),
 ])
 def test_a_misspelt_or_out_of_range_setting_is_an_error_naming_the_game(defaults, message):
     game = _stones(defaults)
@@ -121,8 +123,8 @@ def test_every_search_option_is_read_where_it_is_used_and_passed_on_by_nobody():
     bot = (ROOT / "bots" / "mcts.py").read_text()
     for o in SEARCH_OPTIONS:
         read = (f"settings.{o.name}" in core or f"settings.{o.name}" in bot or f"self.{o.name}" in bot
-                or o.name in ("rollout", "rollout_depth", "rollout_samples", "rollout_epsilon", "cutoff_scale",
-                              "end_scale", "lead_weight", "eval", "eval_mix", "evaluator"))
+                or o.name in ("rollout", "rollout_depth", "rollout_samples", "rollout_epsilon", "rollout_tau",
+                              "cutoff_scale", "end_scale", "lead_weight", "eval", "eval_mix", "evaluator"))
         # (the play-out's options become settings.playout)
         assert read, f"search option {o.name!r} is declared but read nowhere"
     assert "settings.playout" in core
@@ -154,7 +156,7 @@ def test_rollout_epsilon_sets_the_mast_play_outs_epsilon():
     assert SearchSettings(rollout="mast").playout.epsilon == 0.2
     own = MastPlayout(depth=4, epsilon=0.3)
     assert SearchSettings(rollout=own, rollout_epsilon=0.1).playout == MastPlayout(depth=4, epsilon=0.1)
-    game = metro_ai.load_game("metro2033", players=3)                     # its default play-out is MAST
+    game = metro_ai.load_game("metro2033", players=4)                     # its default play-out is MAST
     assert SearchSettings.for_game(game).playout.epsilon == 0.2
     assert SearchSettings.for_game(game, rollout_epsilon=0.1).playout.epsilon == 0.1
     assert metro_ai.make_bot("hard:rollout_epsilon=0", seed=1).settings_for(game).playout.epsilon == 0
@@ -166,6 +168,65 @@ def test_rollout_epsilon_sets_the_mast_play_outs_epsilon():
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="option 'rollout_epsilon' must be"):
             SearchSettings(rollout="mast", rollout_epsilon=bad)
+
+
+@pytest.mark.parametrize("players, epsilon", [(2, 0.2), (3, 0.35), (4, 0.2)])
+def test_metro_2033s_play_out_explores_more_at_3_players_where_it_was_measured(players, epsilon):
+    """#44, measured at 3 players (engine/metro2033/state.pyx ``search_settings``; benches/results/
+    versus_rollout_epsilon035_metro2033_3p.md): every search bot and preset plays MAST's random
+    action with chance 0.35 there, with rule variants too (a play-out setting); at 2 and 4 players
+    the MAST default, 0.2. A bot's own value wins, and a bot with another play-out leaves the
+    game's epsilon behind instead of being refused for it."""
+    for options in ({}, {"round_limit": 30}):
+        game = metro_ai.load_game("metro2033", players=players, **options)
+        assert game.search_settings().get("rollout_epsilon", 0.2) == epsilon
+        for spec in ("easy", "medium", "hard", "ismcts", "mo-ismcts"):
+            assert metro_ai.make_bot(spec, seed=1).settings_for(game).playout.epsilon == epsilon
+        assert metro_ai.make_bot("hard:rollout_epsilon=0.1", seed=1).settings_for(game).playout.epsilon == 0.1
+        for rollout in ("random", "heuristic"):
+            playout = metro_ai.make_bot(f"ismcts:rollout={rollout}", seed=1).settings_for(game).playout
+            assert not hasattr(playout, "epsilon")
+
+
+def test_rollout_tau_has_the_mast_play_out_sample_by_softmax():
+    """#44: rollout_tau makes the MAST play-out sample by softmax with that temperature instead of
+    its epsilon-greedy rule: by name, on a Playout object, over the game's MAST (whose epsilon it
+    leaves, the game's 0.35 at 3 players included); with another play-out, beside a
+    rollout_epsilon or out of [0.001, 1000] it is refused, saying why."""
+    assert SearchSettings(rollout="mast", rollout_tau=0.05).playout == MastPlayout(policy="gibbs", tau=0.05)
+    assert SearchSettings(rollout="mast").playout.settings()["policy"] == "epsilon"
+    own = MastPlayout(depth=4, epsilon=0.3)
+    assert SearchSettings(rollout=own, rollout_tau=0.2).playout == MastPlayout(depth=4, epsilon=0.3, policy="gibbs",
+                                                                               tau=0.2)
+    for players in (3, 4):
+        game = metro_ai.load_game("metro2033", players=players)
+        playout = metro_ai.make_bot("hard:rollout_tau=0.05", seed=1).settings_for(game).playout.settings()
+        assert (playout["policy"], playout["tau"], playout["epsilon"]) == ("gibbs", 0.05, 0.2)
+    for rollout in (None, "random", "heuristic"):
+        with pytest.raises(ValueError, match="rollout_tau is a setting of the mast play-out"):
+            SearchSettings(rollout=rollout, rollout_tau=0.1)
+    with pytest.raises(ValueError, match="rollout_epsilon is MAST's epsilon-greedy rule and rollout_tau its softmax"):
+        SearchSettings(rollout="mast", rollout_tau=0.1, rollout_epsilon=0.3)
+    with pytest.raises(ValueError, match="give one"):
+        metro_ai.make_bot("hard:rollout_tau=0.1,rollout_epsilon=0.3", seed=1).settings_for(game)
+    for bad in (0, -1, 1001, float("nan")):
+        with pytest.raises(ValueError, match="option 'rollout_tau' must be"):
+            SearchSettings(rollout="mast", rollout_tau=bad)
+
+
+def test_rollout_tau_changes_the_search_and_repeats_from_the_seed():
+    """The core samples by softmax when told: a Metro 2033 search at fixed iterations grows
+    another tree with a cold softmax than with a hot one or the epsilon-greedy rule, and each
+    repeats bit for bit from its seed."""
+    state = metro_ai.load_game("metro2033", players=3).new_state(5)
+
+    def visits(spec):
+        bot = metro_ai.make_bot(f"ismcts:{spec}", seed=3)
+        return [a.visits for a in bot.analyse(state, Limit(iterations=600)).actions]
+
+    cold, hot, greedy = visits("rollout_tau=0.01"), visits("rollout_tau=100"), visits("rollout_epsilon=0.35")
+    assert len({tuple(cold), tuple(hot), tuple(greedy)}) == 3
+    assert visits("rollout_tau=0.01") == cold and visits("rollout_tau=100") == hot
 
 
 def test_rollout_epsilon_changes_the_search_and_repeats_from_the_seed():

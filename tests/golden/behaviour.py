@@ -33,6 +33,8 @@ OPTION_SETS = {
         dict(players=2, factions=["Hansa", "Polis"]),
     ],
     "leduc": [dict(players=p) for p in (2, 3, 4, 8)],
+    # 3 players first: its bots (the shipped learned evaluator and play-out settings) recorded
+    "metro2033": [dict(players=p) for p in (3, 2, 4, 5, 6)] + [dict(players=2, strict_counts=False)],
 }
 BOTS = ["random", "greedy", "flat-mc", "pimc", "ismcts", "mo-ismcts", "easy", "medium",
         "ismcts:workers=2", "ismcts:rollout=heuristic,rollout_depth=8", "pimc:worlds=3",
