@@ -341,14 +341,12 @@ class ISMCTSBot(SearchBot):
     ``rollout`` "random", "heuristic" (a light policy: the best of ``rollout_samples`` random
     actions by the game's public heuristic), "mast" (`MastPlayout`: epsilon-greedy on the search's
     mean return per player and action, epsilon ``rollout_epsilon``, or softmax at temperature
-    ``rollout_tau``; no state copied) or a
-    `Playout`; ``rollout_depth`` (-1: play to the end; n: cut off after n actions and score the
-    game's heuristic); ``cutoff_scale``
-    (0: rank the players by the heuristic at the cut-off; > 0: a logistic soft rank with this
-    scale); ``end_scale`` (0: the game's returns at the end of a play-out; > 0: the soft rank of
-    the final scores); these five
-    default to the game's ``search_settings()``, else random to the end, scored by the returns;
-    ``final`` "visits" or "value";
+    ``rollout_tau``; no state copied) or a `Playout`; ``rollout_depth`` (-1: play to the end; n:
+    cut off after n actions and score the game's heuristic); ``cutoff_scale`` (0: rank the
+    players by the heuristic at the cut-off; > 0: a logistic soft rank with this scale);
+    ``end_scale`` (0: the game's returns at the end of a play-out; > 0: the soft rank of the final
+    scores); these five default to the game's ``search_settings()``, else random to the end,
+    scored by the returns; ``final`` "visits" or "value";
     ``temperature`` (0 = best; > 0 samples by visits^(1/T)); ``margin`` (None, or with a
     temperature: sample only among the actions whose mean value is within this much of the most
     visited action's, so a weak level plays worse moves rather than blunders); ``workers``

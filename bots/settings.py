@@ -124,8 +124,6 @@ _PLAYOUT_OPTIONS = ("rollout_depth", "rollout_samples", "rollout_epsilon", "roll
 _POLICY_OPTIONS = {"rollout_samples": ("heuristic", HeuristicPlayout, "samples"),
                    "rollout_epsilon": ("mast", MastPlayout, "epsilon"),
                    "rollout_tau": ("mast", MastPlayout, "tau")}
-
-
 #: MAST's two rules, each option naming the other: a bot's choice of one leaves the game's other.
 _MAST_RULES = {"rollout_epsilon": "rollout_tau", "rollout_tau": "rollout_epsilon"}
 _MAST_REFUSAL = "rollout_epsilon is MAST's epsilon-greedy rule and rollout_tau its softmax: give one"
@@ -141,6 +139,7 @@ def _is_policy(rollout: Any, name: str) -> bool:
     """Whether `rollout` (a name or a Playout) is the play-out that option `name` belongs to."""
     kind, cls, _ = _POLICY_OPTIONS[name]
     return rollout == kind or isinstance(rollout, cls)
+
 
 #: The settings a game may give (``search_defaults``, ``search_settings()``): the search options
 #: whose None means "the game's default".
@@ -228,7 +227,7 @@ class SearchSettings:
             if own_playout and name in _PLAYOUT_OPTIONS + ("eval", "eval_mix"):
                 continue                    # a Playout object keeps its own (its evaluator too), bar those given with it
             if name in _POLICY_OPTIONS and not _is_policy(merged.get("rollout") or game_settings.get("rollout"), name):
-                continue                    # the game's samples (epsilon) are its own play-out's, not another's
+                continue                    # the game's per-policy settings are its own play-out's, not another's
             if name in _MAST_RULES and values.get(_MAST_RULES[name]) is not None:
                 continue                    # the bot chose MAST's other rule (epsilon-greedy or softmax)
             if merged.get(name) is None:
