@@ -80,13 +80,19 @@ cdef class Metro2033Game(Game):
         actions) were level at 0.05 s; at 2 players the shipped one is not read: no
         measurement could tell (the first seat wins with the shipped cards).
 
-        At 3 players the MAST play-out also takes a random action more often (``rollout_epsilon``
-        0.35 for 0.2, #44): +32 Elo (+12 to +53) over 400 games at 0.05 s a move against the same
-        search with 0.2, at equal iterations (versus_rollout_epsilon035_metro2033_3p.md, _b.md);
-        0.1 and 0.5 were weaker. A play-out setting, so it holds with every rule variant."""
+        At 2 and 3 players the MAST play-out also takes a random action more often
+        (``rollout_epsilon`` 0.35 for 0.2, #44), against the same search with 0.2 at 0.05 s a move
+        and equal iterations: at 3 players +32 Elo (+12 to +53) over 400 games
+        (versus_rollout_epsilon035_metro2033_3p.md, _b.md; 0.1 and 0.5 were weaker), at 2 players
+        on the measurement card file +54 (+24 to +85) over 494 games of three runs, the last SPRT
+        H1 for +35 (versus_rollout_epsilon035_metro2033_2p_measurement.md, _b.md, _c.md). At 4
+        players +19 (-5 to +43) over 240 games, undecided: 0.2 there. A play-out setting, so it
+        holds with every rule variant and card set."""
         settings = Game.search_settings(self)
-        if self._options["players"] == 3:
+        players = self._options["players"]
+        if players == 3:
             settings["eval"] = "learned"
+        if players <= 3:
             settings["rollout_epsilon"] = 0.35
         return settings
 

@@ -69,7 +69,7 @@ def test_zero_is_the_former_search_and_the_option_reaches_the_play_out():
     bot = metro_ai.make_bot("ismcts:end_scale=5", seed=1)
     assert bot.settings_for(s.game).playout == RandomPlayout(end_scale=5.0)
     m33 = metro_ai.load_game("metro2033", players=2).new_state(1)
-    assert bot.settings_for(m33.game).playout == MastPlayout(depth=60, cutoff_scale=1.0, end_scale=5.0)
+    assert bot.settings_for(m33.game).playout == MastPlayout(depth=60, epsilon=0.35, cutoff_scale=1.0, end_scale=5.0)
     assert metro_ai.make_bot("ismcts:rollout=heuristic,end_scale=2", seed=1).settings_for(s.game).playout == HeuristicPlayout(end_scale=2.0)
 
 

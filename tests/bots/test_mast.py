@@ -188,7 +188,9 @@ def _analysis(spec, **options):
 # MAST searches by default and the former ones with rollout=random, bit for bit. Both were
 # recorded before Metro 2033's minimax default (tests/bots/test_minimax.py), so minimax=0 here.
 # Both recorded again when Metro 2033's quest checks came to ask every holder of a quest (G38,
-# issue #41): the game's decisions changed, so did every search of it.
+# issue #41): the game's decisions changed, so did every search of it. MAST's were recorded at its
+# own epsilon, 0.2, the game's default until its 2-player play-out took 0.35 (issue #44), so they
+# name it here, and the default is the search with 0.35.
 FORMER = {"ismcts": (6, "5cbab11174997d9c"), "pimc": (19, "70b1bc5b9f68e953"),
           "flat-mc": (76, "2b7df55cb5dabb21"), "mo-ismcts": (6, "de3fe8e1f8bff1fc")}
 MAST = {"ismcts": (9, "3adbc2e9c1619ddd"), "pimc": (2, "d07c2c992b03cfb6"),
@@ -197,14 +199,17 @@ MAST = {"ismcts": (9, "3adbc2e9c1619ddd"), "pimc": (2, "d07c2c992b03cfb6"),
 
 @pytest.mark.parametrize("spec", sorted(FORMER))
 def test_metro2033_searches_with_mast_by_default_and_rollout_random_is_the_former_search(spec):
-    assert _analysis(spec, minimax=0) == MAST[spec] == _analysis(spec, rollout="mast", minimax=0)
+    assert _analysis(spec, minimax=0, rollout_epsilon=0.2) == MAST[spec] == _analysis(
+        spec, rollout="mast", minimax=0, rollout_epsilon=0.2)
     assert _analysis(spec, rollout="random", minimax=0) == FORMER[spec] != MAST[spec]
+    assert _analysis(spec, minimax=0) == _analysis(spec, minimax=0, rollout_epsilon=0.35) != MAST[spec]
 
 
 def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_search_bot():
-    """MAST with its own defaults (epsilon-greedy, epsilon 0.2, unseen 1.0: the settings measured
-    in benches/results/versus_mast.md), cut at 60 actions, soft rank of scale 1; every search bot
-    and preset takes it, an explicit rollout replaces only the policy, other games keep theirs."""
+    """MAST with its own defaults (epsilon-greedy, unseen 1.0: the settings measured in
+    benches/results/versus_mast.md) but for the game's epsilon at 2 players, 0.35 (#44), cut at 60
+    actions, soft rank of scale 1; every search bot and preset takes it, an explicit rollout
+    replaces only the policy, other games keep theirs."""
     game = metro_ai.load_game("metro2033", players=2)
     assert game.search_defaults == {"rollout": "mast", "rollout_depth": 60, "cutoff_scale": 1.0, "minimax": 0.15}
     state = metro2033_position()
@@ -212,13 +217,13 @@ def test_metro2033s_default_play_out_is_mast_at_its_measured_settings_for_every_
             ("ismcts", "mo-ismcts", "pimc", "flat-mc", "easy", "medium", "hard", "max")]
     bots.append(metro_ai.make_bot("ismcts", elo=1000, game=game))
     for bot in bots:
-        assert bot.settings_for(state.game).playout == MastPlayout(depth=60, cutoff_scale=1.0), bot
+        assert bot.settings_for(state.game).playout == MastPlayout(depth=60, epsilon=0.35, cutoff_scale=1.0), bot
         assert bot.settings_for(state.game).minimax == 0.15, bot
     assert MastPlayout(depth=60, cutoff_scale=1.0).settings() == {
         "depth": 60, "cutoff_scale": 1.0, "end_scale": 0.0, "policy": "epsilon", "epsilon": 0.2, "tau": 0.1,
         "unseen": 1.0}
     assert metro_ai.make_bot("hard", rollout="random").settings_for(state.game).playout == RandomPlayout(depth=60, cutoff_scale=1.0)
     assert metro_ai.make_bot("ismcts", rollout="mast", rollout_depth=-1).settings_for(state.game).playout == \
-        MastPlayout(depth=None, cutoff_scale=1.0)
+        MastPlayout(depth=None, epsilon=0.35, cutoff_scale=1.0)
     for name, rollout in (("metro", "random"), ("breakthrough", "heuristic"), ("leduc", "random")):
         assert metro_ai.load_game(name).search_defaults["rollout"] == rollout

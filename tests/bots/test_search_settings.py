@@ -170,14 +170,15 @@ def test_rollout_epsilon_sets_the_mast_play_outs_epsilon():
             SearchSettings(rollout="mast", rollout_epsilon=bad)
 
 
-@pytest.mark.parametrize("players, epsilon", [(2, 0.2), (3, 0.35), (4, 0.2)])
-def test_metro_2033s_play_out_explores_more_at_3_players_where_it_was_measured(players, epsilon):
-    """#44, measured at 3 players (engine/metro2033/state.pyx ``search_settings``; benches/results/
-    versus_rollout_epsilon035_metro2033_3p.md): every search bot and preset plays MAST's random
-    action with chance 0.35 there, with rule variants too (a play-out setting); at 2 and 4 players
-    the MAST default, 0.2. A bot's own value wins, and a bot with another play-out leaves the
-    game's epsilon behind instead of being refused for it."""
-    for options in ({}, {"round_limit": 30}):
+@pytest.mark.parametrize("players, epsilon", [(2, 0.35), (3, 0.35), (4, 0.2), (5, 0.2)])
+def test_metro_2033s_play_out_explores_more_at_2_and_3_players_where_it_was_measured(players, epsilon):
+    """#44, measured at 2 and 3 players (engine/metro2033/state.pyx ``search_settings``;
+    benches/results/versus_rollout_epsilon035_metro2033_3p.md, _2p_measurement*.md): every search
+    bot and preset plays MAST's random action with chance 0.35 there, with other options too (a
+    play-out setting: a round limit, loose card counts); from 4 players MAST's own 0.2. A bot's own
+    value wins, and a bot with another play-out leaves the game's epsilon behind instead of being
+    refused for it."""
+    for options in ({}, {"round_limit": 30}, {"strict_counts": False}):
         game = metro_ai.load_game("metro2033", players=players, **options)
         assert game.search_settings().get("rollout_epsilon", 0.2) == epsilon
         for spec in ("easy", "medium", "hard", "ismcts", "mo-ismcts"):
@@ -290,10 +291,11 @@ def test_settings_are_frozen_checked_and_compare_by_value():
 
 
 def test_resolving_for_a_game_fills_only_what_the_bot_left_to_the_game():
-    m33 = metro_ai.load_game("metro2033", players=2)          # mast, depth 60, cut-off scale 1, minimax 0.15
+    m33 = metro_ai.load_game("metro2033", players=2)   # mast, depth 60, epsilon 0.35, cut-off scale 1, minimax 0.15
     s = SearchSettings.for_game(m33)
-    assert s.playout == MastPlayout(depth=60, cutoff_scale=1.0) and s.minimax == 0.15 and s.prior == 0.0
-    assert SearchSettings.for_game(m33, minimax=0.0, rollout_depth=-1).playout == MastPlayout(cutoff_scale=1.0)
+    assert s.playout == MastPlayout(depth=60, epsilon=0.35, cutoff_scale=1.0) and s.minimax == 0.15 and s.prior == 0.0
+    assert (SearchSettings.for_game(m33, minimax=0.0, rollout_depth=-1).playout
+            == MastPlayout(epsilon=0.35, cutoff_scale=1.0))
     assert SearchSettings.for_game(m33, minimax=0.0).minimax == 0.0
     # a Playout object keeps its own depth and scales: the game's do not replace them
     own = SearchSettings.for_game(m33, rollout=RandomPlayout(depth=3))
