@@ -37,7 +37,8 @@ Statistics (fishtest's, for game pairs):
 
 The package, one idea a module: ``sprt`` (the statistics), ``other`` (the other build's
 server), ``settings`` (the settings and their command-line options), ``match`` (the games, the
-pairs, the run, the command) and ``report`` (the JSON and Markdown files). What is imported from
+pairs, the run, the command), ``report`` (the JSON and Markdown files) and ``pool`` (several
+runs' reports read as one, for ``benches/versus_pool.py``). What is imported from
 ``metro_ai.bench.versus`` is its public face: ``metro-ai bench --versus`` and
 ``benches/versus.py`` call `add_arguments` and `execute`.
 """

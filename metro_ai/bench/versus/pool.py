@@ -18,6 +18,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Iterable
 
+from metro_ai.bench.versus.report import _fmt_elo as _elo
 from metro_ai.bench.versus.sprt import Sprt, summarise
 
 #: What pooled runs share, from each report's settings.
@@ -78,6 +79,7 @@ def pool(reports: Iterable[tuple[str, dict[str, Any]]], elo0: float = 0.0, elo1:
     if not runs:
         raise PoolError("no report to pool")
     first_name, first = runs[0]
+    sprt = Sprt(elo0, elo1, alpha, beta, players=first["settings"]["players"])
     seen: dict[int, int] = {}
     scores: list[float] = []
     left_out = 0
@@ -97,23 +99,16 @@ def pool(reports: Iterable[tuple[str, dict[str, Any]]], elo0: float = 0.0, elo1:
         left_out += lone
         for a, b in pairs:
             scores += [a, b]
+            sprt.add((a + b) / 2)
         listed.append({"name": name, "bot": cfg["bot"], "other_bot": cfg["other_bot"],
                        "this": report.get("this", {}).get("version"), "seed": cfg.get("seed"),
                        "games": 2 * len(pairs), "elo": report.get("summary", {}).get("elo")})
-    players = first["settings"]["players"]
-    sprt = Sprt(elo0, elo1, alpha, beta, players=players)
-    for i in range(0, len(scores), 2):
-        sprt.add((scores[i] + scores[i + 1]) / 2)
     summary = summarise(scores, sprt)
     games = [g for _, r in runs for g in r["games"]]
     return {"settings": {k: first["settings"][k] for k in SAME}, "runs": listed, "summary": summary,
             "left_out": left_out,
             "median_iterations": {"this": statistics.median([g["this_iterations"] for g in games] or [0]),
                                   "other": statistics.median([g["other_iterations"] for g in games] or [0])}}
-
-
-def _elo(x: float) -> str:
-    return "inf" if x == float("inf") else "-inf" if x == float("-inf") else f"{x:+.0f}"
 
 
 def text(pooled: dict[str, Any]) -> str:
