@@ -90,6 +90,10 @@ def test_runs_of_another_match_up_or_the_same_deals_are_refused():
     ("not json", "cannot read a versus report"),
     (json.dumps({"format": "metro-ai-bench"}), "not a versus report"),
     (json.dumps({"format": "metro-ai-versus", "settings": {}, "games": []}), "lack 'game'"),
+    (json.dumps({**_report([]), "settings": {**_report([])["settings"], "players": 10 ** 20}}),
+     "players 100000000000000000000 is not a whole number from 2 to 16"),     # not a grid of 10^40 values
+    (json.dumps({**_report([]), "settings": {**_report([])["settings"], "players": True}}), "players True"),
+    (json.dumps({**_report([]), "settings": {**_report([])["settings"], "bot": ["hard"]}}), "or bots are not"),
 ])
 def test_a_file_that_is_not_a_report_is_refused(tmp_path, content, message):
     path = tmp_path / "r.json"

@@ -23,6 +23,8 @@ from metro_ai.bench.versus.sprt import Sprt, summarise
 
 #: What pooled runs share, from each report's settings.
 SAME = ("game", "options", "players", "time", "iterations")
+#: More players than any game seats (the pair-score grid grows with them).
+MAX_PLAYERS = 16
 #: What pooling reads of each game: two whole numbers, then three numbers.
 GAME_KEYS = ("deal", "seed", "score", "this_iterations", "other_iterations")
 
@@ -46,6 +48,12 @@ def load_report(path: str | Path) -> dict[str, Any]:
     for key in SAME + ("bot", "other_bot"):
         if key not in settings:
             raise PoolError(f"{path}: the report's settings lack {key!r}")
+    players = settings["players"]
+    if type(players) is not int or not 2 <= players <= MAX_PLAYERS:
+        raise PoolError(f"{path}: players {players!r} is not a whole number from 2 to {MAX_PLAYERS}")
+    if not (isinstance(settings["game"], str) and isinstance(settings["options"], dict)
+            and all(isinstance(settings[k], str) for k in ("bot", "other_bot"))):
+        raise PoolError(f"{path}: the report's game, options or bots are not what a versus run writes")
     for i, g in enumerate(games):
         if not isinstance(g, dict) or not all(k in g for k in GAME_KEYS):
             raise PoolError(f"{path}: game {i} lacks its deal, seed, score or iterations")
@@ -66,6 +74,13 @@ def _pairs(report: dict[str, Any]) -> tuple[list[tuple[float, float]], int]:
         by_deal.setdefault(g["deal"], []).append(float(g["score"]))
     pairs = [(s[0], s[1]) for _, s in sorted(by_deal.items()) if len(s) == 2]
     return pairs, sum(len(s) for s in by_deal.values() if len(s) != 2)
+
+
+def _field(report: dict[str, Any], part: str, key: str) -> Any:
+    """``report[part][key]`` where the report has it (what a run's own figures say, for the
+    listing only), else None."""
+    value = report.get(part)
+    return value.get(key) if isinstance(value, dict) else None
 
 
 def pool(reports: Iterable[tuple[str, dict[str, Any]]], elo0: float = 0.0, elo1: float = 30.0,
@@ -101,8 +116,8 @@ def pool(reports: Iterable[tuple[str, dict[str, Any]]], elo0: float = 0.0, elo1:
             scores += [a, b]
             sprt.add((a + b) / 2)
         listed.append({"name": name, "bot": cfg["bot"], "other_bot": cfg["other_bot"],
-                       "this": report.get("this", {}).get("version"), "seed": cfg.get("seed"),
-                       "games": 2 * len(pairs), "elo": report.get("summary", {}).get("elo")})
+                       "this": _field(report, "this", "version"), "seed": cfg.get("seed"),
+                       "games": 2 * len(pairs), "elo": _field(report, "summary", "elo")})
     summary = summarise(scores, sprt)
     games = [g for _, r in runs for g in r["games"]]
     return {"settings": {k: first["settings"][k] for k in SAME}, "runs": listed, "summary": summary,
