@@ -18,7 +18,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Iterable
 
-from metro_ai.bench.versus.report import _fmt_elo as _elo
+from metro_ai.bench.versus.report import format_elo
 from metro_ai.bench.versus.sprt import Sprt, summarise
 
 #: What pooled runs share, from each report's settings.
@@ -134,9 +134,9 @@ def text(pooled: dict[str, Any]) -> str:
     lines = [f"{len(pooled['runs'])} runs pooled: {cfg['game']}{opts}, {cfg['players']} players, {budget} a move"]
     for r in pooled["runs"]:
         lines.append(f"  {r['name']}: {r['bot']} against {r['other_bot']}, seed {r['seed']}, {r['games']} games, "
-                     f"Elo {_elo(r['elo']) if isinstance(r['elo'], (int, float)) else '?'}")
+                     f"Elo {format_elo(r['elo']) if isinstance(r['elo'], (int, float)) else '?'}")
     lines.append(f"{s['games']} games ({s['pairs']} pairs), score {s['score']:.1%}, "
-                 f"Elo {_elo(s['elo'])} ({_elo(s['elo_low'])} to {_elo(s['elo_high'])}), "
+                 f"Elo {format_elo(s['elo'])} ({format_elo(s['elo_low'])} to {format_elo(s['elo_high'])}), "
                  f"LLR {s['llr']:.2f} for Elo {s['elo1']:g} against {s['elo0']:g} "
                  f"(bounds {s['llr_bounds'][0]:.2f}, {s['llr_bounds'][1]:.2f}: {s['verdict'] or 'neither'})")
     lines.append(f"median iterations a move: this {pooled['median_iterations']['this']:,.0f}, "

@@ -28,7 +28,8 @@ def report_json(report: dict[str, Any]) -> str:
     return head[:-2] + ',\n "games": [\n' + games + "\n ]\n}\n"
 
 
-def _fmt_elo(x: float) -> str:
+def format_elo(x: float) -> str:
+    """An Elo figure as the reports write it: signed and whole, or inf / -inf where unbounded."""
     return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
 
 
@@ -59,8 +60,8 @@ def markdown(report: dict[str, Any], command: Optional[str] = None) -> str:
               "| games | wins | draws | losses | score | 95% Wilson | Elo | Elo 95% (pairs) | LLR | bounds | verdict |",
               "|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|",
               f"| {s['games']} | {s['wins']} | {s['draws']} | {s['losses']} | {s['score']:.1%} | "
-              f"{s['wilson_low']:.1%} – {s['wilson_high']:.1%} | {_fmt_elo(s['elo'])} | "
-              f"{_fmt_elo(s['elo_low'])} – {_fmt_elo(s['elo_high'])} | {s['llr']:.2f} | "
+              f"{s['wilson_low']:.1%} – {s['wilson_high']:.1%} | {format_elo(s['elo'])} | "
+              f"{format_elo(s['elo_low'])} – {format_elo(s['elo_high'])} | {s['llr']:.2f} | "
               f"{s['llr_bounds'][0]:.2f}, {s['llr_bounds'][1]:.2f} | {s['verdict'] or '–'} |", "",
               f"Pair scores ({_grid_text(cfg['players'])}): "
               + ", ".join(f"{k}: {v}" for k, v in s["pair_scores"].items()) + ". "
